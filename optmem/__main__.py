@@ -1,0 +1,4 @@
+"""``python -m optmem`` runs the ``memo`` command."""
+from .cli import main
+
+main()

@@ -1,0 +1,243 @@
+"""The ``memo`` command: a thin click layer over ``optmem.core``.
+
+Each command parses its arguments, calls one core function and prints what
+it returns. Errors are turned into one line on stderr in one place
+(``MemoGroup.invoke``): ``MemoError`` and ``OSError`` exit 1, click's usage
+errors exit 2, and nothing ever shows a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+
+import click
+
+from . import __version__, core
+from .errors import BadInput, MemoError
+
+
+class MemoFailure(click.ClickException):
+    """A one-line failure: ``memo: <message>`` on stderr, exit 1."""
+
+    def show(self, file=None):
+        click.echo(f"memo: {self.format_message()}", err=True)
+
+
+def _oserror_line(err: OSError) -> str:
+    where = err.filename or os.environ.get("MEMORY_DIR", "")
+    what = err.strerror or str(err)
+    if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        hint = "free some space (or raise the file size limit) and run the command again"
+    elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
+    else:
+        hint = "run: memo check"
+    return f"{where}: {what}; nothing was half-written. {hint}"
+
+
+class MemoGroup(click.Group):
+    """The ``memo`` group: one place that turns failures into one line."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except MemoError as err:
+            raise MemoFailure(str(err)) from None
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            if err.errno == errno.EPIPE:
+                raise
+            raise MemoFailure(_oserror_line(err)) from None
+        except RecursionError:
+            raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
+        except MemoryError:
+            raise MemoFailure("out of memory; the input is too large") from None
+        except Exception as err:  # the last line of defence: never a traceback
+            raise MemoFailure(f"internal error ({type(err).__name__}: {err}); nothing "
+                              f"was half-written. Run: memo check, and please report this") from None
+
+    def resolve_command(self, ctx, args):
+        # ``nap`` is the later OptMem's word for ``sleep``.
+        if args and args[0] == "nap":
+            args = ["sleep"] + list(args[1:])
+        return super().resolve_command(ctx, args)
+
+
+def _utf8_streams() -> None:
+    """Write UTF-8 whatever the locale or PYTHONIOENCODING (DESIGN.md)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(encoding="utf-8", errors="replace")
+            except (ValueError, OSError):
+                pass
+
+
+def _store():
+    from .store import Store
+    return Store.open(os.path.expanduser(os.environ.get("MEMORY_DIR", "")))
+
+
+def _text_arg(words: tuple, what: str) -> str:
+    """The text of a note or summary: the words joined, or stdin for ``-``."""
+    if words == ("-",):
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
+        if text.endswith("\n"):
+            text = text[:-1]
+            if text.endswith("\r"):
+                text = text[:-1]
+        return text
+    return " ".join(words)
+
+
+@click.group(cls=MemoGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memo")
+def cli():
+    """memo: a permanent memory for AI agents (OptMem format).
+
+    Set MEMORY_DIR to the store (required), run `memo init` once, then
+    `memo wake` at the start of every session.
+    """
+    _utf8_streams()
+
+
+@cli.command()
+def init():
+    """Create the store at MEMORY_DIR (safe to run again: changes nothing)."""
+    from .store import Store
+    root = os.path.expanduser(os.environ.get("MEMORY_DIR", ""))
+    _, created = Store.init(root)
+    if created:
+        click.echo(f"Created an empty memory at {root}. Next: memo wake")
+    else:
+        click.echo(f"{root} is already a memory store; nothing was changed. Next: memo wake")
+
+
+@cli.command()
+@click.argument("part", required=False)
+@click.argument("t", metavar="[T]", required=False)
+@click.option("--max-bytes", metavar="N", help="One part of at most N bytes, never refused "
+              "for pending work (for startup hooks that cannot page).")
+def wake(part, t, max_bytes):
+    """Print your memory: part PART (default 1) of the document at T memories.
+
+    Run every part, as each one orders, until one prints `You are awake.`
+    """
+    store = _store()
+    if max_bytes is not None:
+        from . import hook
+        click.echo(hook.wake_max_bytes(store, core.parse_count(max_bytes, "--max-bytes")))
+        return
+    k = core.parse_count(part, "PART") if part is not None else 1
+    T = core.parse_count(t, "T") if t is not None else None
+    ok, text = core.wake(store, k, T)
+    click.echo(text)
+    if not ok:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("text", nargs=-1, required=True)
+def note(text):
+    """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
+    store = _store()
+    i, prompt = core.note(store, _text_arg(text, "memory"))
+    click.echo(core.saved_as(i))
+    if prompt:
+        click.echo("")
+        click.echo(prompt)
+
+
+@cli.command()
+@click.argument("block", required=False)
+@click.argument("text", nargs=-1)
+def sleep(block, text):
+    """Compress: show the next compression, or store LO-HI's summary TEXT.
+
+    Answer each prompt until it prints `Nothing left to compress.`
+    `memo nap` is the same command. TEXT `-` reads the line from stdin.
+    """
+    store = _store()
+    if block is None:
+        click.echo(core.compression(store))
+        return
+    if not text:
+        raise BadInput(f"give the summary after the block: memo sleep {block} \"<your line>\" "
+                       f"(or - to read it from stdin)")
+    said, prompt = core.sleep(store, block, _text_arg(text, "summary"))
+    if said:
+        click.echo(said)
+    click.echo(prompt)
+
+
+@cli.command()
+@click.argument("pattern")
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of {id, date, text}.")
+def recall(pattern, as_json):
+    """Search the raw log (Python regex, case-insensitive) for detail a summary lost.
+
+    Each line `#id date text` is matched, so ids and dates can be searched
+    too: memo recall '^#7 ', memo recall '2024-05'.
+    """
+    store = _store()
+    result = core.recall(store, pattern)
+    if as_json:
+        import json
+        out = []
+        for line in result.lines:
+            head, date, text = (line.split(" ", 2) + ["", ""])[:3]
+            out.append({"id": int(head[1:]) if head[1:].isdigit() else None,
+                        "date": date, "text": text})
+        click.echo(json.dumps(out, ensure_ascii=False))
+        return
+    for line in result.lines:
+        click.echo(line)
+    if result.total == 0:
+        click.echo(f"No memory matches {pattern!r}.")
+    elif result.cut:
+        click.echo(f"Showing the newest {len(result.lines)} of {result.total} matching "
+                   f"memories; the rest did not fit. Narrow the regex (add a word or a "
+                   f"date such as 2024-05).")
+    else:
+        n = result.total
+        click.echo(f"{n} {'memory matches' if n == 1 else 'memories match'}.")
+
+
+@cli.command()
+@click.argument("block")
+def forget(block):
+    """Drop the summary LO-HI and every one built on it (the log is untouched)."""
+    store = _store()
+    gone = core.forget(store, block)
+    name = block.strip()
+    click.echo(f"Forgot {gone} {'summary' if gone == 1 else 'summaries'}, from {name} up. "
+               f"Run: memo sleep")
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=True, allow_dash=False))
+def import_(file):
+    """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing."""
+    store = _store()
+    first, count, pending = core.import_lines(store, file)
+    last = first + count - 1
+    ids = f"#{first}" if count == 1 else f"#{first}-{last}"
+    click.echo(f"Imported {count} {'memory' if count == 1 else 'memories'} as {ids}. "
+               f"{pending} {'compression is' if pending == 1 else 'compressions are'} pending.")
+    if pending:
+        click.echo("Run: memo sleep")
+
+
+def main() -> None:
+    """Console entry point."""
+    cli.main(prog_name="memo")

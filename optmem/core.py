@@ -1,0 +1,479 @@
+"""What each command does, without click: the protocol on top of the store.
+
+Every function takes an open ``Store`` and returns text (or data) for the
+CLI to print; failures raise ``optmem.errors`` exceptions whose message is
+the one line a user sees. Protocol strings (DESIGN.md "Commands") are
+constants here so the CLI and the tests share them.
+"""
+
+from __future__ import annotations
+
+from . import blocks, pager
+from .errors import BadInput, Damaged, MemoError
+from .store import LOG_RECORD, REDACTED, Memory, Store, encode_memory, is_date
+
+AWAKE = "You are awake."
+NOTHING_LEFT = "Nothing left to compress."
+RAW_PROMPT_MAX = 16  #: blocks up to this size show raw memories (DESIGN.md)
+HEREDOC_TAG = "SUMMARY"
+
+
+def saved_as(i: int) -> str:
+    """The exact acknowledgement of a note: ``Saved as #<i>.``"""
+    return f"Saved as #{i}."
+
+
+# -- text checks -----------------------------------------------------------
+
+def clean_text(text: str, limit: int, what: str = "memory") -> str:
+    """Strip ``text`` and check it may be written as one record.
+
+    ``limit`` is ``ENTRY_CHARS`` in bytes of UTF-8. Raises ``BadText`` (the
+    write guard: line breaks, control and invisible characters, credentials)
+    or ``BadInput`` (empty, too long).
+    """
+    from . import guard
+    text = text.strip()
+    if not text:
+        raise BadInput(f"the {what} is empty; write one line of text")
+    guard.check_text(text, what)
+    size = len(text.encode("utf-8"))
+    if size > limit:
+        raise BadInput(f"the {what} is {size} bytes of UTF-8; the limit is {limit} bytes "
+                       f"(ENTRY_CHARS; accented and non-Latin characters take 2-4 bytes). "
+                       f"Shorten it and run the command again")
+    return text
+
+
+def fold(text: str) -> str:
+    """Fold text for the duplicate check: case, runs of white space and
+    trailing punctuation do not count (DESIGN.md "Beyond the seed")."""
+    text = " ".join(text.casefold().split())
+    return text.rstrip(" .,;:!?…")
+
+
+def parse_block(arg: str, allow_memory: bool = False) -> tuple:
+    """Parse an inclusive block id ``"lo-hi"`` into half-open ``(lo, hi+1)``.
+
+    ASCII digits only; the range must be an aligned power-of-two block of
+    size >= 2 (``allow_memory`` also accepts a single id ``"7"``). Raises
+    ``BadInput`` with an example of a valid id.
+    """
+    text = arg.strip()
+    parts = text.split("-")
+    if len(parts) == 1 and allow_memory:
+        parts = [parts[0], parts[0]]
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= 20 for p in parts):
+        raise BadInput(f"{arg!r} is not a block id; write LO-HI with digits, "
+                       f"e.g. 0-1, 4-7 or 16-31")
+    lo, last = int(parts[0]), int(parts[1])
+    hi = last + 1
+    if hi - lo == 1 and allow_memory:
+        return lo, hi
+    if hi - lo < 2 or not blocks.is_block(lo, hi):
+        size = 1
+        while size * 2 <= max(2, hi - lo):
+            size *= 2
+        size = max(size, 2)
+        base = lo - lo % size
+        raise BadInput(f"{arg} is not a block: a block is an aligned power-of-two range "
+                       f"of 2 or more memories, e.g. {base}-{base + size - 1}")
+    return lo, hi
+
+
+def parse_count(arg: str, what: str) -> int:
+    """Parse a non-negative whole number written in ASCII digits only."""
+    if not (arg.isascii() and arg.isdigit()) or len(arg) > 20:
+        raise BadInput(f"{what} must be a whole number in digits, not {arg!r}")
+    return int(arg)
+
+
+# -- pending work ----------------------------------------------------------
+
+def next_pending(store: Store, T: int, built: dict | None = None):
+    """The next block to build at ``T`` (build order), or None."""
+    built = store.built(T) if built is None else built
+    for size in blocks.level_sizes(T):
+        have = built.get(size, 0)
+        if have < T // size:
+            return (have * size, (have + 1) * size)
+    return None
+
+
+def pending_in(T: int, built: dict) -> int:
+    """How many compressions are pending inside ``[0, T)``."""
+    return blocks.pending_count(T, built)
+
+
+def dates_of(store: Store, lo: int, hi: int) -> str:
+    """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
+    first = store.memory(lo).date
+    last = store.memory(hi - 1).date if hi - lo > 1 else first
+    return first if first == last else f"{first}..{last}"
+
+
+def memory_line(m: Memory) -> str:
+    """How one memory is shown: ``#<id> <date> <text>``."""
+    return f"#{m.id} {m.date} {m.text}"
+
+
+def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str:
+    """How one summary is shown: ``#<lo>-<hi-1> <dates> <text>``."""
+    if text is None:
+        text = store.summary(lo, hi)
+    return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}"
+
+
+def compression(store: Store, T: int | None = None) -> str:
+    """The prompt for the next compression, or ``NOTHING_LEFT``.
+
+    Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
+    larger block shows its two halves' summaries. The order is printed as a
+    quoted heredoc so no shell expands what the agent pastes into it.
+    """
+    T = store.count() if T is None else T
+    built = store.built(T)
+    block = next_pending(store, T, built)
+    if block is None:
+        return NOTHING_LEFT
+    lo, hi = block
+    name = blocks.block_name(lo, hi)
+    limit = store.config().ENTRY_CHARS
+    if hi - lo <= RAW_PROMPT_MAX:
+        head = f"Compress memories #{name} into one line of at most {limit} bytes."
+        body = [memory_line(m) for m in store.memories(lo, hi)]
+    else:
+        head = (f"Compress the two summaries of memories #{name} into one line of at "
+                f"most {limit} bytes.")
+        body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
+    left = pending_in(T, built) - 1
+    if left == 0:
+        after = "This is the last compression."
+    elif left == 1:
+        after = "1 compression remains after this one."
+    else:
+        after = f"{left} compressions remain after this one."
+    lines = [head,
+             "Keep every name, number, date, decision and outcome.",
+             "Drop wording, not facts. Invent nothing. "
+             "(Bytes of UTF-8: accented and non-Latin characters count 2-4.)",
+             ""]
+    lines += ["  " + line for line in body]
+    lines += ["", after,
+              f"Run: memo sleep {name} - <<'{HEREDOC_TAG}'",
+              "<your line>",
+              HEREDOC_TAG]
+    return "\n".join(lines)
+
+
+# -- writes ----------------------------------------------------------------
+
+def today() -> str:
+    """Today's local date as ``YYYY-MM-DD``."""
+    import datetime
+    return datetime.date.today().isoformat()
+
+
+def note(store: Store, text: str, date: str | None = None) -> tuple:
+    """Append one memory; return ``(id, prompt_or_None)``.
+
+    Refuses (``BadInput``) text the write guard refuses, text over
+    ``ENTRY_CHARS`` bytes, and an exact duplicate (after ``fold``) of one of
+    the last ``WAKE_LINES`` memories, naming its id.
+    """
+    cfg = store.config()
+    text = clean_text(text, cfg.ENTRY_CHARS, "memory")
+    date = date or today()
+    with store.locked():
+        store.check_last_memory()
+        T = store.count()
+        key = fold(text)
+        lo = max(0, T - cfg.WAKE_LINES)
+        for m in _readable(store, lo, T):
+            if fold(m.text) == key:
+                raise BadInput(f"this is already memory #{m.id} ({m.date}); nothing was "
+                               f"saved. If something changed, note what changed")
+        record = encode_memory(T, date, text)
+        i = store.append([record], len(record))
+    T = i + 1
+    prompt = compression(store, T) if blocks.trailing_zeros(T) else None
+    if prompt == NOTHING_LEFT:
+        prompt = None
+    return i, prompt
+
+
+def _readable(store: Store, lo: int, hi: int):
+    """Memories ``[lo, hi)``, skipping damaged records (for soft checks)."""
+    try:
+        yield from store.memories(lo, hi)
+    except Damaged:
+        for i in range(lo, hi):
+            try:
+                yield store.memory(i)
+            except Damaged:
+                continue
+
+
+def sleep(store: Store, block_arg: str, text: str) -> tuple:
+    """Store the summary of the next pending block; return ``(note, prompt)``.
+
+    ``note`` is None, or a line saying the block was already saved (another
+    session did it; not an error). ``prompt`` is the next compression or
+    ``NOTHING_LEFT``. Any other block is refused (``BadInput``), naming the
+    next one.
+    """
+    lo, hi = parse_block(block_arg)
+    name = blocks.block_name(lo, hi)
+    cfg = store.config()
+    text = clean_text(text, cfg.ENTRY_CHARS, "summary")
+    said = None
+    with store.locked():
+        T = store.count()
+        built = store.built(T)
+        size = hi - lo
+        if hi > T:
+            raise BadInput(f"block {name} is not complete: the log holds {T} memories "
+                           f"(#0-{T - 1}); run: memo sleep" if T else
+                           f"block {name} does not exist: the log is empty")
+        if lo // size < built.get(size, 0):
+            said = f"Block {name} is already saved (another session did it); nothing was written."
+        else:
+            want = next_pending(store, T, built)
+            if want != (lo, hi):
+                nxt = blocks.block_name(*want)
+                raise BadInput(f"{name} is not the next compression; the next is {nxt}. "
+                               f"Run: memo sleep")
+            # The halves must be readable before a summary is built on them.
+            if size > RAW_PROMPT_MAX:
+                for a, b in blocks.halves(lo, hi):
+                    store.summary(a, b)
+            store.put_summary(lo, hi, text)
+    return said, compression(store)
+
+
+def forget(store: Store, block_arg: str) -> int:
+    """Drop a summary, all built on it and the later ones at those levels.
+
+    Returns how many summaries went. The block must exist (``BadInput``
+    otherwise). The log is never touched.
+    """
+    lo, hi = parse_block(block_arg)
+    name = blocks.block_name(lo, hi)
+    with store.locked():
+        T = store.count()
+        size = hi - lo
+        if hi > T or lo // size >= store.level_len(size):
+            raise BadInput(f"there is no summary {name} to forget (it is not built); "
+                           f"see what is pending with: memo sleep")
+        top = max(store.level_bytes(), default=size)
+        gone = 0
+        s = size
+        while s <= top:
+            gone += store.cut_level(s, lo // s)
+            s *= 2
+    return gone
+
+
+def redact(store: Store, i: int) -> int:
+    """Blank memory ``i`` in place (same id and date); drop every summary over
+    it. Returns how many summaries went. For humans only."""
+    with store.locked():
+        T = store.count()
+        if i >= T:
+            raise BadInput(f"there is no memory #{i}; the log holds {T} memories")
+        record = store.read_log(i * LOG_RECORD, LOG_RECORD)
+        try:
+            date = store.memory(i).date
+        except Damaged:
+            head = record[len(str(i)) + 2:len(str(i)) + 12].decode("ascii", "replace")
+            date = head if is_date(head) else "0000-00-00"
+        store.rewrite_memory(i, encode_memory(i, date, REDACTED))
+        gone = 0
+        size = 2
+        while size <= T:
+            gone += store.cut_level(size, i // size)
+            size *= 2
+    return gone
+
+
+def import_lines(store: Store, path: str) -> tuple:
+    """Append every ``YYYY-MM-DD <text>`` line of ``path``; all or nothing.
+
+    The file is read twice, streaming (never held in memory): once to check
+    every line, then under the lock to check again and append. Returns
+    ``(first_id, count, pending)``. Raises ``BadInput`` naming the line.
+    """
+    cfg = store.config()
+    floor = None
+    T = store.count()
+    if T:
+        floor = store.memory(T - 1).date
+    count = sum(1 for _ in _import_entries(path, cfg, floor))
+    if count == 0:
+        raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
+    with store.locked():
+        store.check_last_memory()
+        T = store.count()
+        floor = store.memory(T - 1).date if T else None
+
+        def records():
+            i = T
+            batch = []
+            for date, text in _import_entries(path, cfg, floor):
+                batch.append(encode_memory(i, date, text))
+                i += 1
+                if len(batch) >= 4096:
+                    yield b"".join(batch)
+                    batch = []
+            if batch:
+                yield b"".join(batch)
+            if i - T != count:
+                raise BadInput(f"{path} changed while it was imported; nothing was "
+                               f"imported. Run the import again")
+
+        first = store.append(records(), count * LOG_RECORD)
+    T = first + count
+    return first, count, pending_in(T, store.built(T))
+
+
+def _import_entries(path: str, cfg, floor):
+    """Yield ``(date, text)`` for each line, checking every one as ``note``
+    does; raises ``BadInput`` naming the file and line."""
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file; give the path of a file of "
+                       f"YYYY-MM-DD text lines") from None
+    except IsADirectoryError:
+        raise BadInput(f"{path} is a directory; give a file of YYYY-MM-DD text lines") from None
+    except OSError as err:
+        raise BadInput(f"{path}: {err.strerror}") from None
+    last = floor
+    with f:
+        for number, raw in enumerate(f, 1):
+            where = f"{path} line {number}"
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise BadInput(f"{where} is not UTF-8 (byte {err.start + 1}); nothing was "
+                               f"imported. Convert the file to UTF-8") from None
+            if not line.strip():
+                continue
+            date, _, text = line.strip().partition(" ")
+            if not is_date(date):
+                raise BadInput(f"{where} does not start with a real date YYYY-MM-DD "
+                               f"({date[:12]!r}); nothing was imported")
+            if not text.strip():
+                raise BadInput(f"{where} has a date and no text; nothing was imported")
+            if last is not None and date < last:
+                why = ("the newest memory" if last == floor and floor is not None
+                       else "the line before")
+                raise BadInput(f"{where} is dated {date}, before {why} ({last}); dates "
+                               f"must never decrease. Nothing was imported")
+            last = date
+            try:
+                text = clean_text(text, cfg.ENTRY_CHARS, "memory")
+            except BadInput as err:
+                raise BadInput(f"{where}: {err}; nothing was imported") from None
+            yield date, text
+
+
+# -- reads -----------------------------------------------------------------
+
+def require_no_pending(store: Store, T: int) -> str | None:
+    """None when every block inside ``[0, T)`` is built, else the prompt."""
+    built = store.built(T)
+    if pending_in(T, built) == 0:
+        return None
+    return compression(store)
+
+
+def wake_lines(store: Store, T: int, budget: int) -> list:
+    """The document body at ``T``: one line per block of ``cover(T, budget)``.
+
+    Every block must be built (call ``require_no_pending`` first).
+    """
+    tiling = blocks.cover(T, budget)
+    out = []
+    raw_from = None
+    for lo, hi in tiling:
+        if hi - lo == 1:
+            raw_from = lo if raw_from is None else raw_from
+            continue
+        out.append(summary_line(store, lo, hi))
+    if raw_from is not None:
+        out += [memory_line(m) for m in store.memories(raw_from, T)]
+    return out
+
+
+def wake_intro(store: Store, T: int) -> str:
+    """The first line of the document."""
+    if T == 0:
+        return "Your memory is empty: nothing has been noted yet."
+    first = store.memory(0).date
+    last = store.memory(T - 1).date
+    what = "1 memory" if T == 1 else f"{T} memories"
+    return (f"Your memory: {what} (#0-{T - 1}), {first} to {last}, oldest first. "
+            f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
+
+
+def wake(store: Store, part: int, T: int | None) -> tuple:
+    """Render part ``part`` (1-based) of the document at ``T``.
+
+    Returns ``(ok, text)``: ``ok`` False means compressions are pending and
+    ``text`` is the prompt (the CLI exits 1). Raises ``BadInput`` for a ``T``
+    past the log or a part that does not exist.
+    """
+    count = store.count()
+    if T is None:
+        T = count
+    elif T > count:
+        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
+                       f"run: memo wake")
+    prompt = require_no_pending(store, T)
+    if prompt is not None:
+        return False, ("Compressions are pending, and wake shows nothing until they are "
+                       "done. Do this one, then each that follows, then run: memo wake\n\n"
+                       + prompt)
+    cfg = store.config()
+    parts = pager.paginate(wake_lines(store, T, cfg.WAKE_LINES), wake_intro(store, T),
+                           T, cfg.PART_LINES, cfg.PART_CHARS)
+    if not 1 <= part <= len(parts):
+        raise BadInput(f"part {part} does not exist: the document at T={T} has "
+                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}; run: memo wake 1 {T}")
+    return True, parts[part - 1]
+
+
+# -- recall ----------------------------------------------------------------
+
+class RecallResult:
+    """What ``recall`` found: ``lines`` (newest that fit, oldest first),
+    ``total`` matches, and whether ``lines`` was ``cut``."""
+
+    __slots__ = ("lines", "total", "cut")
+
+    def __init__(self, lines, total, cut):
+        self.lines, self.total, self.cut = lines, total, cut
+
+
+def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> RecallResult:
+    """Search every log line (``#id date text``) for ``pattern``.
+
+    See ``optmem.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
+    """
+    from . import search
+    cfg = store.config()
+    limit = cfg.PART_CHARS if limit_bytes is None else limit_bytes
+    lines, total, cut = search.recall(store, pattern, limit)
+    return RecallResult(lines, total, cut)
+
+
+def error_line(err: MemoError) -> str:
+    """The one line shown for an error."""
+    return f"memo: {err}"

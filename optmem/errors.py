@@ -1,0 +1,35 @@
+"""The project's exceptions (STYLE.md "errors").
+
+Core modules raise these; the CLI turns every one into a single line on
+stderr with exit 1. Each message says what is wrong and ends with what to
+run next; a filesystem problem names the path.
+"""
+
+
+class MemoError(Exception):
+    """Base class: ``str(err)`` is the one line a user sees."""
+
+
+class NoStore(MemoError):
+    """``MEMORY_DIR`` is unset, missing, or not a store."""
+
+
+class BadInput(MemoError):
+    """An argument, a memory text, a summary or an import file is refused."""
+
+
+class BadText(BadInput):
+    """Text refused by the write guard (``optmem.guard``): a line break,
+    control or invisible character, or a credential."""
+
+
+class ConfigError(MemoError):
+    """The ``config`` file or a ``memo config`` value is invalid."""
+
+
+class Damaged(MemoError):
+    """A store file holds a record that cannot be read as written."""
+
+
+class Busy(MemoError):
+    """The store lock could not be taken in time."""

@@ -1,0 +1,61 @@
+"""The pager: cut the wake document into parts (DESIGN.md "Commands", wake).
+
+Harnesses truncate long command output, each differently, so wake prints
+parts that fit all of them: a part holds at most ``PART_LINES`` lines and
+at most ``PART_CHARS`` bytes of UTF-8, header and last line included. With
+more than one part each starts with a header naming the part and the count;
+a part that is not the last ends with the order for the next one, carrying
+``T`` so a memory noted mid-read shifts nothing; the last ends with
+``You are awake.``. Pure: lines in, text out.
+"""
+
+from __future__ import annotations
+
+AWAKE = "You are awake."
+
+
+def header(k: int, n: int, T: int) -> str:
+    """The first line of part ``k`` of ``n`` (only when ``n > 1``)."""
+    return f"Memory part {k} of {n} (T={T}); each part ends with the order for the next."
+
+
+def footer(k: int, n: int, T: int) -> str:
+    """The last line of part ``k``: the order for the next part, or ``AWAKE``."""
+    return AWAKE if k == n else f"Run: memo wake {k + 1} {T}"
+
+
+def _size(line: str) -> int:
+    return len(line.encode("utf-8")) + 1  # with its newline
+
+
+def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int) -> list:
+    """Split ``intro`` + ``lines`` into parts; return each part's text.
+
+    ``part_lines`` counts lines and ``part_chars`` counts bytes of UTF-8
+    (newlines included), header and footer included. Room for the longest
+    possible header and footer is kept in every part, so the split never
+    depends on how many parts there turn out to be. Always returns at least
+    one part; a line too long for any part still gets one of its own.
+    """
+    big = 10 ** 9
+    head_room = _size(header(big, big, T))
+    foot_room = max(_size(footer(big, big + 1, T)), _size(AWAKE))
+    chunks = []
+    current = [intro]
+    used_bytes = _size(intro)
+    for line in lines:
+        need = _size(line)
+        fits = (len(current) + 3 <= part_lines
+                and used_bytes + need + head_room + foot_room <= part_chars)
+        if not fits and current:
+            chunks.append(current)
+            current, used_bytes = [], 0
+        current.append(line)
+        used_bytes += need
+    chunks.append(current)
+    n = len(chunks)
+    parts = []
+    for k, chunk in enumerate(chunks, 1):
+        body = ([header(k, n, T)] if n > 1 else []) + chunk + [footer(k, n, T)]
+        parts.append("\n".join(body))
+    return parts

@@ -1,0 +1,586 @@
+"""The fixed-width record store: the only code that touches the files.
+
+Layout of ``$MEMORY_DIR`` (DESIGN.md "Files"; byte-compatible with the
+reference OptMem):
+
+- ``LOG.txt``: memory ``i`` is the 320-byte record at offset ``i*320``:
+  ``#<i> <YYYY-MM-DD> <text>`` in UTF-8, right-padded with spaces to 319
+  bytes, then ``\\n``. Append-only.
+- ``TREE/<s>``: for each block size ``s`` (2, 4, 8, ...), record ``k`` at
+  offset ``k*288`` is the summary of memories ``[k*s, (k+1)*s)``, padded to
+  287 bytes, then ``\\n``. Each file is a dense prefix of its level.
+- ``config``: optional ``NAME=VALUE`` knobs (``optmem.config``).
+- ``.lock``: taken (``filelock``) by every write; ids are assigned under it.
+- ``.append``: this tool's journal of an append in flight (two numbers: the
+  log size before and after). A crash mid-append leaves it behind; the next
+  writer rolls the unacknowledged bytes back, so ``import`` is all or
+  nothing even across a crash. The reference tool ignores the file.
+
+Reads take no lock and only ever look at whole records (``size // width``).
+Writes hold the lock, repair a torn tail that is verifiably an unfinished
+append, write, and ``fsync``. Files are created 0600, directories 0700.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections import namedtuple
+from contextlib import contextmanager
+
+from . import blocks
+from .config import Config, parse as parse_config, render as render_config
+from .errors import Busy, ConfigError, Damaged, MemoError, NoStore
+
+LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
+TREE_RECORD = 288  #: bytes per ``TREE/<s>`` record, newline included
+LOG_NAME = "LOG.txt"
+TREE_NAME = "TREE"
+CONFIG_NAME = "config"
+LOCK_NAME = ".lock"
+JOURNAL_NAME = ".append"
+LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
+REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
+
+Memory = namedtuple("Memory", "id date text")
+Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``text`` (str)."
+
+
+def _is_date(value: str) -> bool:
+    """True for a real calendar date written ``YYYY-MM-DD`` in ASCII digits."""
+    if len(value) != 10 or value[4] != "-" or value[7] != "-":
+        return False
+    y, m, d = value[:4], value[5:7], value[8:]
+    if not (y + m + d).isascii() or not (y + m + d).isdigit():
+        return False
+    import datetime
+    try:
+        datetime.date(int(y), int(m), int(d))
+    except ValueError:
+        return False
+    return True
+
+
+is_date = _is_date
+
+
+def encode_memory(i: int, date: str, text: str) -> bytes:
+    """The 320-byte ``LOG.txt`` record for memory ``i``.
+
+    Raises ``ValueError`` if the UTF-8 line is longer than 319 bytes (callers
+    check ``ENTRY_CHARS`` first, which keeps every id well inside).
+    """
+    body = f"#{i} {date} {text}".encode("utf-8")
+    if len(body) > LOG_RECORD - 1:
+        raise ValueError(f"memory #{i} is {len(body)} bytes; a record holds {LOG_RECORD - 1}")
+    return body + b" " * (LOG_RECORD - 1 - len(body)) + b"\n"
+
+
+def encode_summary(text: str) -> bytes:
+    """The 288-byte ``TREE/<s>`` record for one summary line.
+
+    Raises ``ValueError`` if ``text`` is over 287 bytes of UTF-8.
+    """
+    body = text.encode("utf-8")
+    if len(body) > TREE_RECORD - 1:
+        raise ValueError(f"summary is {len(body)} bytes; a record holds {TREE_RECORD - 1}")
+    return body + b" " * (TREE_RECORD - 1 - len(body)) + b"\n"
+
+
+def problem_in_memory(i: int, record: bytes) -> str | None:
+    """Why ``record`` is not a valid ``LOG.txt`` record for memory ``i``, or None."""
+    if len(record) != LOG_RECORD:
+        return f"is {len(record)} bytes, not {LOG_RECORD}"
+    if record[-1:] != b"\n" or b"\n" in record[:-1]:
+        return "is not one padded line (the log was edited by hand?)"
+    if not record.strip(b"\x00 \n"):
+        return "is blank (all spaces or NUL bytes)"
+    try:
+        line = record[:-1].decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not valid UTF-8"
+    head = f"#{i} "
+    if not line.startswith(head):
+        found = line.split(" ", 1)[0][:24]
+        return f"holds {found!r} where #{i} belongs"
+    if not _is_date(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
+        return "has no valid YYYY-MM-DD date after its id"
+    return None
+
+
+def decode_memory(i: int, record: bytes) -> Memory:
+    """Parse a record known to be valid (see ``problem_in_memory``)."""
+    line = record[:-1].decode("utf-8").rstrip(" ")
+    head = len(str(i)) + 2
+    return Memory(i, line[head:head + 10], line[head + 11:])
+
+
+def problem_in_summary(record: bytes) -> str | None:
+    """Why ``record`` is not a valid ``TREE/<s>`` record, or None."""
+    if len(record) != TREE_RECORD:
+        return f"is {len(record)} bytes, not {TREE_RECORD}"
+    if record[-1:] != b"\n" or b"\n" in record[:-1]:
+        return "is not one padded line"
+    if not record.strip(b"\x00 \n"):
+        return "is blank (all spaces or NUL bytes)"
+    if b"\x00" in record:
+        return "holds NUL bytes"
+    try:
+        record.decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not valid UTF-8"
+    return None
+
+
+class Store:
+    """One memory store at ``root`` (an existing directory).
+
+    Open it with ``Store.open(path)``; ``init(path)`` makes a new one.
+    Methods raise ``NoStore`` for a missing store, ``Damaged`` for a record
+    that cannot be read (naming the file, the position and the command that
+    recovers), ``Busy`` when the lock cannot be had, ``ConfigError`` for a
+    bad ``config``, and ``OSError`` (the CLI names its path) for the rest.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.log_path = os.path.join(root, LOG_NAME)
+        self.tree_path = os.path.join(root, TREE_NAME)
+        self.config_path = os.path.join(root, CONFIG_NAME)
+        self.lock_path = os.path.join(root, LOCK_NAME)
+        self.journal_path = os.path.join(root, JOURNAL_NAME)
+        self._log_fd = None
+        self._config = None
+
+    # -- opening ---------------------------------------------------------
+
+    @classmethod
+    def open(cls, root: str) -> "Store":
+        """Open an existing store; raise ``NoStore`` naming ``memo init``."""
+        if not root:
+            raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
+                          "export MEMORY_DIR=\"$HOME/memory\", then run: memo init")
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            raise NoStore(f"no memory store at {root} (MEMORY_DIR); check the path, "
+                          f"or create it with: memo init") from None
+        except OSError as err:
+            raise NoStore(f"cannot open the memory store {root}: {err.strerror}; "
+                          f"check MEMORY_DIR") from None
+        if not stat_mod.S_ISDIR(st.st_mode):
+            raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; point "
+                          f"MEMORY_DIR at a directory and run: memo init")
+        store = cls(root)
+        if not os.path.lexists(store.log_path):
+            raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; "
+                          f"check MEMORY_DIR, or create one there with: memo init")
+        return store
+
+    @classmethod
+    def init(cls, root: str) -> tuple:
+        """Create the store at ``root`` (parents too); return ``(store, created)``.
+
+        On an existing store nothing is changed (``created`` is False). The
+        directory is 0700, ``LOG.txt`` and the commented ``config`` are 0600.
+        """
+        if not root:
+            raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
+                          "export MEMORY_DIR=\"$HOME/memory\", then run: memo init")
+        if os.path.lexists(root) and not os.path.isdir(root):
+            raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
+        store = cls(root)
+        if os.path.lexists(store.log_path):
+            return store, False
+        if os.path.isdir(root) and os.listdir(root):
+            raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
+                          f"or new directory for MEMORY_DIR, then run: memo init")
+        os.makedirs(root, mode=0o700, exist_ok=True)
+        os.chmod(root, 0o700)
+        os.makedirs(store.tree_path, mode=0o700, exist_ok=True)
+        os.chmod(store.tree_path, 0o700)
+        if not os.path.lexists(store.config_path):
+            store._write_new(store.config_path, render_config({}).encode("utf-8"))
+        store._write_new(store.log_path, b"")
+        return store, True
+
+    @staticmethod
+    def _write_new(path: str, data: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    # -- config ----------------------------------------------------------
+
+    def config_values(self) -> dict:
+        """The knobs set in ``config`` (``{}`` when the file is absent)."""
+        try:
+            with open(self.config_path, "rb") as f:
+                raw = f.read(1 << 20)
+        except FileNotFoundError:
+            return {}
+        except IsADirectoryError:
+            raise ConfigError(f"{self.config_path} is a directory, not a config file; "
+                              f"move it away (memo then uses the defaults)") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ConfigError(f"{self.config_path} is not UTF-8 text; fix it by hand "
+                              f"or delete it to use the defaults") from None
+        return parse_config(text, self.config_path)
+
+    def config(self) -> Config:
+        """The ``Config`` in force (read once per ``Store``)."""
+        if self._config is None:
+            self._config = Config(**self.config_values())
+        return self._config
+
+    def write_config(self, values: dict) -> None:
+        """Replace ``config`` atomically (temp file, fsync, rename) under the lock."""
+        data = render_config(values).encode("utf-8")
+        tmp = self.config_path + ".tmp"
+        with self.locked():
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            self._write_new(tmp, data)
+            os.replace(tmp, self.config_path)
+            self._fsync_dir(self.root)
+        self._config = None
+
+    # -- reading ---------------------------------------------------------
+
+    def _fd(self) -> int:
+        if self._log_fd is None:
+            try:
+                self._log_fd = os.open(self.log_path, os.O_RDONLY)
+            except IsADirectoryError:
+                raise Damaged(f"{self.log_path} is a directory, not the log; "
+                              f"move it away and restore LOG.txt") from None
+        return self._log_fd
+
+    def close(self) -> None:
+        """Close the read handle (reopened on demand)."""
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+            self._log_fd = None
+
+    def log_size(self) -> int:
+        """Size of ``LOG.txt`` in bytes."""
+        return os.fstat(self._fd()).st_size
+
+    def count(self) -> int:
+        """How many whole memory records the log holds (``size // 320``)."""
+        return self.log_size() // LOG_RECORD
+
+    def read_log(self, offset: int, length: int) -> bytes:
+        """Raw bytes of ``LOG.txt`` (for streaming readers such as recall)."""
+        fd = self._fd()
+        out = []
+        while length > 0:
+            chunk = os.pread(fd, length, offset)
+            if not chunk:
+                break
+            out.append(chunk)
+            offset += len(chunk)
+            length -= len(chunk)
+        return b"".join(out)
+
+    def damaged_memory(self, i: int, why: str) -> Damaged:
+        """The error for a bad log record, with the command that recovers."""
+        return Damaged(f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}; "
+                       f"run: memo check (a human can blank it with: memo redact {i} --yes)")
+
+    def memories(self, lo: int, hi: int) -> list:
+        """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
+
+        Raises ``Damaged`` for a bad record and ``IndexError`` past the end.
+        """
+        if lo < 0 or hi > self.count():
+            raise IndexError(f"memories {lo}..{hi} are past the end of the log")
+        data = self.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
+        out = []
+        for n, i in enumerate(range(lo, hi)):
+            record = data[n * LOG_RECORD:(n + 1) * LOG_RECORD]
+            why = problem_in_memory(i, record)
+            if why:
+                raise self.damaged_memory(i, why)
+            out.append(decode_memory(i, record))
+        return out
+
+    def memory(self, i: int) -> Memory:
+        """Memory ``i``; raises ``Damaged`` or ``IndexError``."""
+        return self.memories(i, i + 1)[0]
+
+    def level_path(self, size: int) -> str:
+        """Path of the level file ``TREE/<size>``."""
+        return os.path.join(self.tree_path, str(size))
+
+    def level_len(self, size: int) -> int:
+        """How many whole summaries level ``size`` holds (0 when absent)."""
+        path = self.level_path(size)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return 0
+        except OSError as err:
+            raise Damaged(f"{path} cannot be read ({err.strerror}); move it away, "
+                          f"then run: memo sleep") from None
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise Damaged(f"{path} is not a regular file; move it away, then run: memo sleep")
+        return st.st_size // TREE_RECORD
+
+    def built(self, T: int) -> dict:
+        """``{size: records}`` for every level with a complete block at ``T``.
+
+        One ``stat`` per level (about ``log2 T`` of them).
+        """
+        return {s: self.level_len(s) for s in blocks.level_sizes(T)}
+
+    def summary(self, lo: int, hi: int) -> str:
+        """The summary of block ``[lo, hi)``; ``KeyError`` if not built yet.
+
+        Raises ``Damaged`` (recover with ``memo forget``) for a bad record.
+        """
+        size = hi - lo
+        k = lo // size
+        path = self.level_path(size)
+        if k >= self.level_len(size):
+            raise KeyError((lo, hi))
+        with open(path, "rb") as f:
+            f.seek(k * TREE_RECORD)
+            record = f.read(TREE_RECORD)
+        why = problem_in_summary(record)
+        if why:
+            raise Damaged(f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "
+                          f"{blocks.block_name(lo, hi)}, {why}; run: memo forget "
+                          f"{blocks.block_name(lo, hi)}")
+        return record[:-1].decode("utf-8").rstrip(" ")
+
+    def level_bytes(self) -> dict:
+        """``{size: bytes}`` for every ``TREE/<size>`` file present."""
+        out = {}
+        try:
+            names = os.listdir(self.tree_path)
+        except FileNotFoundError:
+            return out
+        for name in names:
+            if name.isascii() and name.isdigit():
+                try:
+                    out[int(name)] = os.stat(os.path.join(self.tree_path, name)).st_size
+                except OSError:
+                    continue
+        return out
+
+    def tail_problem(self) -> str | None:
+        """Why the log's last bytes are not whole records, or None."""
+        size = self.log_size()
+        extra = size % LOG_RECORD
+        if not extra:
+            return None
+        return f"ends with {extra} bytes that are not a whole record (offset {size - extra})"
+
+    # -- writing ---------------------------------------------------------
+
+    @contextmanager
+    def locked(self):
+        """Hold the store lock; on entry, roll back or cut unfinished appends.
+
+        Raises ``Busy`` after ``LOCK_TIMEOUT`` seconds.
+        """
+        try:  # only writers pay for the import
+            from filelock import FileLock, Timeout
+        except ImportError:
+            raise MemoError("the Python package 'filelock' is missing; install it with: "
+                            "python3 -m pip install filelock") from None
+        lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
+                       f"wait for it to finish, then run the command again") from None
+        try:
+            self._recover()
+            yield self
+        finally:
+            lock.release()
+
+    def _recover(self) -> None:
+        """Under the lock: undo an append that never finished (journal), then
+        cut a torn log tail that is verifiably a partial append."""
+        if os.path.lexists(self.journal_path):
+            with open(self.journal_path, "rb") as f:
+                words = f.read(200).split()
+            size = self.log_size()
+            if len(words) == 2 and all(w.isdigit() for w in words):
+                before, after = int(words[0]), int(words[1])
+                if before <= size <= after:
+                    self._truncate(self.log_path, before)
+            os.unlink(self.journal_path)
+        self._cut_torn_log_tail()
+
+    def _cut_torn_log_tail(self) -> None:
+        size = self.log_size()
+        whole = size - size % LOG_RECORD
+        tail = self.read_log(whole, LOG_RECORD) if size != whole else b""
+        # Trailing records of NUL bytes: space a crash allocated, never data.
+        while whole >= LOG_RECORD and not tail.strip(b"\x00"):
+            record = self.read_log(whole - LOG_RECORD, LOG_RECORD)
+            if record.strip(b"\x00"):
+                break
+            whole -= LOG_RECORD
+            tail = b""
+        if size == whole:
+            return
+        tail = self.read_log(whole, size - whole)
+        head = f"#{whole // LOG_RECORD} ".encode()
+        unfinished = (not tail.strip(b"\x00")
+                      or (b"\n" not in tail
+                          and (tail.startswith(head) or head.startswith(tail))))
+        if not unfinished:
+            raise Damaged(
+                f"{self.log_path} ends with {size - whole} bytes at offset {whole} that "
+                f"memo did not write (hand-edited?); nothing was changed. Run: memo check")
+        self._truncate(self.log_path, whole)
+
+    @staticmethod
+    def _truncate(path: str, size: int) -> None:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _fsync_dir(path: str) -> None:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def check_last_memory(self) -> None:
+        """Raise ``Damaged`` if the last record is bad: never append behind one.
+
+        Call under the lock, after ``_recover``.
+        """
+        n = self.count()
+        if n:
+            record = self.read_log((n - 1) * LOG_RECORD, LOG_RECORD)
+            why = problem_in_memory(n - 1, record)
+            if why:
+                raise Damaged(f"{self.log_path} record #{n - 1} (offset "
+                              f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
+                              f"behind it; run: memo check")
+
+    def append(self, records, total: int) -> int:
+        """Append encoded records (an iterable of ``bytes`` batches holding
+        ``total`` bytes in all); return the first id. Call under ``locked()``.
+
+        The journal makes the append all or nothing: if the process dies or a
+        write fails midway, the bytes already written are removed (now, or by
+        the next writer after a crash).
+        """
+        start = self.log_size()
+        first = start // LOG_RECORD
+        fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
+        journal_written = False
+        try:
+            pos = start
+            for batch in records:
+                if not journal_written:
+                    self._write_journal(start, start + total)
+                    journal_written = True
+                view = memoryview(batch)
+                while view:
+                    n = os.write(fd, view)
+                    view = view[n:]
+                    pos += n
+            os.fsync(fd)
+        except BaseException:
+            try:
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+                if journal_written:
+                    os.unlink(self.journal_path)
+            raise
+        os.close(fd)
+        if journal_written:
+            os.unlink(self.journal_path)
+        return first
+
+    def _write_journal(self, before: int, after: int) -> None:
+        # Rolled back only while the log lies between the two sizes, so bytes
+        # that another tool appended later are never cut.
+        data = f"{before} {after}\n".encode()
+        fd = os.open(self.journal_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _prepare_level(self, size: int) -> int:
+        """Under the lock: cut a torn tail off ``TREE/<size>``; return its records."""
+        path = self.level_path(size)
+        n = self.level_len(size)
+        try:
+            actual = os.stat(path).st_size
+        except FileNotFoundError:
+            return 0
+        if actual != n * TREE_RECORD:
+            # A summary is a cache of the log: a partial record is never a
+            # memory, so cutting it loses nothing.
+            self._truncate(path, n * TREE_RECORD)
+        return n
+
+    def put_summary(self, lo: int, hi: int, text: str) -> None:
+        """Append the summary of ``[lo, hi)`` to its level. Call under the lock,
+        after checking that it is the next pending block."""
+        size = hi - lo
+        if not os.path.isdir(self.tree_path):
+            os.makedirs(self.tree_path, mode=0o700, exist_ok=True)
+        n = self._prepare_level(size)
+        if n != lo // size:
+            raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
+                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}; run: memo check")
+        path = self.level_path(size)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, encode_summary(text))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def cut_level(self, size: int, keep: int) -> int:
+        """Cut ``TREE/<size>`` back to ``keep`` records; return how many went.
+        Call under the lock."""
+        path = self.level_path(size)
+        try:
+            actual = os.stat(path).st_size
+        except FileNotFoundError:
+            return 0
+        have = actual // TREE_RECORD
+        if actual <= keep * TREE_RECORD:
+            return 0
+        self._truncate(path, keep * TREE_RECORD)
+        return max(0, have - keep)
+
+    def rewrite_memory(self, i: int, record: bytes) -> None:
+        """Overwrite record ``i`` in place (``memo redact`` only). Under the lock."""
+        fd = os.open(self.log_path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, record, i * LOG_RECORD)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
