@@ -61,12 +61,6 @@ class MemoGroup(click.Group):
             raise MemoFailure(f"internal error ({type(err).__name__}: {err}); nothing "
                               f"was half-written. Run: memo check, and please report this") from None
 
-    def resolve_command(self, ctx, args):
-        # ``nap`` is the later OptMem's word for ``sleep``.
-        if args and args[0] == "nap":
-            args = ["sleep"] + list(args[1:])
-        return super().resolve_command(ctx, args)
-
 
 def _utf8_streams() -> None:
     """Write UTF-8 whatever the locale or PYTHONIOENCODING (DESIGN.md)."""
@@ -180,6 +174,14 @@ def sleep(block, text):
     click.echo(prompt)
 
 
+# ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
+# keep saying ``sleep``.
+cli.add_command(click.Command(
+    "nap", callback=sleep.callback, params=sleep.params,
+    help="Another name for `memo sleep` (the later OptMem's word).",
+    short_help="Another name for sleep."))
+
+
 @cli.command()
 @click.argument("pattern")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {id, date, text}.")
@@ -236,6 +238,81 @@ def import_(file):
                f"{pending} {'compression is' if pending == 1 else 'compressions are'} pending.")
     if pending:
         click.echo("Run: memo sleep")
+
+
+@cli.command()
+@click.argument("block")
+def zoom(block):
+    """Open one line of wake: LO-HI's two halves (summaries, or raw memories)."""
+    store = _store()
+    for line in core.zoom(store, block):
+        click.echo(line)
+
+
+@cli.command("config")
+@click.argument("settings", nargs=-1)
+def config_(settings):
+    """Show the settings, or change them: NAME=VALUE (NAME= restores the default)."""
+    store = _store()
+    shows = [s for s in settings if "=" not in s]
+    sets = [s for s in settings if "=" in s]
+    if sets:
+        click.echo(core.config_set(store, sets))
+    if shows or not sets:
+        from .config import KNOBS, check_value
+        for name in shows:
+            if name not in KNOBS:
+                check_value(name, "0")  # raises, naming the settings
+        click.echo(core.config_show(store, shows))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+def stats(as_json):
+    """Memories, summaries, pending work, bytes on disk and the wake shape."""
+    store = _store()
+    info = core.stats(store)
+    if as_json:
+        import json
+        click.echo(json.dumps(info))
+    else:
+        click.echo(core.stats_text(info))
+
+
+@cli.command()
+def check():
+    """Verify every record of the store; each problem names its recovery."""
+    from .check import check as run_check
+    store = _store()
+    problems, notes = run_check(store)
+    for line in problems:
+        click.echo(line)
+    for line in notes:
+        click.echo(line)
+    if problems:
+        click.echo(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found.")
+        sys.exit(1)
+    click.echo("The store is whole.")
+
+
+@cli.command()
+@click.argument("memory_id", metavar="ID")
+@click.option("--yes", is_flag=True, help="Really blank the memory.")
+def redact(memory_id, yes):
+    """For humans only, never agents: blank memory ID in place for good.
+
+    Use it only for what must not stay on disk (a secret, something a person
+    asked to have removed). The id and date stay; the text becomes
+    [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
+    """
+    i = core.parse_count(memory_id.lstrip("#"), "ID")
+    store = _store()
+    if not yes:
+        raise BadInput(f"redact blanks memory #{i} for good and is for humans only; "
+                       f"if that is what you want, run: memo redact {i} --yes")
+    gone = core.redact(store, i)
+    click.echo(f"Memory #{i} is now [redacted]; {gone} "
+               f"{'summary' if gone == 1 else 'summaries'} over it went. Run: memo sleep")
 
 
 def main() -> None:

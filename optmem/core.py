@@ -195,11 +195,8 @@ def note(store: Store, text: str, date: str | None = None) -> tuple:
                                f"saved. If something changed, note what changed")
         record = encode_memory(T, date, text)
         i = store.append([record], len(record))
-    T = i + 1
-    prompt = compression(store, T) if blocks.trailing_zeros(T) else None
-    if prompt == NOTHING_LEFT:
-        prompt = None
-    return i, prompt
+    prompt = compression(store)  # any pending work is due now (the invariant)
+    return i, (None if prompt == NOTHING_LEFT else prompt)
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -477,3 +474,148 @@ def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> Recall
 def error_line(err: MemoError) -> str:
     """The one line shown for an error."""
     return f"memo: {err}"
+
+
+# -- zoom, stats, config -----------------------------------------------------
+
+def block_line(store: Store, lo: int, hi: int, T: int) -> str:
+    """One block as wake would show it; an unbuilt summary says so and gives
+    the order that builds it."""
+    if hi - lo == 1:
+        return memory_line(store.memory(lo))
+    try:
+        return summary_line(store, lo, hi)
+    except KeyError:
+        return (f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised "
+                f"yet) Run: memo sleep")
+
+
+def _decompose(lo: int, hi: int) -> list:
+    """The fewest aligned blocks that tile ``[lo, hi)``, oldest first."""
+    out = []
+    while lo < hi:
+        size = lo & -lo if lo else 1 << (hi.bit_length())
+        while lo + size > hi:
+            size //= 2
+        out.append((lo, lo + size))
+        lo += size
+    return out
+
+
+def zoom(store: Store, arg: str) -> list:
+    """Open one node of the tree: its own line, then its two halves as wake
+    would show them (summaries, or raw memories for a node of two).
+
+    A half past the end of the log is left out; a half that reaches past
+    the end is shown as the complete blocks inside the log. ``arg`` may be a
+    single memory id (every wake line's id is a valid argument).
+    """
+    lo, hi = parse_block(arg, allow_memory=True)
+    name = blocks.block_name(lo, hi)
+    T = store.count()
+    if lo >= T:
+        raise BadInput(f"#{name} is past the end of the log ({T} memories); zoom into a "
+                       f"line of memo wake, e.g. memo zoom 0-1" if T else
+                       f"the log is empty, so there is nothing to zoom into")
+    if hi - lo == 1:
+        return [memory_line(store.memory(lo))]
+    out = [block_line(store, lo, hi, T) if hi <= T else
+           f"#{name} reaches past the newest memory (#{T - 1}); its parts so far:"]
+    for a, b in blocks.halves(lo, hi):
+        if a >= T:
+            continue
+        for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
+            out.append("  " + block_line(store, c, d, T))
+    return out
+
+
+def stats(store: Store) -> dict:
+    """Counts, sizes on disk and the shape of today's wake document.
+
+    Keys: ``memories``, ``first_date``, ``last_date``, ``summaries``
+    (built inside the log), ``summaries_expected`` (``T - popcount(T)``),
+    ``pending``, ``bytes`` (``log``, ``tree``, ``total``), ``wake_lines``,
+    ``wake_shape`` (list of ``[block size, lines]``, oldest first).
+    """
+    cfg = store.config()
+    T = store.count()
+    built = store.built(T)
+    summaries = sum(min(n, T // s) for s, n in built.items())
+    tree_bytes = sum(store.level_bytes().values())
+    log_bytes = store.log_size()
+    shape = blocks.cover_runs(T, cfg.WAKE_LINES) if T else []
+    merged = {}
+    for size, n in shape:
+        merged[size] = merged.get(size, 0) + n
+    return {
+        "memories": T,
+        "first_date": store.memory(0).date if T else None,
+        "last_date": store.memory(T - 1).date if T else None,
+        "summaries": summaries,
+        "summaries_expected": blocks.complete_count(T),
+        "pending": pending_in(T, built),
+        "bytes": {"log": log_bytes, "tree": tree_bytes, "total": log_bytes + tree_bytes},
+        "wake_lines": cfg.WAKE_LINES,
+        "wake_shape": sorted(([s, n] for s, n in merged.items()), reverse=True),
+    }
+
+
+def stats_text(info: dict) -> str:
+    """``stats`` as text with a small chart of the wake shape."""
+    T = info["memories"]
+    lines = [f"memories     {T}" + (f" ({info['first_date']} to {info['last_date']})" if T else ""),
+             f"summaries    {info['summaries']} of {info['summaries_expected']} built, "
+             f"{info['pending']} pending",
+             f"on disk      {info['bytes']['total']} bytes (log {info['bytes']['log']}, "
+             f"tree {info['bytes']['tree']})"]
+    shape = info["wake_shape"]
+    if shape:
+        total = sum(n for _, n in shape)
+        lines.append(f"wake         {total} lines (WAKE_LINES={info['wake_lines']}):")
+        most = max(n for _, n in shape)
+        width = len(str(shape[0][0]))
+        for size, n in shape:
+            bar = "#" * max(1, round(40 * n / most))
+            what = "memories verbatim" if size == 1 else f"blocks of {size}"
+            lines.append(f"  {size:>{width}} | {bar} {n} ({what})")
+    if info["pending"]:
+        lines.append("Run: memo sleep")
+    return "\n".join(lines)
+
+
+def config_show(store: Store, names=None) -> str:
+    """Each knob with its value, default and meaning."""
+    from .config import KNOBS
+    values = store.config_values()
+    out = []
+    for name, (default, low, high, meaning) in KNOBS.items():
+        if names and name not in names:
+            continue
+        value = values.get(name, default)
+        mark = "" if name in values else " (default)"
+        out.append(f"{name}={value}{mark}  default {default}, {low}..{high}: {meaning}")
+    return "\n".join(out)
+
+
+def config_set(store: Store, assignments) -> str:
+    """Apply ``NAME=VALUE`` (``NAME=`` resets) and write ``config`` atomically."""
+    from .config import KNOBS, check_value
+    from .errors import ConfigError
+    values = dict(store.config_values())
+    changed = []
+    for item in assignments:
+        if "=" not in item:
+            raise ConfigError(f"expected NAME=VALUE, got {item!r}; the settings are "
+                              f"{', '.join(KNOBS)}. Run: memo config")
+        name, raw = item.split("=", 1)
+        name = name.strip()
+        if raw.strip() == "":
+            if name not in KNOBS:
+                check_value(name, "0")  # raises: unknown name
+            values.pop(name, None)
+            changed.append(f"{name} is back to its default ({KNOBS[name][0]})")
+        else:
+            values[name] = check_value(name, raw)
+            changed.append(f"{name}={values[name]}")
+    store.write_config(values)
+    return "Saved: " + "; ".join(changed) + "."

@@ -1,0 +1,163 @@
+"""Shared fixtures: every test gets its own MEMORY_DIR under tmp_path.
+
+``memo(*args, input=None)`` runs the ``memo`` command in-process with
+click's ``CliRunner`` (stdout and stderr kept apart) and returns the
+``Result``. An exception that escapes the CLI (a traceback a user would
+see) is re-raised so the test fails loudly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from optmem.cli import cli
+
+#: The repository root (the directory holding ``optmem/`` and ``tests/``).
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path:
+    """``/work/shared`` (the spec and the data), found beside the repo.
+
+    CI runs in a fresh clone with ``shared/`` next to the repo directory, so
+    ``<repo>/../shared`` holds; ``OPTMEM_SHARED`` overrides.
+    """
+    override = os.environ.get("OPTMEM_SHARED")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "shared"
+
+
+def shared_file(*parts: str) -> Path:
+    """A file under ``shared/``; skips the test with a clear reason if absent."""
+    path = shared_dir().joinpath(*parts)
+    if not path.is_file():
+        pytest.skip(f"{path} not found: the shared spec/data directory is expected beside "
+                    f"the repo (<repo>/../shared) or at $OPTMEM_SHARED")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def memory_dir(tmp_path, monkeypatch) -> Path:
+    """``MEMORY_DIR`` points at ``tmp_path/"mem"``, which does not exist yet."""
+    path = tmp_path / "mem"
+    monkeypatch.setenv("MEMORY_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    # click >= 8.2: no ``mix_stderr``; ``result.stdout`` and ``result.stderr``
+    # are always separate.
+    return CliRunner()
+
+
+@pytest.fixture
+def memo(runner):
+    """``memo(*args, input=None)`` -> click ``Result``."""
+
+    def run(*args, input=None):
+        result = runner.invoke(cli, [str(a) for a in args], input=input,
+                               catch_exceptions=True)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return result
+
+    return run
+
+
+@pytest.fixture
+def inited(memo, memory_dir) -> Path:
+    """A fresh, empty store at ``MEMORY_DIR``."""
+    result = memo("init")
+    assert result.exit_code == 0, result.stderr
+    assert (memory_dir / "LOG.txt").is_file()
+    return memory_dir
+
+
+def set_config(memory_dir: Path, **knobs: int) -> None:
+    """Write ``config`` with the given knobs (the rest stay defaults)."""
+    text = "".join(f"{name}={value}\n" for name, value in knobs.items())
+    (memory_dir / "config").write_text("# set by the test\n" + text)
+
+
+def write_import(path: Path, lines) -> Path:
+    """Write an import file of ``YYYY-MM-DD text`` lines."""
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+# -- the deterministic stand-in for an agent writing summaries -------------
+
+SLEEP_ORDER = re.compile(r"^Run: memo sleep (\d+-\d+) - <<'(\w+)'$")
+
+
+def cut_utf8(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes of UTF-8, at a character boundary."""
+    data = text.encode("utf-8")[:limit]
+    return data.decode("utf-8", "ignore")
+
+
+def stand_in_summary(prompt: str, limit: int = 280) -> tuple:
+    """Answer a compression prompt: ``(block_id, summary)``.
+
+    The summary is the prompt's indented body lines (stripped), joined with
+    ``" | "`` and cut to ``limit`` bytes; the block id is taken from the
+    ``Run: memo sleep LO-HI - <<'TAG'`` order.
+    """
+    lines = prompt.splitlines()
+    orders = [m for m in map(SLEEP_ORDER.match, lines) if m]
+    assert len(orders) == 1, f"expected one sleep order in:\n{prompt}"
+    body = [line.strip() for line in lines if line.startswith("  ") and line.strip()]
+    assert body, f"no indented body lines in:\n{prompt}"
+    return orders[0].group(1), cut_utf8(" | ".join(body), limit).strip()
+
+
+def answer_all(memo, limit: int = 280, max_rounds: int = 100_000) -> int:
+    """Answer every pending compression with the stand-in; return how many.
+
+    Starts from ``memo sleep`` and follows each printed order until
+    ``Nothing left to compress.``.
+    """
+    result = memo("sleep")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    done = 0
+    while out != "Nothing left to compress.\n":
+        assert done < max_rounds, "compression loop does not end"
+        block, summary = stand_in_summary(out, limit)
+        result = memo("sleep", block, "-", input=summary + "\n")
+        assert result.exit_code == 0, (block, result.stderr)
+        assert result.stderr == ""
+        out = result.stdout
+        done += 1
+    return done
+
+
+def tree_records(memory_dir: Path) -> dict:
+    """``{size: [record bytes, ...]}`` for every ``TREE/<size>`` file."""
+    out = {}
+    tree = memory_dir / "TREE"
+    for path in tree.iterdir():
+        data = path.read_bytes()
+        assert len(data) % 288 == 0, f"{path} is {len(data)} bytes, not whole records"
+        out[int(path.name)] = [data[k:k + 288] for k in range(0, len(data), 288)]
+    return out
+
+
+def snapshot(root: Path) -> dict:
+    """Every file and directory under ``root``: path -> (mode, bytes or None)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        st = path.lstat()
+        rel = str(path.relative_to(root))
+        if path.is_file():
+            out[rel] = (st.st_mode, st.st_mtime_ns, path.read_bytes())
+        else:
+            out[rel] = (st.st_mode, None, None)
+    return out
