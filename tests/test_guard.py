@@ -86,7 +86,8 @@ FAMILIES = [
      "-----BEGIN OPENSSH PRIVATE KEY-----", "private key",
      "-----BEGIN PUBLIC KEY----- and -----BEGIN CERTIFICATE----- are public"),
     ("private-key-rsa", "{}MIIEpAIBAAKCAQEA", "-----BEGIN RSA PRIVATE KEY-----",
-     "private key", "the deploy key is ~/.ssh/id_ed25519, see /etc/ssl/private/key.pem"),
+     "private key",
+     "the deploy key is ~/.ssh/id_ed25519, see /etc/ssl/private/key.pem"),
     ("private-key-ec", "{}", "-----BEGIN EC PRIVATE KEY-----", "private key",
      "an EC private key lives in ~/.ssh/id_ecdsa"),
     ("private-key-pkcs8", "{}", "-----BEGIN ENCRYPTED PRIVATE KEY-----", "private key",
@@ -106,7 +107,8 @@ FAMILIES = [
     ("url-password", "DATABASE_URL=postgres://app:{}@db.internal:5432/app",
      "s3cr3t" + MIX, "password in a URL",
      "https://github.com/pallets/click/pull/123, ssh git@github.com,"
-     " http://localhost:8080/api, https://host:8080/, postgres://user:password@host/db"),
+     " http://localhost:8080/api, https://host:8080/,"
+     " postgres://user:password@host/db"),
     ("password-assignment", "set password={} in prod", "hunter22", "password",
      "set password= in the env file, never in git; password=None by default"),
     ("passwd-yaml", "db:\u00a0passwd: {}", "Tr0ub4dor", "password",
@@ -126,11 +128,10 @@ FAMILIES = [
 ]
 
 
-def _id(row):
-    return row[0]
+IDS = [row[0] for row in FAMILIES]
 
 
-@pytest.mark.parametrize("family,template,secret,kind,_negative", FAMILIES, ids=[r[0] for r in FAMILIES])
+@pytest.mark.parametrize("family,template,secret,kind,_negative", FAMILIES, ids=IDS)
 def test_credential_refused(family, template, secret, kind, _negative):
     text = template.format(secret)
     reason = find_problem(text)
@@ -147,14 +148,16 @@ def test_credential_refused(family, template, secret, kind, _negative):
     assert "\n" not in msg and msg.isprintable()
 
 
-@pytest.mark.parametrize("family,_template,_secret,_kind,negative", FAMILIES, ids=[r[0] for r in FAMILIES])
+@pytest.mark.parametrize("family,_template,_secret,_kind,negative", FAMILIES, ids=IDS)
 def test_credential_lookalike_passes(family, _template, _secret, _kind, negative):
     assert find_problem(negative) is None
     check_text(negative)
 
 
-@pytest.mark.parametrize("family,template,secret,_kind,_negative", FAMILIES, ids=[r[0] for r in FAMILIES])
-def test_message_does_not_echo_the_secret_body(family, template, secret, _kind, _negative):
+@pytest.mark.parametrize("family,template,secret,_kind,_negative", FAMILIES, ids=IDS)
+def test_message_does_not_echo_the_secret_body(
+    family, template, secret, _kind, _negative
+):
     if family.startswith("private-key"):
         return  # the header found is public; the key body follows it
     reason = find_problem(template.format(secret))
@@ -170,7 +173,7 @@ def test_message_does_not_echo_the_secret_body(family, template, secret, _kind, 
 PROSE = [
     "Initial commit",
     "fixed the build, see commit 3f2a9c1 and 9fceb02d0ae598e95dc970b74767f19372d61af8",
-    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 of the tarball",
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 of it",
     "trace id 123e4567-e89b-12d3-a456-426614174000 in the logs",
     "the key is at ~/.ssh/id_ed25519 and the cert at /etc/ssl/private/key.pem",
     "https://github.com/pallets/click/pull/123 fixed it",
@@ -227,7 +230,10 @@ def _click_history() -> Path | None:
     candidates = [here.parents[2] / "shared" / "data" / "click-history.txt"]
     if os.environ.get("OPTMEM_SHARED"):
         shared = Path(os.environ["OPTMEM_SHARED"])
-        candidates += [shared / "data" / "click-history.txt", shared / "click-history.txt"]
+        candidates += [
+            shared / "data" / "click-history.txt",
+            shared / "click-history.txt",
+        ]
     return next((p for p in candidates if p.is_file()), None)
 
 
@@ -352,7 +358,9 @@ def test_control_names_are_unicode_aliases():
 def test_check_text_subject_and_hierarchy():
     assert check_text("hello") is None
     err = _raises("a\tb", "line 12 of notes.txt")
-    assert str(err).startswith("line 12 of notes.txt contains U+0009 CHARACTER TABULATION")
+    assert str(err).startswith(
+        "line 12 of notes.txt contains U+0009 CHARACTER TABULATION at character 2"
+    )
     assert isinstance(err, BadInput) and isinstance(err, MemoError)
     err = _raises("a\tb", "line 3 of evil\x1b[2J.txt")
     assert str(err).isprintable() and "\x1b" not in str(err)
@@ -385,13 +393,13 @@ prose = st.lists(
 
 
 @given(prose)
-@settings(max_examples=300)
+@settings(max_examples=200, deadline=None)
 def test_property_prose_passes(text):
     assert find_problem(text) is None
 
 
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 .,!?'()", max_size=200))
-@settings(max_examples=300)
+@settings(max_examples=200, deadline=None)
 def test_property_plain_lowercase_passes(text):
     # No credential family can be spelled without an upper-case letter, an
     # underscore, a dash or a separator (:, =), except a bearer/basic token.
@@ -411,12 +419,12 @@ def _always_refused(ch: str) -> bool:
 
 refused_char = st.one_of(
     st.sampled_from(sorted(REFUSED_CHARS)),
-    st.characters(whitelist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")),
+    st.characters(categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")),
 ).filter(_always_refused)
 
 
 @given(prose, refused_char, st.integers(min_value=0))
-@settings(max_examples=300)
+@settings(max_examples=200, deadline=None)
 def test_property_any_refused_char_anywhere_is_refused(text, ch, where):
     i = where % (len(text) + 1)
     bad = text[:i] + ch + text[i:]
@@ -428,7 +436,7 @@ def test_property_any_refused_char_anywhere_is_refused(text, ch, where):
 
 
 @given(prose)
-@settings(max_examples=100)
+@settings(max_examples=50, deadline=None)
 def test_property_secret_in_prose_is_refused(text):
     secret = "ghp_" + MIX * 4 + "E5f6G7h8i9J0"
     reason = find_problem(text + " " + secret + " " + text)
