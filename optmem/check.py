@@ -60,11 +60,11 @@ def _check_tree(store: Store, T: int, problems: list) -> None:
     except FileNotFoundError:
         if T >= 2:
             problems.append(f"{store.tree_path} is missing; create it with: mkdir -m 700 "
-                            f"{store.tree_path}, then run: memo sleep")
+                            f"{store.tree_path}, then Run: memo sleep")
         return
     except NotADirectoryError:
         problems.append(f"{store.tree_path} is not a directory; move it away, then "
-                        f"run: mkdir -m 700 {store.tree_path} and memo sleep")
+                        f"Run: mkdir -m 700 {store.tree_path} and memo sleep")
         return
     lengths = {}
     for name in names:
@@ -78,10 +78,10 @@ def _check_tree(store: Store, T: int, problems: list) -> None:
             st = os.stat(path)
         except OSError as err:
             problems.append(f"{path} cannot be read ({err.strerror}); move it away, "
-                            f"then run: memo sleep")
+                            f"then Run: memo sleep")
             continue
         if not stat_mod.S_ISREG(st.st_mode):
-            problems.append(f"{path} is not a regular file; move it away, then run: memo sleep")
+            problems.append(f"{path} is not a regular file; move it away, then Run: memo sleep")
             continue
         n = st.st_size // TREE_RECORD
         lengths[size] = n
@@ -92,7 +92,7 @@ def _check_tree(store: Store, T: int, problems: list) -> None:
         if n > allowed:
             lo = allowed * size
             problems.append(f"{path} holds {n} summaries but the log completes only {allowed} "
-                            f"blocks of {size}; run: memo forget "
+                            f"blocks of {size}; Run: memo forget "
                             f"{blocks.block_name(lo, lo + size)}")
         with open(path, "rb") as f:
             for k in range(min(n, allowed)):
@@ -101,7 +101,7 @@ def _check_tree(store: Store, T: int, problems: list) -> None:
                 if why:
                     lo = k * size
                     problems.append(f"{path} record {k} (offset {k * TREE_RECORD}), the summary "
-                                    f"of {blocks.block_name(lo, lo + size)}, {why}; run: memo "
+                                    f"of {blocks.block_name(lo, lo + size)}, {why}; Run: memo "
                                     f"forget {blocks.block_name(lo, lo + size)}")
     for size, n in sorted(lengths.items()):
         if size == 2:
@@ -111,7 +111,7 @@ def _check_tree(store: Store, T: int, problems: list) -> None:
             k = below // 2
             lo = k * size
             problems.append(f"{store.level_path(size)} holds summary {blocks.block_name(lo, lo + size)} "
-                            f"but not both of its halves in TREE/{size // 2}; run: memo forget "
+                            f"but not both of its halves in TREE/{size // 2}; Run: memo forget "
                             f"{blocks.block_name(lo, lo + size)}")
 
 

@@ -33,7 +33,7 @@ def _oserror_line(err: OSError) -> str:
     elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
     else:
-        hint = "run: memo check"
+        hint = "Run: memo check"
     return f"{where}: {what}; nothing was half-written. {hint}"
 
 
@@ -71,6 +71,10 @@ def _utf8_streams() -> None:
                 reconfigure(encoding="utf-8", errors="replace")
             except (ValueError, OSError):
                 pass
+
+
+#: Text may start with "-" ("- fixed it", "-5 degrees"): not an option.
+_TEXT_ARGS = {"ignore_unknown_options": True}
 
 
 def _store():
@@ -140,7 +144,7 @@ def wake(part, t, max_bytes):
         sys.exit(1)
 
 
-@cli.command()
+@cli.command(context_settings=_TEXT_ARGS)
 @click.argument("text", nargs=-1, required=True)
 def note(text):
     """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
@@ -152,7 +156,7 @@ def note(text):
         click.echo(prompt)
 
 
-@cli.command()
+@cli.command(context_settings=_TEXT_ARGS)
 @click.argument("block", required=False)
 @click.argument("text", nargs=-1)
 def sleep(block, text):
@@ -166,8 +170,8 @@ def sleep(block, text):
         click.echo(core.compression(store))
         return
     if not text:
-        raise BadInput(f"give the summary after the block: memo sleep {block} \"<your line>\" "
-                       f"(or - to read it from stdin)")
+        raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
+                       f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
     said, prompt = core.sleep(store, block, _text_arg(text, "summary"))
     if said:
         click.echo(said)
@@ -182,7 +186,7 @@ cli.add_command(click.Command(
     short_help="Another name for sleep."))
 
 
-@cli.command()
+@cli.command(context_settings=_TEXT_ARGS)
 @click.argument("pattern")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {id, date, text}.")
 def recall(pattern, as_json):
@@ -309,7 +313,7 @@ def redact(memory_id, yes):
     store = _store()
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good and is for humans only; "
-                       f"if that is what you want, run: memo redact {i} --yes")
+                       f"if that is what you want, Run: memo redact {i} --yes")
     gone = core.redact(store, i)
     click.echo(f"Memory #{i} is now [redacted]; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} over it went. Run: memo sleep")

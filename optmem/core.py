@@ -71,11 +71,10 @@ def parse_block(arg: str, allow_memory: bool = False) -> tuple:
     if hi - lo == 1 and allow_memory:
         return lo, hi
     if hi - lo < 2 or not blocks.is_block(lo, hi):
-        size = 1
-        while size * 2 <= max(2, hi - lo):
+        size = 2
+        while size * 2 <= hi - lo and size < 1 << 20:
             size *= 2
-        size = max(size, 2)
-        base = lo - lo % size
+        base = lo - lo % size if lo < 1 << 40 else 0
         raise BadInput(f"{arg} is not a block: a block is an aligned power-of-two range "
                        f"of 2 or more memories, e.g. {base}-{base + size - 1}")
     return lo, hi
@@ -230,7 +229,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
         size = hi - lo
         if hi > T:
             raise BadInput(f"block {name} is not complete: the log holds {T} memories "
-                           f"(#0-{T - 1}); run: memo sleep" if T else
+                           f"(#0-{T - 1}); Run: memo sleep" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
             said = f"Block {name} is already saved (another session did it); nothing was written."
@@ -432,18 +431,18 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
         T = count
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
-                       f"run: memo wake")
+                       f"Run: memo wake")
     prompt = require_no_pending(store, T)
     if prompt is not None:
         return False, ("Compressions are pending, and wake shows nothing until they are "
-                       "done. Do this one, then each that follows, then run: memo wake\n\n"
-                       + prompt)
+                       f"done. Do this one and each that follows until \"{NOTHING_LEFT}\", "
+                       "then wake again.\n\n" + prompt)
     cfg = store.config()
     parts = pager.paginate(wake_lines(store, T, cfg.WAKE_LINES), wake_intro(store, T),
                            T, cfg.PART_LINES, cfg.PART_CHARS)
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
-                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}; run: memo wake 1 {T}")
+                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")
     return True, parts[part - 1]
 
 

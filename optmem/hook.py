@@ -3,14 +3,20 @@
 DESIGN.md "Beyond the seed": at most N bytes in all, never refused for
 pending work. The most detailed document that fits is chosen (the largest
 line budget up to ``WAKE_LINES``); a block whose summary is not built yet is
-shown as its halves (down to raw memories), and the document then orders
-the pending compressions. It still ends with ``You are awake.``.
+shown as its built halves (down to raw memories) when that takes a few
+lines, else as one line that says it is not summarised yet; the document
+then orders the pending compressions. It still ends with ``You are awake.``.
 """
 
 from __future__ import annotations
 
 from . import blocks, core
 from .errors import BadInput
+
+
+#: An unbuilt block is shown as its built halves (down to raw memories)
+#: while that takes at most this many lines; beyond, as one placeholder line.
+EXPAND_LINES = 8
 
 
 class _TooBig(Exception):
@@ -29,15 +35,31 @@ def _render(store, T: int, budget: int, built: dict, max_bytes: int):
             raise _TooBig()
         lines.append(line)
 
-    def show(lo, hi):
+    def expand(lo, hi, room):
+        """Lines that show ``[lo, hi)`` from built summaries and raw memories,
+        or None when that takes more than ``room`` lines."""
         size = hi - lo
         if size == 1:
-            add(core.memory_line(store.memory(lo)))
-        elif lo // size < built.get(size, 0):
-            add(core.summary_line(store, lo, hi))
-        else:
-            for a, b in blocks.halves(lo, hi):
-                show(a, b)
+            return [core.memory_line(store.memory(lo))]
+        if lo // size < built.get(size, 0):
+            return [core.summary_line(store, lo, hi)]
+        if room < 2:
+            return None
+        out = []
+        for a, b in blocks.halves(lo, hi):
+            part = expand(a, b, room - len(out) - 1)
+            if part is None:
+                return None
+            out += part
+        return out
+
+    def show(lo, hi):
+        lines_ = expand(lo, hi, EXPAND_LINES)
+        if lines_ is None:  # too much to show raw: one line that says so
+            lines_ = [f"#{blocks.block_name(lo, hi)} {core.dates_of(store, lo, hi)} "
+                      f"(not summarised yet)"]
+        for line in lines_:
+            add(line)
 
     for lo, hi in (blocks.cover(T, budget) if T else []):
         show(lo, hi)

@@ -1,24 +1,67 @@
 """Streaming recall (DESIGN.md "Commands", recall).
 
-The log is read in chunks of whole records up to a fixed end (the record
-count when the search starts, so a memory noted mid-scan shifts nothing).
-Each record is matched as the line ``#<id> <date> <text>`` (padding
-stripped) with Python's ``re``, case-insensitive, Unicode. Only the newest
-matches that fit the output budget are kept, so memory stays flat however
-large the log is. A pattern that backtracks catastrophically is stopped
-after ``TIME_BOUND`` seconds on one chunk and refused with a clear message.
+What recall means, exactly: record ``i`` of ``LOG.txt`` is turned into its
+line by ``line_of`` (UTF-8 decoded with replacement characters, a stray
+newline read as a space, trailing white space stripped), and the line
+matches when ``re.compile(pattern, re.IGNORECASE).search(line)`` finds
+something: Python's ``re``, Unicode, case-insensitive. Everything below is
+an equivalent, faster way to compute that same set of lines.
+
+How it stays fast and flat:
+
+- The log is read in chunks of ``CHUNK_RECORDS`` whole records into one
+  reused buffer, up to a fixed end (the record count when the search
+  starts, so a memory noted mid-scan shifts nothing). Only the newest
+  matches that fit the output budget are kept, so memory stays flat
+  however large the log is.
+- Prefilter. Most patterns contain a literal that every match must contain
+  (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
+  ``foo|bar``); ``required_literals`` reads it off the parsed pattern. The
+  chunk's raw bytes are searched for it, every spelling Python's
+  case-insensitive ``re`` accepts included, and only the records holding a
+  hit are decoded and matched with the real pattern. The byte search can
+  only report too many records, never too few (see ``_re2_syntax``), and
+  every reported record is confirmed with ``re`` on its own line, so the
+  result is exactly the per-record search.
+- The byte search runs on RE2 (``pip install google-re2``, module ``re2``)
+  when it is installed: a pattern this module writes itself, of explicit
+  byte alternatives, case-sensitive, Latin-1 (byte) mode, so RE2's own
+  Unicode and case-folding rules never come into play; RE2 only finds byte
+  strings. Without RE2 the chunk is ASCII-lowered and searched with
+  ``bytes.find`` (exact for ASCII literals; the few non-ASCII letters that
+  fold to ASCII, such as the Kelvin sign, make their records candidates).
+- A pattern with no usable literal (``.``, ``\\d+``) is matched line by
+  line over each decoded chunk.
+- Python's ``re`` can backtrack exponentially (``(a+)+$``). The matching of
+  each chunk runs under a ``TIME_BOUND`` alarm (``SIGALRM``; ``re`` checks
+  signals while it backtracks) and a pattern that exceeds it is refused
+  with a clear message.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import sys
 from collections import deque
 
 from .errors import BadInput
 from .store import LOG_RECORD
 
-CHUNK_RECORDS = 8192  #: records read and matched at a time (2.5 MiB)
-TIME_BOUND = 1.5  #: seconds one chunk may take before the regex is refused
+CHUNK_RECORDS = 4096  #: records matched under one time bound (4096 * 320 bytes = 1.25 MiB)
+READ_CHUNKS = 4  #: chunks read at a time (one 5 MiB read at the defaults)
+TIME_BOUND = 1.5  #: seconds the matching of one chunk may take before the regex is refused
+USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
+MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
+
+#: Non-ASCII characters that Python's ``re`` (IGNORECASE, Unicode) matches
+#: with an ASCII letter: dotted and dotless I, the Kelvin sign, long s. A
+#: superset is harmless (more candidates); ``tests/test_search.py`` checks
+#: against every code point that nothing is missing.
+ASCII_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+_NL = 0x0A
 
 
 class _Slow(Exception):
@@ -36,69 +79,458 @@ def compile_pattern(pattern: str):
                        f"are used, e.g. memo recall 'click (7|8)\\.0'") from None
 
 
-def _bounded(func, *args):
-    """Run ``func(*args)``, raising ``_Slow`` after ``TIME_BOUND`` seconds.
+def line_of(record: bytes) -> str:
+    """The line recall matches for one ``LOG.txt`` record (``bytes``, 320
+    of them for a whole record, trailing newline included).
 
-    Uses ``SIGALRM`` (Python's ``re`` checks signals while it backtracks);
-    where that is not available (other threads, other systems) it runs
-    unbounded.
+    UTF-8 with U+FFFD for undecodable bytes, a newline read as a space (a
+    damaged record may hold one), trailing white space (the padding)
+    stripped. For a valid record this is ``#<id> <date> <text>``.
     """
-    import signal
-    import threading
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return func(*args)
+    return record.decode("utf-8", "replace").replace("\n", " ").rstrip()
 
-    def alarm(signum, frame):
-        raise _Slow()
 
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, TIME_BOUND)
+# -- required literals -----------------------------------------------------
+
+def _sre():
     try:
-        return func(*args)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        from re import _constants as constants, _parser as parser  # Python >= 3.11
+    except ImportError:  # pragma: no cover - Python 3.9, 3.10
+        import sre_constants as constants
+        import sre_parse as parser
+    return parser, constants
 
 
-def _lines(data: bytes, n: int) -> list:
-    """The ``n`` records in ``data`` as lines without padding."""
-    text = data.decode("utf-8", "replace")
-    lines = text.split("\n")
-    if len(lines) == n + 1 and not lines[-1]:
+def requirements(pattern: str) -> list:
+    """What every match of ``pattern`` must contain: a list of options.
+
+    Each option is a tuple of strings, a disjunction: any line the pattern
+    matches contains at least one of them, each character compared as
+    Python's ``re`` compares a literal character under IGNORECASE (a
+    superset of how it compares under any other flags). Every option in
+    the list holds on its own. The analysis walks the parsed pattern: a run
+    of consecutive literal characters in a sequence is required, as is what
+    a group, an atomic group or a repeat of at least one requires; a branch
+    requires one literal of each alternative. Lookarounds, backreferences,
+    conditionals, classes and anything unknown require nothing, which is
+    always safe. Returns ``[]`` when nothing is known.
+    """
+    parser, c = _sre()
+    try:
+        tree = parser.parse(pattern, re.IGNORECASE)
+    except Exception:  # noqa: BLE001 - the caller compiles it; be conservative
+        return []
+    repeats = {getattr(c, name) for name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+               if hasattr(c, name)}
+    atomic = getattr(c, "ATOMIC_GROUP", None)
+
+    def walk(seq):
+        options, run = [], []
+        for op, av in seq:
+            if op is c.LITERAL:
+                run.append(chr(av))
+                continue
+            if run:
+                options.append(("".join(run),))
+                run = []
+            if op is c.SUBPATTERN:
+                options.extend(walk(av[-1]))
+            elif atomic is not None and op is atomic:
+                options.extend(walk(av))
+            elif op in repeats and av[0] >= 1:
+                options.extend(walk(av[2]))
+            elif op is c.BRANCH:
+                union = []
+                for alternative in av[1]:
+                    inner = walk(alternative)
+                    if not inner:
+                        break
+                    # The longest weakest member: any choice is valid.
+                    union.extend(max(inner, key=lambda o: (min(map(len, o)), -len(o))))
+                else:
+                    options.append(tuple(dict.fromkeys(union)))
+        if run:
+            options.append(("".join(run),))
+        return options
+
+    try:
+        return walk(tree)
+    except RecursionError:
+        return []
+
+
+def _best(options: list, needle) -> tuple:
+    """The option whose weakest member has the longest ``needle(s)``, as a
+    tuple of needles; ``()`` if no option has a usable needle in every member."""
+    usable = []
+    for option in options:
+        needles = tuple(dict.fromkeys(needle(s) for s in option))
+        if all(needles):
+            usable.append(needles)
+    if not usable:
+        return ()
+    return max(usable, key=lambda o: (min(map(len, o)), -len(o)))
+
+
+# -- the byte prefilter ----------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def _every_character() -> str:
+    """Every code point but the surrogates (which decoded text never holds)."""
+    from array import array
+    codes = array("I")
+    if codes.itemsize != 4:  # pragma: no cover - exotic platforms
+        return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    codes.extend(range(0xD800))
+    codes.extend(range(0xE000, 0x110000))
+    return codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+@functools.lru_cache(maxsize=256)
+def case_class(ch: str) -> str:
+    """Every character that Python's ``re`` (IGNORECASE) matches with the
+    literal ``ch``, found by asking ``re`` itself about every code point
+    (about 20 ms the first time for each character)."""
+    rx = re.compile(re.escape(ch), re.IGNORECASE)
+    return "".join(m.group() for m in rx.finditer(_every_character()))
+
+
+def _pieces(literal: str) -> list:
+    """``literal`` split at the characters a needle must not hold: ``\n``
+    and U+FFFD, the only ones a line can show for other bytes (``line_of``)."""
+    return [p for p in re.split("[\n\ufffd]", literal) if p]
+
+
+def _find_needle(literal: str) -> str:
+    """What the pure-Python search looks for to find ``literal``: its
+    longest stretch of ASCII without spaces ('' if none)."""
+    runs = [r for p in _pieces(literal) for r in re.split("[^\x00-\x1f\x21-\x7f]+", p) if r]
+    return max(runs, key=len) if runs else ""
+
+
+def _re2_needle(literal: str) -> str:
+    """What the RE2 search looks for to find ``literal`` ('' if nothing).
+
+    A stretch of ASCII of 3 characters or more needs no Unicode table;
+    otherwise the longest piece, cut before its ``MAX_NEEDLE_CLASSES + 1``-th
+    distinct non-ASCII character.
+    """
+    pieces = _pieces(literal)
+    if not pieces:
+        return ""
+    runs = [r for p in pieces for r in re.split("[^\x00-\x7f]+", p) if r]
+    longest = max(pieces, key=len)
+    ascii_best = max(runs, key=len) if runs else ""
+    if len(ascii_best) >= 3 or len(ascii_best) == len(longest):
+        return ascii_best
+    seen, out = set(), []
+    for ch in longest:
+        if not ch.isascii() and ch not in seen:
+            if len(seen) == MAX_NEEDLE_CLASSES:
+                break
+            seen.add(ch)
+        out.append(ch)
+    return "".join(out)
+
+
+def _re2_syntax(needle: str) -> str:
+    """An RE2 pattern (Latin-1 mode: it reads bytes) that matches, among
+    others, the UTF-8 bytes of every line text Python's ``re`` (IGNORECASE)
+    matches with the literal ``needle``.
+
+    ASCII letters go in ``(?i:...)`` (which in Latin-1 mode folds at least
+    the two ASCII cases), plus the UTF-8 of their ``ASCII_FOLDS``; other
+    ASCII (which ``re`` folds to nothing else) as itself, but a space also as a newline (``line_of`` reads a
+    stray newline as a space); a non-ASCII character as the UTF-8 of each
+    member of its exact ``case_class``.
+    """
+    def esc(data):
+        return "".join(f"\\x{b:02x}" for b in data)
+
+    out, run = [], []
+
+    def flush():
+        if run:
+            out.append("(?i:" + "".join(run) + ")")
+            run.clear()
+
+    for ch in needle:
+        if ch.isascii() and ch.isalpha() and ch.lower() not in ASCII_FOLDS:
+            run.append(ch)
+            continue
+        flush()
+        if ch == " ":
+            out.append("[\\x20\\x0a]")
+        elif ch.isascii() and ch.isalpha():
+            folds = "|".join(esc(x.encode("utf-8")) for x in ASCII_FOLDS[ch.lower()])
+            out.append(f"(?:(?i:{ch})|{folds})")
+        elif ch.isascii():
+            out.append(ch if ch.isalnum() else esc(ch.encode()))
+        else:
+            members = case_class(ch) or ch
+            out.append("(?:" + "|".join(esc(x.encode("utf-8")) for x in members) + ")")
+    flush()
+    return "".join(out)
+
+
+def _re2_module():
+    if not USE_RE2:
+        return None
+    try:
+        import re2
+        re2.Options.Encoding.LATIN1  # noqa: B018 - google-re2, not another "re2"
+    except Exception:  # noqa: BLE001 - absent, or a different package
+        return None
+    return re2
+
+
+class _Re2Prefilter:
+    """Candidate records from an RE2 search of the raw chunk bytes."""
+
+    def __init__(self, re2, needles):
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1
+        options.case_sensitive = True
+        options.log_errors = False
+        options.never_capture = True
+        syntax = "|".join(_re2_syntax(n) for n in needles)
+        compiled = re2.compile(syntax.encode("ascii"), options)
+        self.match = None
+        try:  # the binding's own call: the wrapper costs ~10 us a hit
+            match, anchor = compiled._regexp.Match, re2._Anchor.UNANCHORED
+            if match(anchor, b"", 0, 0)[0] is not None:
+                self.match = lambda buf, pos, end: match(anchor, buf, pos, end)[0][0]
+        except Exception:  # noqa: BLE001 - another version of the binding
+            pass
+        if self.match is None:
+            search = compiled.search
+
+            def first(buf, pos, end):
+                m = search(buf, pos, end)
+                return -1 if m is None else m.start()
+            self.match = first
+
+    def candidates(self, buf, n: int):
+        """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
+        may match."""
+        match, end, pos = self.match, n * LOG_RECORD, 0
+        while pos < end:
+            at = match(buf, pos, end)
+            if at < 0:
+                return
+            r = at // LOG_RECORD
+            yield r
+            pos = (r + 1) * LOG_RECORD
+
+
+class _FindPrefilter:
+    """Candidate records from ``bytes.find`` on the ASCII-lowered chunk.
+
+    Needles are ASCII without spaces (``_find_needle``), so a byte match in
+    the lowered chunk is exactly a case-insensitive match of ASCII
+    characters. The only other characters ``re`` folds to ASCII letters are
+    ``ASCII_FOLDS``: a record holding one of them is always a candidate when
+    a needle has that letter.
+    """
+
+    def __init__(self, needles):
+        self.needles = [n.lower().encode("ascii") for n in needles]
+        self.folds = _fold_bytes(needles)
+
+    def candidates(self, buf, n: int):
+        """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
+        may match."""
+        end = n * LOG_RECORD
+        low = buf[:end].lower() if len(buf) > end else buf.lower()
+        found = set()
+        for hay, needles in ((low, self.needles), (buf, self.folds)):
+            for needle in needles:
+                find, pos = hay.find, 0
+                while True:
+                    pos = find(needle, pos, end)
+                    if pos < 0:
+                        break
+                    r = pos // LOG_RECORD
+                    found.add(r)
+                    pos = (r + 1) * LOG_RECORD
+        return sorted(found)
+
+
+def _fold_bytes(needles) -> list:
+    """UTF-8 of the ``ASCII_FOLDS`` characters of the letters in ``needles``."""
+    letters = set("".join(needles).lower())
+    return [x.encode("utf-8") for k, v in ASCII_FOLDS.items() if k in letters for x in v]
+
+
+class _Precheck:
+    """A cheap test a record must pass before the regex runs on its line:
+    for each of a few more required options, one of its ASCII needles is in
+    the lowered record (or the record holds an ``ASCII_FOLDS`` character
+    that might stand in for a letter). Never rejects a matching line."""
+
+    def __init__(self, options):
+        self.options = [tuple(n.lower().encode("ascii") for n in o) for o in options]
+        self.folds = _fold_bytes([n for o in options for n in o])
+
+    def __call__(self, record) -> bool:
+        low = record.lower()
+        for option in self.options:
+            if not any(n in low for n in option):
+                return any(f in record for f in self.folds)
+        return True
+
+
+def _plan(pattern: str) -> tuple:
+    """``(prefilter or None, precheck or None)`` for ``pattern``."""
+    options = requirements(pattern)
+    if not options:
+        return None, None
+    prefilter = chosen = None
+    re2 = _re2_module()
+    if re2 is not None:
+        chosen = _best(options, _re2_needle)
+        if chosen:
+            try:
+                prefilter = _Re2Prefilter(re2, chosen)
+            except Exception:  # noqa: BLE001 - too large for RE2: search without it
+                prefilter = chosen = None
+    if prefilter is None:
+        chosen = _best(options, _find_needle)
+        if chosen:
+            prefilter = _FindPrefilter(chosen)
+    if prefilter is None:
+        return None, None
+    more = []
+    for option in options:
+        needles = tuple(dict.fromkeys(_find_needle(s) for s in option))
+        if all(needles) and needles != chosen and len(min(needles, key=len)) >= 2:
+            more.append(needles)
+    more.sort(key=lambda o: (-min(map(len, o)), len(o)))
+    return prefilter, (_Precheck(more[:3]) if more else None)
+
+
+# -- reading and matching --------------------------------------------------
+
+class _Reader:
+    """Reads ``LOG.txt`` in big pieces, into one reused buffer when the
+    store offers ``read_log_into`` (else ``read_log``, a new ``bytes``)."""
+
+    def __init__(self, store, records: int):
+        self.store = store
+        self.into = getattr(store, "read_log_into", None)
+        self.buf = bytearray(records * LOG_RECORD) if self.into is not None else None
+
+    def read(self, offset: int, length: int):
+        """``length`` bytes of the log at ``offset`` (fewer only if the log
+        shrank), as ``bytes`` or the reused ``bytearray``."""
+        if self.into is None:
+            return self.store.read_log(offset, length)
+        with memoryview(self.buf) as view:
+            got = self.into(offset, view[:length])
+        return self.buf if got == len(self.buf) else bytes(self.buf[:got])
+
+
+def _all_lines(data, lo: int, hi: int) -> list:
+    """The lines (``line_of``) of records ``[lo, hi)`` of ``data``."""
+    a, b = lo * LOG_RECORD, hi * LOG_RECORD
+    n = hi - lo
+    if data.count(b"\n", a, b) == n and data[a + LOG_RECORD - 1:b:LOG_RECORD] == b"\n" * n:
+        # One newline per record, at its end: decode them in one go (a
+        # decoding error never spans a newline byte).
+        lines = data[a:b].decode("utf-8", "replace").split("\n")
         lines.pop()
         return list(map(str.rstrip, lines))
-    # A damaged record holds a stray newline: cut by position instead.
-    return [data[i * LOG_RECORD:(i + 1) * LOG_RECORD].decode("utf-8", "replace")
-            .replace("\n", " ").rstrip() for i in range(n)]
+    return [line_of(data[i * LOG_RECORD:(i + 1) * LOG_RECORD]) for i in range(lo, hi)]
+
+
+class _Alarm:
+    """``SIGALRM`` after ``TIME_BOUND`` seconds from each ``arm()``, raising
+    ``_Slow`` (main thread only; elsewhere matching runs unbounded)."""
+
+    def __enter__(self):
+        import signal
+        import threading
+        self.signal = signal
+        self.active = (hasattr(signal, "setitimer")
+                       and threading.current_thread() is threading.main_thread())
+        if self.active:
+            def alarm(signum, frame):
+                raise _Slow()
+            self.old = signal.signal(signal.SIGALRM, alarm)
+        return self
+
+    def arm(self):
+        if self.active:
+            self.signal.setitimer(self.signal.ITIMER_REAL, TIME_BOUND)
+
+    def __exit__(self, *exc):
+        if self.active:
+            self.signal.setitimer(self.signal.ITIMER_REAL, 0)
+            self.signal.signal(self.signal.SIGALRM, self.old)
+        return False
+
+
+def _matches(data, n: int, search, prefilter, precheck, alarm):
+    """The matching lines of the ``n`` records in ``data``, oldest first.
+
+    The alarm is re-armed at each ``CHUNK_RECORDS`` boundary, so each chunk
+    has ``TIME_BOUND`` seconds.
+    """
+    step = CHUNK_RECORDS
+    if prefilter is None:
+        for lo in range(0, n, step):
+            alarm.arm()
+            yield from filter(search, _all_lines(data, lo, min(n, lo + step)))
+        return
+    alarm.arm()
+    bound = step
+    for r in prefilter.candidates(data, n):
+        if r >= bound:
+            alarm.arm()
+            bound = (r // step + 1) * step
+        record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
+        if precheck is not None and not precheck(record):
+            continue
+        line = line_of(record)
+        if search(line):
+            yield line
 
 
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
 
-    ``lines`` are the newest matches whose UTF-8 size (newline included)
-    fits in ``limit_bytes``, oldest first; ``total`` counts every match;
-    ``cut`` is True when some matches were left out. Raises ``BadInput``
-    for an invalid or pathologically slow regex.
+    ``lines`` are the newest matching lines (``line_of``) whose UTF-8 size,
+    one newline each included, fits in ``limit_bytes`` bytes, oldest first;
+    ``total`` counts every matching record in ``[0, T)`` (``T`` = the
+    records when the search starts); ``cut`` is True when some matches
+    were left out. Memory use is one read (``READ_CHUNKS`` chunks) plus the
+    kept lines, whatever the size of the log. Raises ``BadInput`` for an
+    invalid regex, or one whose matching takes over ``TIME_BOUND`` seconds
+    on one chunk of ``CHUNK_RECORDS`` memories.
     """
     rx = compile_pattern(pattern)
+    search = rx.search
+    prefilter, precheck = _plan(pattern)
     T = store.count()
+    step = max(1, CHUNK_RECORDS) * max(1, READ_CHUNKS)
+    reader = _Reader(store, min(step, max(T, 1)))
     kept = deque()
     kept_bytes = 0
     total = 0
-    search = rx.search
-    for start in range(0, T, CHUNK_RECORDS):
-        n = min(CHUNK_RECORDS, T - start)
-        lines = _lines(store.read_log(start * LOG_RECORD, n * LOG_RECORD), n)
-        try:
-            found = _bounded(lambda: list(filter(search, lines)))
-        except _Slow:
-            raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s on "
-                           f"{n} memories (it backtracks: nested repeats such as (a+)+); "
-                           f"simplify it, e.g. a plain word") from None
-        total += len(found)
-        for line in found:
-            kept.append(line)
-            kept_bytes += len(line.encode("utf-8")) + 1
-            while kept_bytes > limit_bytes and kept:
-                kept_bytes -= len(kept.popleft().encode("utf-8")) + 1
+    try:
+        with _Alarm() as alarm:
+            for start in range(0, T, step):
+                n = min(step, T - start)
+                data = reader.read(start * LOG_RECORD, n * LOG_RECORD)
+                n = min(n, len(data) // LOG_RECORD)
+                for line in _matches(data, n, search, prefilter, precheck, alarm):
+                    total += 1
+                    kept.append(line)
+                    kept_bytes += len(line.encode("utf-8")) + 1
+                    while kept_bytes > limit_bytes and kept:
+                        kept_bytes -= len(kept.popleft().encode("utf-8")) + 1
+    except _Slow:
+        raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s on "
+                       f"{CHUNK_RECORDS} memories (it backtracks: nested repeats such as "
+                       f"(a+)+); simplify it, e.g. a plain word") from None
     return list(kept), total, total > len(kept)

@@ -159,7 +159,7 @@ class Store:
         """Open an existing store; raise ``NoStore`` naming ``memo init``."""
         if not root:
             raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\", then run: memo init")
+                          "export MEMORY_DIR=\"$HOME/memory\", then Run: memo init")
         try:
             st = os.stat(root)
         except FileNotFoundError:
@@ -170,7 +170,7 @@ class Store:
                           f"check MEMORY_DIR") from None
         if not stat_mod.S_ISDIR(st.st_mode):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; point "
-                          f"MEMORY_DIR at a directory and run: memo init")
+                          f"MEMORY_DIR at a directory and Run: memo init")
         store = cls(root)
         if not os.path.lexists(store.log_path):
             raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; "
@@ -186,7 +186,7 @@ class Store:
         """
         if not root:
             raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\", then run: memo init")
+                          "export MEMORY_DIR=\"$HOME/memory\", then Run: memo init")
         if os.path.lexists(root) and not os.path.isdir(root):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)
@@ -194,7 +194,7 @@ class Store:
             return store, False
         if os.path.isdir(root) and os.listdir(root):
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
-                          f"or new directory for MEMORY_DIR, then run: memo init")
+                          f"or new directory for MEMORY_DIR, then Run: memo init")
         os.makedirs(root, mode=0o700, exist_ok=True)
         os.chmod(root, 0o700)
         os.makedirs(store.tree_path, mode=0o700, exist_ok=True)
@@ -291,7 +291,7 @@ class Store:
     def damaged_memory(self, i: int, why: str) -> Damaged:
         """The error for a bad log record, with the command that recovers."""
         return Damaged(f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}; "
-                       f"run: memo check (a human can blank it with: memo redact {i} --yes)")
+                       f"Run: memo check (a human can blank it with: memo redact {i} --yes)")
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
@@ -327,9 +327,9 @@ class Store:
             return 0
         except OSError as err:
             raise Damaged(f"{path} cannot be read ({err.strerror}); move it away, "
-                          f"then run: memo sleep") from None
+                          f"then Run: memo sleep") from None
         if not stat_mod.S_ISREG(st.st_mode):
-            raise Damaged(f"{path} is not a regular file; move it away, then run: memo sleep")
+            raise Damaged(f"{path} is not a regular file; move it away, then Run: memo sleep")
         return st.st_size // TREE_RECORD
 
     def built(self, T: int) -> dict:
@@ -355,7 +355,7 @@ class Store:
         why = problem_in_summary(record)
         if why:
             raise Damaged(f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "
-                          f"{blocks.block_name(lo, hi)}, {why}; run: memo forget "
+                          f"{blocks.block_name(lo, hi)}, {why}; Run: memo forget "
                           f"{blocks.block_name(lo, hi)}")
         return record[:-1].decode("utf-8").rstrip(" ")
 
@@ -479,7 +479,7 @@ class Store:
             if why:
                 raise Damaged(f"{self.log_path} record #{n - 1} (offset "
                               f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
-                              f"behind it; run: memo check")
+                              f"behind it; Run: memo check")
 
     def append(self, records, total: int) -> int:
         """Append encoded records (an iterable of ``bytes`` batches holding
@@ -553,7 +553,7 @@ class Store:
         n = self._prepare_level(size)
         if n != lo // size:
             raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
-                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}; run: memo check")
+                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}; Run: memo check")
         path = self.level_path(size)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
