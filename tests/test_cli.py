@@ -1,0 +1,706 @@
+"""The ``memo`` commands through click's CliRunner: exit code, stdout and
+stderr asserted separately (DESIGN.md "Commands" and "Store life")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import (answer_all, set_config, snapshot, stand_in_summary,
+                      write_import)
+
+from optmem import pager
+from optmem.cli import cli
+
+AWAKE = "You are awake."
+NOTHING = "Nothing left to compress.\n"
+
+
+def import_texts(memo, tmp_path, texts, date="2024-05-01"):
+    path = write_import(tmp_path / "import.txt", [f"{date} {t}" for t in texts])
+    result = memo("import", path)
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def last_line(out: str) -> str:
+    return out.rstrip("\n").splitlines()[-1]
+
+
+def body_lines(prompt: str) -> list:
+    return [line.strip() for line in prompt.splitlines() if line.startswith("  ")]
+
+
+# -- a store must exist ------------------------------------------------------
+
+COMMAND_ARGS = {
+    "wake": [],
+    "note": ["hello"],
+    "sleep": [],
+    "nap": [],
+    "recall": ["hello"],
+    "forget": ["0-1"],
+    "import": ["@FILE"],
+    "zoom": ["0-1"],
+    "config": [],
+    "stats": [],
+    "check": [],
+    "redact": ["0", "--yes"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_ARGS))
+def test_every_command_refuses_a_missing_store(memo, memory_dir, tmp_path, command):
+    if command != "nap" and command not in cli.commands:
+        pytest.skip(f"memo {command} is not implemented yet")
+    src = write_import(tmp_path / "in.txt", ["2024-05-01 hello"])
+    args = [str(src) if a == "@FILE" else a for a in COMMAND_ARGS[command]]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = memo(command, *args)
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert "memo init" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not memory_dir.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_unset_memory_dir_is_refused(memo, monkeypatch, tmp_path):
+    monkeypatch.delenv("MEMORY_DIR")
+    monkeypatch.chdir(tmp_path)
+    for args in (["wake"], ["note", "hi"], ["init"]):
+        result = memo(*args)
+        assert result.exit_code == 1
+        assert result.stdout == ""
+        assert "MEMORY_DIR" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_twice_changes_no_byte(memo, memory_dir, tmp_path):
+    first = memo("init")
+    assert first.exit_code == 0 and first.stderr == ""
+    assert memo("note", "something worth keeping").exit_code == 0
+    assert memo("note", "and a second thing").exit_code == 0
+    assert memo("sleep", "0-1", "two things").exit_code == 0
+    before = snapshot(memory_dir)
+    again = memo("init")
+    assert again.exit_code == 0
+    assert again.stderr == ""
+    assert again.stdout.strip()
+    assert snapshot(memory_dir) == before
+
+
+def test_init_refuses_a_non_empty_directory_without_a_log(memo, memory_dir):
+    memory_dir.mkdir()
+    (memory_dir / "notes.md").write_text("mine")
+    result = memo("init")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert sorted(p.name for p in memory_dir.iterdir()) == ["notes.md"]
+
+
+# -- note -----------------------------------------------------------------------
+
+def test_note_protocol_and_compression_when_due(memo, inited):
+    first = memo("note", "the first memory")
+    assert (first.exit_code, first.stdout, first.stderr) == (0, "Saved as #0.\n", "")
+    second = memo("note", "the", "second", "memory")  # words are joined
+    assert second.exit_code == 0 and second.stderr == ""
+    lines = second.stdout.splitlines()
+    assert lines[0] == "Saved as #1."
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in lines
+    assert [b.split(" ", 2)[2] for b in body_lines(second.stdout)] == [
+        "the first memory", "the second memory"]
+    third = memo("note", "a third one")  # 0-1 is still pending: still due
+    assert third.stdout.splitlines()[0] == "Saved as #2."
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in third.stdout.splitlines()
+    assert memo("sleep", "0-1", "first and second").stdout == NOTHING
+    fourth = memo("note", "a fourth one")  # completes 2-3 (and 0-3)
+    assert fourth.stdout.splitlines()[0] == "Saved as #3."
+    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in fourth.stdout.splitlines()
+    memo("sleep", "2-3", "third and fourth")
+    memo("sleep", "0-3", "four memories")
+    fifth = memo("note", "a fifth one")  # nothing pending: just the receipt
+    assert (fifth.exit_code, fifth.stdout, fifth.stderr) == (0, "Saved as #4.\n", "")
+
+
+def test_note_refuses_bad_text(memo, inited):
+    for args in (["   "], ["two\nlines"], ["cr\rhere"]):
+        result = memo("note", *args)
+        assert result.exit_code == 1, args
+        assert result.stdout == ""
+        assert result.stderr.startswith("memo: ")
+    assert (inited / "LOG.txt").read_bytes() == b""
+    ok = memo("note", "  padded  ")
+    assert ok.stdout == "Saved as #0.\n"
+    assert (inited / "LOG.txt").read_bytes()[:319].rstrip(b" ").endswith(b" padded")
+
+
+def test_note_refuses_a_recent_duplicate(memo, inited):
+    assert memo("note", "Shipped version 2.0.").exit_code == 0
+    dup = memo("note", "shipped   VERSION 2.0")
+    assert dup.exit_code == 1
+    assert dup.stdout == ""
+    assert "#0" in dup.stderr
+    assert len((inited / "LOG.txt").read_bytes()) == 320
+
+
+STDIN_TEXT = """$(rm -rf x) `touch pwned` $HOME ${PATH} !! !$ "double" 'single' \\n \\ end"""
+
+
+def test_note_from_stdin_is_verbatim(memo, inited):
+    result = memo("note", "-", input=STDIN_TEXT + "\n")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "Saved as #0.\n", "")
+    record = (inited / "LOG.txt").read_bytes()
+    body = record[:319].rstrip(b" ").decode()
+    assert body.split(" ", 2)[2] == STDIN_TEXT
+    recall = memo("recall", re.escape("`touch pwned`"))
+    assert recall.stdout.splitlines()[0].split(" ", 2)[2] == STDIN_TEXT
+
+
+def test_sleep_from_stdin_is_verbatim(memo, inited):
+    memo("note", "one")
+    memo("note", "two")
+    result = memo("sleep", "0-1", "-", input=STDIN_TEXT + "\n")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, NOTHING, "")
+    assert (inited / "TREE" / "2").read_bytes().rstrip(b" \n").decode() == STDIN_TEXT
+
+
+# -- sleep ---------------------------------------------------------------------
+
+def test_sleep_on_empty_store(memo, inited):
+    result = memo("sleep")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, NOTHING, "")
+    refused = memo("sleep", "0-1", "nothing to summarise")
+    assert refused.exit_code == 1
+    assert refused.stdout == ""
+    assert list((inited / "TREE").iterdir()) == []
+
+
+def test_sleep_order_and_refusals(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, ["m0", "m1", "m2", "m3"])
+    prompt = memo("sleep")
+    assert prompt.exit_code == 0
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in prompt.stdout.splitlines()
+    assert body_lines(prompt.stdout) == ["#0 2024-05-01 m0", "#1 2024-05-01 m1"]
+    assert memo("nap").stdout == prompt.stdout  # nap is sleep
+
+    for wrong in ("2-3", "0-3"):
+        refused = memo("sleep", wrong, "not yet")
+        assert refused.exit_code == 1
+        assert refused.stdout == ""
+        assert "0-1" in refused.stderr  # names the next block
+    assert list((inited / "TREE").iterdir()) == []
+
+    incomplete = memo("sleep", "4-5", "past the end")
+    assert incomplete.exit_code == 1 and incomplete.stdout == ""
+    not_a_block = memo("sleep", "1-2", "misaligned")
+    assert not_a_block.exit_code in (1, 2) and not_a_block.stdout == ""
+
+    stored = memo("sleep", "0-1", "m0 and m1")
+    assert stored.exit_code == 0 and stored.stderr == ""
+    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in stored.stdout.splitlines()
+    tree2 = (inited / "TREE" / "2").read_bytes()
+    assert tree2 == b"m0 and m1" + b" " * 278 + b"\n"
+
+    again = memo("sleep", "0-1", "a different line")
+    assert again.exit_code == 0
+    assert again.stderr == ""
+    assert "already" in again.stdout.lower()
+    assert (inited / "TREE" / "2").read_bytes() == tree2
+
+    memo("sleep", "2-3", "m2 and m3")
+    last = memo("sleep")
+    assert "Run: memo sleep 0-3 - <<'SUMMARY'" in last.stdout.splitlines()
+    done = memo("nap", "0-3", "all four")
+    assert (done.exit_code, done.stdout, done.stderr) == (0, NOTHING, "")
+    assert (inited / "TREE" / "4").read_bytes() == b"all four" + b" " * 279 + b"\n"
+    nothing = memo("sleep")
+    assert (nothing.exit_code, nothing.stdout) == (0, NOTHING)
+
+
+def test_prompt_shows_raw_up_to_16_then_halves(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"event {i}" for i in range(32)])
+    out = memo("sleep").stdout
+    seen = {}
+    while out != NOTHING:
+        block, summary = stand_in_summary(out)
+        seen[block] = (out, summary)
+        out = memo("sleep", block, "-", input=summary).stdout
+    assert len(seen) == 32 - 1  # T - popcount(T)
+    raw16 = body_lines(seen["16-31"][0])
+    assert raw16 == [f"#{i} 2024-05-01 event {i}" for i in range(16, 32)]
+    top = body_lines(seen["0-31"][0])
+    assert top == [f"#0-15 2024-05-01 {seen['0-15'][1]}",
+                   f"#16-31 2024-05-01 {seen['16-31'][1]}"]
+
+
+# -- wake -------------------------------------------------------------------------
+
+def test_wake_empty_memory(memo, inited):
+    result = memo("wake")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.endswith(AWAKE + "\n")
+
+
+def test_wake_refuses_while_pending(memo, inited):
+    memo("note", "one")
+    memo("note", "two")
+    result = memo("wake")
+    assert result.exit_code == 1
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in result.stdout.splitlines()
+    assert AWAKE not in result.stdout
+    # Block 0-1 is not inside [0, 1): the view at T=1 is ready.
+    early = memo("wake", "1", "1")
+    assert early.exit_code == 0, early.stderr
+    assert early.stdout.endswith(AWAKE + "\n")
+    assert any(line.startswith("#0 ") and line.endswith(" one") for line in early.stdout.splitlines())
+    memo("sleep", "0-1", "one, two")
+    awake = memo("wake")
+    assert awake.exit_code == 0 and awake.stdout.endswith(AWAKE + "\n")
+
+
+def follow_wake(memo, first_args=("wake",)):
+    """Run wake and every ``Run: memo wake`` order; return the parts."""
+    parts = []
+    args = list(first_args)
+    while True:
+        result = memo(*args)
+        assert result.exit_code == 0, result.stderr
+        assert result.stderr == ""
+        parts.append(result.stdout)
+        last = last_line(result.stdout)
+        if last == AWAKE:
+            return parts
+        m = re.fullmatch(r"Run: (memo wake \d+ \d+)", last)
+        assert m, f"part does not end with an order: {last!r}"
+        args = m.group(1).split()[1:]
+        assert len(parts) < 1000
+
+
+def check_parts(parts, part_lines, part_chars):
+    n = len(parts)
+    for k, part in enumerate(parts, 1):
+        lines = part.rstrip("\n").split("\n")
+        assert len(lines) <= part_lines, (k, len(lines))
+        assert len(part.encode("utf-8")) <= part_chars, (k, len(part.encode()))
+        if n > 1:
+            assert re.search(rf"\b{k}\b.*\b{n}\b", lines[0]), lines[0]
+        if k < n:
+            assert lines[-1].startswith("Run: memo wake ")
+        else:
+            assert lines[-1] == AWAKE
+
+
+def memory_lines(parts):
+    return [line for part in parts for line in part.splitlines() if re.match(r"#\d", line)]
+
+
+def test_wake_in_parts_by_lines(memo, inited, tmp_path):
+    texts = [f"step {i} of the plan" for i in range(100)]
+    import_texts(memo, tmp_path, texts)
+    assert answer_all(memo) == 100 - 3  # popcount(100) = 3
+    set_config(inited, PART_LINES=20)
+    parts = follow_wake(memo)
+    check_parts(parts, 20, 20000)
+    # 100 memory lines (T <= WAKE_LINES: all verbatim) + intro + headers and
+    # orders cannot fit fewer than 6 parts of 20 lines.
+    assert 6 <= len(parts) <= 100 // (20 - 3) + 2
+    assert memory_lines(parts) == [f"#{i} 2024-05-01 {t}" for i, t in enumerate(texts)]
+    assert parts[0] == memo("wake").stdout
+    assert parts[-1].count(AWAKE) == 1
+
+
+def test_wake_in_parts_by_bytes(memo, inited, tmp_path):
+    texts = [f"{i:03d} " + "long entry " * 22 for i in range(60)]  # ~246 bytes each
+    import_texts(memo, tmp_path, [t.strip() for t in texts])
+    answer_all(memo)
+    set_config(inited, PART_CHARS=2048, PART_LINES=500)
+    parts = follow_wake(memo)
+    check_parts(parts, 500, 2048)
+    assert len(parts) >= 60 * 260 // 2048
+    assert len(memory_lines(parts)) == 60
+
+
+def test_wake_part_beyond_and_t_beyond(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"thing {i}" for i in range(101)])
+    answer_all(memo)
+    set_config(inited, PART_LINES=20)
+    parts = follow_wake(memo)
+    n = len(parts)
+    assert n > 2
+    # A memory noted mid-read (making block 100-101 pending) shifts nothing.
+    memo("note", "noted while reading")
+    again = memo("wake", "2", "101")
+    assert (again.exit_code, again.stdout) == (0, parts[1])
+    missing = memo("wake", str(n + 1), "101")
+    assert missing.exit_code == 1
+    assert missing.stdout == ""
+    assert "memo wake" in missing.stderr
+    beyond = memo("wake", "1", "500")
+    assert beyond.exit_code == 1
+    assert beyond.stdout == ""
+    assert "memo wake" in beyond.stderr
+    zero = memo("wake", "0", "101")
+    assert zero.exit_code == 1 and zero.stdout == ""
+    word = memo("wake", "two")
+    assert word.exit_code in (1, 2) and word.stdout == ""
+
+
+# -- recall -----------------------------------------------------------------------
+
+RECALL_TEXTS = ["fixed the Parser bug", "wrote docs", "parser tests added", "release 1.0",
+                "coffee", "parser rewrite started", "lunch", "the eighth memory", "release 1.1"]
+RECALL_DATES = ["2024-05-01", "2024-05-01", "2024-05-02", "2024-05-03", "2024-05-03",
+                "2024-06-10", "2024-06-10", "2024-06-11", "2024-07-01"]
+
+
+@pytest.fixture
+def recall_store(memo, inited, tmp_path):
+    path = write_import(tmp_path / "r.txt",
+                        [f"{d} {t}" for d, t in zip(RECALL_DATES, RECALL_TEXTS)])
+    assert memo("import", path).exit_code == 0
+    return inited
+
+
+def expected_line(i):
+    return f"#{i} {RECALL_DATES[i]} {RECALL_TEXTS[i]}"
+
+
+def test_recall_by_word_case_insensitive(memo, recall_store):
+    result = memo("recall", "PARSER")
+    assert result.exit_code == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[:-1] == [expected_line(0), expected_line(2), expected_line(5)]
+    assert re.search(r"\b3\b", lines[-1])
+
+
+def test_recall_by_id(memo, recall_store):
+    result = memo("recall", "^#7 ")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == expected_line(7)
+    assert len(lines) == 2 and re.search(r"\b1\b", lines[1])
+
+
+def test_recall_by_date(memo, recall_store):
+    result = memo("recall", "2024-06")
+    lines = result.stdout.splitlines()
+    assert lines[:-1] == [expected_line(5), expected_line(6), expected_line(7)]
+    assert re.search(r"\b3\b", lines[-1])
+
+
+def test_recall_bad_regex_and_no_match(memo, recall_store):
+    bad = memo("recall", "(unclosed")
+    assert bad.exit_code == 1
+    assert bad.stdout == ""
+    assert "regex" in bad.stderr.lower()
+    none = memo("recall", "zebra")
+    assert none.exit_code == 0 and none.stderr == ""
+    assert re.search(r"\bno\b.*match", none.stdout, re.IGNORECASE)
+    assert "#" not in none.stdout.split("'")[0]
+
+
+def test_recall_cut_keeps_the_newest(memo, inited, tmp_path):
+    texts = [f"needle {i:03d} " + "hay " * 20 for i in range(40)]
+    import_texts(memo, tmp_path, [t.strip() for t in texts])
+    set_config(inited, PART_CHARS=2048)
+    result = memo("recall", "needle")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    shown, trailer = lines[:-1], lines[-1]
+    everything = [f"#{i} 2024-05-01 {t.strip()}" for i, t in enumerate(texts)]
+    assert shown == everything[-len(shown):]  # the newest, oldest first
+    size = sum(len(s.encode()) + 1 for s in shown)
+    assert size <= 2048
+    assert size + len(everything[-len(shown) - 1].encode()) + 1 > 2048  # no room for one more
+    assert "40" in trailer
+    assert "narrow" in trailer.lower()
+
+
+# -- forget -------------------------------------------------------------------------
+
+def test_forget_counts_and_orders_sleep(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"m{i}" for i in range(8)])
+    assert answer_all(memo) == 7
+    log = (inited / "LOG.txt").read_bytes()
+    tree = {p.name: p.read_bytes() for p in (inited / "TREE").iterdir()}
+    # Forget 2-3: level 2 keeps 0-1 (3 go), level 4 keeps nothing (2 go),
+    # level 8 keeps nothing (1 goes): 6 summaries.
+    result = memo("forget", "2-3")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert re.search(r"\b6\b", result.stdout)
+    assert last_line(result.stdout).endswith("Run: memo sleep")
+    assert (inited / "LOG.txt").read_bytes() == log
+    assert (inited / "TREE" / "2").read_bytes() == tree["2"][:288]
+    assert (inited / "TREE" / "4").read_bytes() == b""
+    assert (inited / "TREE" / "8").read_bytes() == b""
+    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in memo("sleep").stdout.splitlines()
+    # Rebuilt with the same stand-in, every level is byte-identical again.
+    assert answer_all(memo) == 6
+    assert {p.name: p.read_bytes() for p in (inited / "TREE").iterdir()} == tree
+
+
+def test_forget_refusals(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"m{i}" for i in range(8)])
+    answer_all(memo)
+    before = snapshot(inited)
+    for block in ("0-15", "3-4", "5", "8-9", "x-y"):
+        result = memo("forget", block)
+        assert result.exit_code == 1, block
+        assert result.stdout == ""
+        assert result.stderr.startswith("memo: ")
+    assert snapshot(inited) == before
+
+
+# -- import ----------------------------------------------------------------------
+
+def test_import_happy_path(memo, inited, tmp_path):
+    path = tmp_path / "hist.txt"
+    path.write_text("2024-05-01 first\n\n2024-05-01 second\n   \n2024-05-02 third\n",
+                    encoding="utf-8")
+    result = memo("import", path)
+    assert result.exit_code == 0 and result.stderr == ""
+    assert "#0-2" in result.stdout
+    assert re.search(r"\b1 compression", result.stdout)  # only 0-1 is complete
+    assert len((inited / "LOG.txt").read_bytes()) == 3 * 320
+    more = write_import(tmp_path / "more.txt", ["2024-05-02 fourth"])
+    again = memo("import", more)
+    assert again.exit_code == 0
+    assert "#3" in again.stdout
+    assert re.search(r"\b3 compressions", again.stdout)  # 0-1, 2-3, 0-3
+
+
+@pytest.mark.parametrize("lines, needle", [
+    (["2024-05-01 ok", "2024-02-30 not a real day"], "line 2"),
+    (["2024-05-01 ok", "05/02/2024 wrong shape"], "line 2"),
+    (["2024-05-02 ok", "2024-05-01 goes back"], "line 2"),
+    (["2024-05-01 ok", "2024-05-02"], "line 2"),
+    (["2024-05-01 ok", "2024-05-02    "], "line 2"),
+    (["2024-05-01 ok", "2024-05-02 " + "x" * 281], "line 2"),
+])
+def test_import_errors_are_all_or_nothing(memo, inited, tmp_path, lines, needle):
+    path = write_import(tmp_path / "bad.txt", lines)
+    result = memo("import", path)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert needle in result.stderr
+    assert (inited / "LOG.txt").read_bytes() == b""
+
+
+def test_import_missing_file(memo, inited, tmp_path):
+    result = memo("import", tmp_path / "nope.txt")
+    assert result.exit_code in (1, 2)
+    assert result.stdout == ""
+    assert "nope.txt" in result.stderr
+    assert (inited / "LOG.txt").read_bytes() == b""
+
+
+def test_import_not_before_the_newest_memory(memo, inited, tmp_path):
+    memo("note", "today's note")
+    result = memo("import", write_import(tmp_path / "old.txt", ["2014-01-01 long ago"]))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert len((inited / "LOG.txt").read_bytes()) == 320
+
+
+# -- output protocol ----------------------------------------------------------------
+
+ORDER = re.compile(r"\b[Rr]un:? +memo ")
+
+
+def orders_are_lines_starting_with_run(out: str) -> None:
+    """Every order reads ``Run: memo ...`` (as in the seed's ``Forgot 20
+    summaries, from 188-191 up. Run: memo sleep``), never ``run: memo``."""
+    for line in out.splitlines():
+        for m in ORDER.finditer(line):
+            assert m.group(0) == "Run: memo ", f"order not written 'Run: memo': {line!r}"
+
+
+def test_every_order_starts_with_run(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"x{i}" for i in range(5)])
+    outputs = [memo("sleep").stdout,
+               memo("import", write_import(tmp_path / "b.txt", ["2024-05-02 z"])).stdout,
+               memo("note", "y").stdout]
+    answer_all(memo)
+    outputs.append(memo("forget", "0-1").stdout)
+    for out in outputs:
+        assert "Run: memo " in out
+        orders_are_lines_starting_with_run(out)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: wake's refusal says 'then run: memo wake' mid-sentence; "
+                   "DESIGN: every order starts with 'Run: '")
+def test_wake_refusal_orders_start_with_run(memo, inited):
+    memo("note", "one")
+    memo("note", "two")
+    result = memo("wake")
+    assert result.exit_code == 1
+    orders_are_lines_starting_with_run(result.stdout)
+
+
+def test_help_lists_commands(memo):
+    result = memo("--help")
+    assert result.exit_code == 0
+    for name in ("init", "wake", "note", "sleep", "recall", "forget", "import"):
+        assert name in result.stdout
+
+
+def test_usage_errors_exit_2(memo, inited):
+    for args in (["bogus"], ["note"], ["recall"], ["forget"], ["wake", "1", "2", "3"]):
+        result = memo(*args)
+        assert result.exit_code == 2, args
+        assert result.stdout == ""
+        assert result.stderr
+
+
+def test_one_part_has_no_header(memo, inited):
+    memo("note", "only one")
+    result = memo("wake")
+    lines = result.stdout.splitlines()
+    assert lines[-1] == AWAKE
+    assert not any(re.search(r"\bpart\b", line, re.IGNORECASE) for line in lines)
+    assert any(line.endswith(" only one") and line.startswith("#0 ") for line in lines)
+
+
+def test_note_stdin_must_be_one_line(memo, inited):
+    result = memo("note", "-", input="first line\nsecond line\n")
+    assert result.exit_code == 1 and result.stdout == ""
+    crlf = memo("note", "-", input="windows line\r\n")
+    assert crlf.exit_code == 0, crlf.stderr
+    empty = memo("note", "-", input="")
+    assert empty.exit_code == 1 and empty.stdout == ""
+    assert len((inited / "LOG.txt").read_bytes()) == 320
+    assert (inited / "LOG.txt").read_bytes()[:319].rstrip(b" ").endswith(b" windows line")
+
+
+def test_bad_config_is_a_clear_error(memo, inited):
+    (inited / "config").write_text("PART_LINES=twenty\n")
+    result = memo("wake")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "config" in result.stderr and "PART_LINES" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_import_crlf_and_bom(memo, inited, tmp_path):
+    path = tmp_path / "win.txt"
+    path.write_bytes(b"\xef\xbb\xbf2024-05-01 from windows\r\n2024-05-02 second\r\n")
+    result = memo("import", path)
+    assert result.exit_code == 0, result.stderr
+    data = (inited / "LOG.txt").read_bytes()
+    assert data[:319].rstrip(b" ") == b"#0 2024-05-01 from windows"
+    assert data[320:639].rstrip(b" ") == b"#1 2024-05-02 second"
+
+
+def test_import_refuses_a_credential(memo, inited, tmp_path):
+    key = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    path = write_import(tmp_path / "leak.txt", ["2024-05-01 fine", f"2024-05-02 token {key}"])
+    result = memo("import", path)
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "line 2" in result.stderr
+    assert key not in result.stderr  # never repeats the secret
+    assert (inited / "LOG.txt").read_bytes() == b""
+
+
+def test_duplicate_check_looks_back_wake_lines_only(memo, inited):
+    set_config(inited, WAKE_LINES=2)
+    for text in ("alpha", "beta", "gamma"):
+        assert memo("note", text).exit_code == 0
+    refused = memo("note", "Gamma!")  # #2 is among the last 2
+    assert refused.exit_code == 1 and "#2" in refused.stderr
+    again = memo("note", "alpha")  # #0 is older than the last 2
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.splitlines()[0] == "Saved as #3."
+
+
+# -- the pager behind wake, as a property ------------------------------------------
+
+LINE = st.builds(lambda n, ch: ch * n, st.integers(1, 150), st.sampled_from(["a", "é", "☕", "😀"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE, max_size=120), st.integers(10, 40), st.integers(2048, 6000),
+       st.integers(0, 10 ** 12))
+def test_paginate_respects_limits_and_keeps_every_line(lines, part_lines, part_chars, T):
+    intro = "Your memory: intro line."
+    parts = pager.paginate(lines, intro, T, part_lines, part_chars)
+    n = len(parts)
+    assert n >= 1
+    body = []
+    for k, part in enumerate(parts, 1):
+        out = part + "\n"  # as echoed
+        got = part.split("\n")
+        assert len(got) <= part_lines
+        assert len(out.encode("utf-8")) <= part_chars
+        if k < n:
+            assert got[-1] == f"Run: memo wake {k + 1} {T}"
+        else:
+            assert got[-1] == AWAKE
+        inner = got[1:-1] if n > 1 else got[:-1]
+        if n > 1:
+            assert re.search(rf"\b{k}\b.*\b{n}\b", got[0])
+        body += inner
+    assert body == [intro] + lines
+
+
+# -- wake --max-bytes (startup hooks) ----------------------------------------------
+
+def test_wake_max_bytes_fits_and_ends_awake(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(200)])
+    answer_all(memo)
+    for limit in (4000, 8000, 20000):
+        result = memo("wake", "--max-bytes", str(limit))
+        assert result.exit_code == 0, result.stderr
+        assert len(result.stdout.encode("utf-8")) <= limit
+        assert result.stdout.endswith(AWAKE + "\n")
+        ids = [m.groups() for m in map(re.compile(r"#(\d+)(?:-(\d+))? ").match,
+                                       result.stdout.splitlines()) if m]
+        # Still a tiling of the whole log, oldest first.
+        assert int(ids[0][0]) == 0 and int(ids[-1][1] or ids[-1][0]) == 199
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: wake --max-bytes refuses (exit 1, 'too small') "
+                   "when many compressions are pending; DESIGN: never refused for pending work")
+def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path):
+    # 1000 memories just imported, nothing compressed yet: a startup hook
+    # must still get one part within its byte limit (DESIGN.md).
+    import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(1000)])
+    result = memo("wake", "--max-bytes", "8000")
+    assert result.exit_code == 0, result.stderr
+    assert len(result.stdout.encode("utf-8")) <= 8000
+    assert result.stdout.endswith(AWAKE + "\n")
+    assert "Run: memo sleep" in result.stdout.splitlines()
+
+
+# -- text that starts with a dash ----------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="BUG: click parses a text starting with '-' as an "
+                   "option (exit 2): memo note '- fixed it' fails")
+def test_note_text_may_start_with_a_dash(memo, inited):
+    # `memo note "..."` takes any one line; agents often write bullets.
+    result = memo("note", "- fixed the parser bug")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "Saved as #0.\n", "")
+    cold = memo("note", "-5 degrees outside, the pipes froze")
+    assert cold.exit_code == 0, cold.stderr
+    assert cold.stdout.splitlines()[0] == "Saved as #1."
+    data = (inited / "LOG.txt").read_bytes()
+    assert data[:319].rstrip(b" ").endswith(b" - fixed the parser bug")
+    assert data[320:639].rstrip(b" ").endswith(b" -5 degrees outside, the pipes froze")
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: click parses '-5' as an option in memo sleep "
+                   "and memo recall (exit 2)")
+def test_summary_and_pattern_may_start_with_a_dash(memo, inited):
+    memo("note", "it was minus five")
+    memo("note", "the pipes froze")
+    stored = memo("sleep", "0-1", "-5 degrees: pipes froze")
+    assert (stored.exit_code, stored.stdout, stored.stderr) == (0, NOTHING, "")
+    memo("note", "-5 again today")  # would fail at click parsing without the fix
+    found = memo("recall", "-5")
+    assert found.exit_code == 0, found.stderr
+    assert found.stdout.splitlines()[0].endswith(" -5 again today")
