@@ -73,8 +73,10 @@ def _utf8_streams() -> None:
                 pass
 
 
-#: Text may start with "-" ("- fixed it", "-5 degrees"): not an option.
-_TEXT_ARGS = {"ignore_unknown_options": True}
+#: Text may start with "-" ("- fixed it", "-5 degrees"): not an option. With no
+#: short options at all, click passes such a word through unchanged (a "-h"
+#: alias would fire on any text holding an "h").
+_TEXT_ARGS = {"ignore_unknown_options": True, "help_option_names": ["--help"]}
 
 
 def _store():

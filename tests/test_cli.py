@@ -532,8 +532,6 @@ def test_every_order_starts_with_run(memo, inited, tmp_path):
         orders_are_lines_starting_with_run(out)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: wake's refusal says 'then run: memo wake' mid-sentence; "
-                   "DESIGN: every order starts with 'Run: '")
 def test_wake_refusal_orders_start_with_run(memo, inited):
     memo("note", "one")
     memo("note", "two")
@@ -664,8 +662,6 @@ def test_wake_max_bytes_fits_and_ends_awake(memo, inited, tmp_path):
         assert int(ids[0][0]) == 0 and int(ids[-1][1] or ids[-1][0]) == 199
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: wake --max-bytes refuses (exit 1, 'too small') "
-                   "when many compressions are pending; DESIGN: never refused for pending work")
 def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path):
     # 1000 memories just imported, nothing compressed yet: a startup hook
     # must still get one part within its byte limit (DESIGN.md).
@@ -679,8 +675,6 @@ def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path
 
 # -- text that starts with a dash ----------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="BUG: click parses a text starting with '-' as an "
-                   "option (exit 2): memo note '- fixed it' fails")
 def test_note_text_may_start_with_a_dash(memo, inited):
     # `memo note "..."` takes any one line; agents often write bullets.
     result = memo("note", "- fixed the parser bug")
@@ -693,8 +687,6 @@ def test_note_text_may_start_with_a_dash(memo, inited):
     assert data[320:639].rstrip(b" ").endswith(b" -5 degrees outside, the pipes froze")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: click parses '-5' as an option in memo sleep "
-                   "and memo recall (exit 2)")
 def test_summary_and_pattern_may_start_with_a_dash(memo, inited):
     memo("note", "it was minus five")
     memo("note", "the pipes froze")
