@@ -136,6 +136,9 @@ def wake(part, t, max_bytes):
     store = _store()
     if max_bytes is not None:
         from . import hook
+        if part is not None or t is not None:
+            raise BadInput("--max-bytes prints the whole memory as one part; "
+                           "drop PART and T, or page with: memo wake PART T")
         click.echo(hook.wake_max_bytes(store, core.parse_count(max_bytes, "--max-bytes")))
         return
     k = core.parse_count(part, "PART") if part is not None else 1
@@ -207,6 +210,9 @@ def recall(pattern, as_json):
             out.append({"id": int(head[1:]) if head[1:].isdigit() else None,
                         "date": date, "text": text})
         click.echo(json.dumps(out, ensure_ascii=False))
+        if result.cut:
+            click.echo(f"memo: showing the newest {len(out)} of {result.total} matches; "
+                       f"narrow the regex", err=True)
         return
     for line in result.lines:
         click.echo(line)
@@ -257,14 +263,15 @@ def zoom(block):
 
 @cli.command("config")
 @click.argument("settings", nargs=-1)
-def config_(settings):
+@click.option("--repair", is_flag=True, help="Comment out config lines that are not valid.")
+def config_(settings, repair):
     """Show the settings, or change them: NAME=VALUE (NAME= restores the default)."""
     store = _store()
     shows = [s for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
-    if sets:
-        click.echo(core.config_set(store, sets))
-    if shows or not sets:
+    if sets or repair:
+        click.echo(core.config_set(store, sets, repair=repair))
+    if shows or not (sets or repair):
         from .config import KNOBS, check_value
         for name in shows:
             if name not in KNOBS:
@@ -314,8 +321,8 @@ def redact(memory_id, yes):
     i = core.parse_count(memory_id.lstrip("#"), "ID")
     store = _store()
     if not yes:
-        raise BadInput(f"redact blanks memory #{i} for good and is for humans only; "
-                       f"if that is what you want, Run: memo redact {i} --yes")
+        raise BadInput(f"redact blanks memory #{i} for good and is for humans only "
+                       f"(an agent must never run it); a human confirms it with --yes")
     gone = core.redact(store, i)
     click.echo(f"Memory #{i} is now [redacted]; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} over it went. Run: memo sleep")

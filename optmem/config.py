@@ -53,29 +53,50 @@ class Config:
         return "Config(" + ", ".join(f"{n}={getattr(self, n)}" for n in KNOBS) + ")"
 
 
+REPAIR = "Run: memo config --repair"  #: the order that disables bad lines
+
+
 def check_value(name: str, raw: str, where: str = "") -> int:
     """Parse and range-check one knob value; return it as an int.
 
     ``raw`` must be ASCII digits only. ``where`` (e.g. ``"config line 3"``)
-    prefixes the message. Raises ``ConfigError`` naming the valid choices.
+    marks a value read from the file: the message then prefixes it and ends
+    with the order that repairs the file. Raises ``ConfigError`` naming the
+    valid choices.
     """
     prefix = f"{where}: " if where else ""
+    fix = f" {REPAIR}" if where else ""
     if name not in KNOBS:
         raise ConfigError(
             f"{prefix}unknown setting {name!r}; the settings are "
-            f"{', '.join(KNOBS)}. Run: memo config")
+            f"{', '.join(KNOBS)}.{fix}")
     default, low, high, _ = KNOBS[name]
     value = raw.strip()
-    if not (value.isascii() and value.isdigit()):
+    if not (value.isascii() and value.isdigit()) or len(value) > 12:
         raise ConfigError(
             f"{prefix}{name} must be a whole number from {low} to {high} "
-            f"(default {default}), not {value!r}. Run: memo config {name}={default}")
+            f"(default {default}), not {value!r}.{fix}")
     number = int(value)
     if not low <= number <= high:
         raise ConfigError(
             f"{prefix}{name}={number} is out of range; it must be from {low} "
-            f"to {high} (default {default}). Run: memo config {name}={default}")
+            f"to {high} (default {default}).{fix}")
     return number
+
+
+def _parse_line(line: str, where: str):
+    """``None`` for a blank or comment line, else ``(name, value)``; raises
+    ``ConfigError``."""
+    line = line.split("#", 1)[0].strip()
+    if not line:
+        return None
+    if "=" not in line:
+        raise ConfigError(
+            f"{where}: expected NAME=VALUE, got {line[:40]!r}; the settings are "
+            f"{', '.join(KNOBS)}. {REPAIR}")
+    name, raw = line.split("=", 1)
+    name = name.strip()
+    return name, check_value(name, raw, where)
 
 
 def parse(text: str, path: str = "config") -> dict:
@@ -86,18 +107,48 @@ def parse(text: str, path: str = "config") -> dict:
     """
     values = {}
     for number, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        where = f"{path} line {number}"
-        if "=" not in line:
-            raise ConfigError(
-                f"{where}: expected NAME=VALUE, got {line!r}; the settings are "
-                f"{', '.join(KNOBS)}. Run: memo config")
-        name, raw = line.split("=", 1)
-        name = name.strip()
-        values[name] = check_value(name, raw, where)
+        item = _parse_line(line, f"{path} line {number}")
+        if item:
+            values[item[0]] = item[1]
     return values
+
+
+def update(text: str, changes: dict) -> tuple:
+    """Apply ``{NAME: int or None}`` to config file text, keeping everything
+    a person wrote; return ``(new_text, notes)``.
+
+    A value replaces the knob's active line (or follows its commented
+    template line, or is appended); ``None`` comments the active line out,
+    so the default applies. Lines that do not parse are commented out too
+    (``# disabled by memo: ...``) and named in ``notes``.
+    """
+    lines = text.splitlines()
+    notes = []
+    active = {}
+    for i, line in enumerate(lines):
+        try:
+            item = _parse_line(line, f"line {i + 1}")
+        except ConfigError:
+            notes.append(f"disabled line {i + 1} ({line.strip()[:40]!r}), which was not valid")
+            lines[i] = f"# disabled by memo: {line}"
+            continue
+        if item:
+            active.setdefault(item[0], []).append(i)
+    for name, value in changes.items():
+        where = active.get(name, [])
+        for i in where[:-1]:
+            lines[i] = "#" + lines[i]
+        new = f"{name}={value}" if value is not None else f"#{name}={KNOBS[name][0]}"
+        if where:
+            lines[where[-1]] = new
+        elif value is not None:
+            template = [i for i, line in enumerate(lines)
+                        if line.lstrip("# ").split("=", 1)[0].strip() == name and "=" in line]
+            if template:
+                lines.insert(template[-1] + 1, new)
+            else:
+                lines.append(new)
+    return "\n".join(lines) + "\n", notes
 
 
 def from_values(values: dict) -> Config:

@@ -60,6 +60,8 @@ def parse_block(arg: str, allow_memory: bool = False) -> tuple:
     ``BadInput`` with an example of a valid id.
     """
     text = arg.strip()
+    if text.startswith("#"):  # the id as wake prints it
+        text = text[1:]
     parts = text.split("-")
     if len(parts) == 1 and allow_memory:
         parts = [parts[0], parts[0]]
@@ -485,8 +487,7 @@ def block_line(store: Store, lo: int, hi: int, T: int) -> str:
     try:
         return summary_line(store, lo, hi)
     except KeyError:
-        return (f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised "
-                f"yet) Run: memo sleep")
+        return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised yet)"
 
 
 def _decompose(lo: int, hi: int) -> list:
@@ -525,6 +526,8 @@ def zoom(store: Store, arg: str) -> list:
             continue
         for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
             out.append("  " + block_line(store, c, d, T))
+    if any(line.endswith("(not summarised yet)") for line in out):
+        out.append("Run: memo sleep")
     return out
 
 
@@ -596,25 +599,30 @@ def config_show(store: Store, names=None) -> str:
     return "\n".join(out)
 
 
-def config_set(store: Store, assignments) -> str:
-    """Apply ``NAME=VALUE`` (``NAME=`` resets) and write ``config`` atomically."""
+def config_set(store: Store, assignments, repair: bool = False) -> str:
+    """Apply ``NAME=VALUE`` items (``NAME=`` restores the default) and write
+    ``config`` atomically; with ``repair`` (or any change) lines that do not
+    parse are commented out. Returns what was done, one line."""
     from .config import KNOBS, check_value
     from .errors import ConfigError
-    values = dict(store.config_values())
-    changed = []
+    changes = {}
+    said = []
     for item in assignments:
         if "=" not in item:
             raise ConfigError(f"expected NAME=VALUE, got {item!r}; the settings are "
-                              f"{', '.join(KNOBS)}. Run: memo config")
+                              f"{', '.join(KNOBS)}")
         name, raw = item.split("=", 1)
         name = name.strip()
         if raw.strip() == "":
             if name not in KNOBS:
                 check_value(name, "0")  # raises: unknown name
-            values.pop(name, None)
-            changed.append(f"{name} is back to its default ({KNOBS[name][0]})")
+            changes[name] = None
+            said.append(f"{name} is back to its default ({KNOBS[name][0]})")
         else:
-            values[name] = check_value(name, raw)
-            changed.append(f"{name}={values[name]}")
-    store.write_config(values)
-    return "Saved: " + "; ".join(changed) + "."
+            changes[name] = check_value(name, raw)
+            said.append(f"{name}={changes[name]}")
+    notes = store.update_config(changes)
+    said += notes
+    if not said:
+        return "The config file is valid; nothing was changed." if repair else ""
+    return "Saved: " + "; ".join(said) + "."

@@ -1,47 +1,45 @@
 """Streaming recall (DESIGN.md "Commands", recall).
 
-What recall means, exactly: record ``i`` of ``LOG.txt`` is turned into its
-line by ``line_of`` (UTF-8 decoded with replacement characters, a stray
-newline read as a space, trailing white space stripped), and the line
-matches when ``re.compile(pattern, re.IGNORECASE).search(line)`` finds
-something: Python's ``re``, Unicode, case-insensitive. Everything below is
-an equivalent, faster way to compute that same set of lines.
+What recall means, exactly: record ``i`` of ``LOG.txt`` (320 bytes) is
+turned into its line by ``line_of`` (UTF-8 decoded with U+FFFD for bad
+bytes, a stray newline read as a space, trailing white space stripped), and
+the line matches when ``re.compile(pattern, re.IGNORECASE).search(line)``
+finds something: Python's ``re``, Unicode, case-insensitive. Everything
+below computes exactly that set of lines, faster.
 
-How it stays fast and flat:
-
-- The log is read in chunks of ``CHUNK_RECORDS`` whole records into one
-  reused buffer, up to a fixed end (the record count when the search
-  starts, so a memory noted mid-scan shifts nothing). Only the newest
-  matches that fit the output budget are kept, so memory stays flat
-  however large the log is.
-- Prefilter. Most patterns contain a literal that every match must contain
+- Streaming. The log is read ``CHUNK_RECORDS * READ_CHUNKS`` whole records
+  (5 MiB) at a time, up to a fixed end: the record count when the search
+  starts, so a memory noted mid-scan shifts nothing. Only the newest
+  matches that fit the output budget are kept, so peak memory is one read
+  plus the kept lines, however large the log is.
+- Prefilter. Most patterns hold a literal that every match must contain
   (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
-  ``foo|bar``); ``required_literals`` reads it off the parsed pattern. The
-  chunk's raw bytes are searched for it, every spelling Python's
-  case-insensitive ``re`` accepts included, and only the records holding a
-  hit are decoded and matched with the real pattern. The byte search can
-  only report too many records, never too few (see ``_re2_syntax``), and
-  every reported record is confirmed with ``re`` on its own line, so the
-  result is exactly the per-record search.
+  ``foo|bar``); ``requirements`` reads them off the parsed pattern. The raw
+  bytes of the read are searched for one of them, in every spelling
+  Python's case-insensitive ``re`` accepts, and only the records holding a
+  hit are decoded and matched with the real pattern. The byte search may
+  report too many records, never too few (``_re2_syntax`` and
+  ``_FindPrefilter`` say why), and each record it reports is confirmed with
+  ``re`` on its own line, so the result is the per-record search's.
 - The byte search runs on RE2 (``pip install google-re2``, module ``re2``)
-  when it is installed: a pattern this module writes itself, of explicit
-  byte alternatives, case-sensitive, Latin-1 (byte) mode, so RE2's own
-  Unicode and case-folding rules never come into play; RE2 only finds byte
-  strings. Without RE2 the chunk is ASCII-lowered and searched with
-  ``bytes.find`` (exact for ASCII literals; the few non-ASCII letters that
-  fold to ASCII, such as the Kelvin sign, make their records candidates).
-- A pattern with no usable literal (``.``, ``\\d+``) is matched line by
-  line over each decoded chunk.
+  when it is installed, with a pattern this module writes: explicit byte
+  alternatives, Latin-1 (byte) mode, so RE2's own Unicode, ``\\w``/``\\b``
+  and case-folding rules never come into play; RE2 only finds byte strings,
+  in linear time (about 1-3 GB/s for a word, 10 GB/s for a date here).
+  Without RE2 the read is ASCII-lowered and searched with ``bytes.find``
+  (about 0.4 GB/s): exact for ASCII literals, and the few non-ASCII letters
+  that ``re`` folds to ASCII (``ASCII_FOLDS``) make their records candidates.
+- A pattern with no usable literal (``.``, ``\\d+``, ``[ab]c``) is matched
+  line by line over each decoded chunk.
 - Python's ``re`` can backtrack exponentially (``(a+)+$``). The matching of
-  each chunk runs under a ``TIME_BOUND`` alarm (``SIGALRM``; ``re`` checks
-  signals while it backtracks) and a pattern that exceeds it is refused
-  with a clear message.
+  each chunk of ``CHUNK_RECORDS`` records runs under a ``TIME_BOUND`` alarm
+  (``SIGALRM``; ``re`` checks signals while it backtracks), and a pattern
+  that exceeds it is refused with a clear message.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
 import sys
 from collections import deque
@@ -61,7 +59,6 @@ MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a 
 #: against every code point that nothing is missing.
 ASCII_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
 
-_NL = 0x0A
 
 
 class _Slow(Exception):
@@ -160,16 +157,17 @@ def requirements(pattern: str) -> list:
 
 
 def _best(options: list, needle) -> tuple:
-    """The option whose weakest member has the longest ``needle(s)``, as a
-    tuple of needles; ``()`` if no option has a usable needle in every member."""
-    usable = []
-    for option in options:
+    """``(index, needles)`` of the option whose weakest member has the
+    longest ``needle(member)``; ``(None, ())`` if no option has a usable
+    needle for every member."""
+    best, best_rate = (None, ()), None
+    for k, option in enumerate(options):
         needles = tuple(dict.fromkeys(needle(s) for s in option))
         if all(needles):
-            usable.append(needles)
-    if not usable:
-        return ()
-    return max(usable, key=lambda o: (min(map(len, o)), -len(o)))
+            rate = (min(map(len, needles)), -len(needles))
+            if best_rate is None or rate > best_rate:
+                best, best_rate = (k, needles), rate
+    return best
 
 
 # -- the byte prefilter ----------------------------------------------------
@@ -240,9 +238,11 @@ def _re2_syntax(needle: str) -> str:
 
     ASCII letters go in ``(?i:...)`` (which in Latin-1 mode folds at least
     the two ASCII cases), plus the UTF-8 of their ``ASCII_FOLDS``; other
-    ASCII (which ``re`` folds to nothing else) as itself, but a space also as a newline (``line_of`` reads a
-    stray newline as a space); a non-ASCII character as the UTF-8 of each
-    member of its exact ``case_class``.
+    ASCII characters (which ``re`` folds to nothing else) as themselves, but
+    a space also as a newline (``line_of`` reads a stray newline as a
+    space); a non-ASCII character as the UTF-8 of each member of its exact
+    ``case_class``. A hit starts inside the record whose line matched, as
+    needles hold neither ``\\n`` nor U+FFFD (``_pieces``).
     """
     def esc(data):
         return "".join(f"\\x{b:02x}" for b in data)
@@ -383,27 +383,24 @@ class _Precheck:
 def _plan(pattern: str) -> tuple:
     """``(prefilter or None, precheck or None)`` for ``pattern``."""
     options = requirements(pattern)
-    if not options:
-        return None, None
-    prefilter = chosen = None
+    prefilter, chosen = None, None
     re2 = _re2_module()
     if re2 is not None:
-        chosen = _best(options, _re2_needle)
-        if chosen:
+        chosen, needles = _best(options, _re2_needle)
+        if needles:
             try:
-                prefilter = _Re2Prefilter(re2, chosen)
-            except Exception:  # noqa: BLE001 - too large for RE2: search without it
-                prefilter = chosen = None
+                prefilter = _Re2Prefilter(re2, needles)
+            except Exception:  # noqa: BLE001 - RE2 refused it: search without RE2
+                prefilter = None
     if prefilter is None:
-        chosen = _best(options, _find_needle)
-        if chosen:
-            prefilter = _FindPrefilter(chosen)
-    if prefilter is None:
-        return None, None
+        chosen, needles = _best(options, _find_needle)
+        if not needles:
+            return None, None
+        prefilter = _FindPrefilter(needles)
     more = []
-    for option in options:
+    for k, option in enumerate(options):
         needles = tuple(dict.fromkeys(_find_needle(s) for s in option))
-        if all(needles) and needles != chosen and len(min(needles, key=len)) >= 2:
+        if k != chosen and all(len(n) >= 2 for n in needles):
             more.append(needles)
     more.sort(key=lambda o: (-min(map(len, o)), len(o)))
     return prefilter, (_Precheck(more[:3]) if more else None)
@@ -445,18 +442,21 @@ def _all_lines(data, lo: int, hi: int) -> list:
 
 class _Alarm:
     """``SIGALRM`` after ``TIME_BOUND`` seconds from each ``arm()``, raising
-    ``_Slow`` (main thread only; elsewhere matching runs unbounded)."""
+    ``_Slow``. Only the main thread may set a signal handler; elsewhere (or
+    without ``setitimer``) matching runs unbounded."""
 
     def __enter__(self):
         import signal
-        import threading
         self.signal = signal
-        self.active = (hasattr(signal, "setitimer")
-                       and threading.current_thread() is threading.main_thread())
-        if self.active:
+        self.active = False
+        if hasattr(signal, "setitimer"):
             def alarm(signum, frame):
                 raise _Slow()
-            self.old = signal.signal(signal.SIGALRM, alarm)
+            try:
+                self.old = signal.signal(signal.SIGALRM, alarm)
+                self.active = True
+            except ValueError:  # not the main thread
+                pass
         return self
 
     def arm(self):
@@ -529,6 +529,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                     kept_bytes += len(line.encode("utf-8")) + 1
                     while kept_bytes > limit_bytes and kept:
                         kept_bytes -= len(kept.popleft().encode("utf-8")) + 1
+                data = None  # free this read before the next one is allocated
     except _Slow:
         raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s on "
                        f"{CHUNK_RECORDS} memories (it backtracks: nested repeats such as "

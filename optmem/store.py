@@ -30,6 +30,7 @@ from contextlib import contextmanager
 
 from . import blocks
 from .config import Config, parse as parse_config, render as render_config
+from .config import update as update_config_text
 from .errors import Busy, ConfigError, Damaged, MemoError, NoStore
 
 LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
@@ -215,22 +216,26 @@ class Store:
 
     # -- config ----------------------------------------------------------
 
-    def config_values(self) -> dict:
-        """The knobs set in ``config`` (``{}`` when the file is absent)."""
+    def _config_text(self) -> str | None:
+        """The raw ``config`` text, or None when the file is absent."""
         try:
             with open(self.config_path, "rb") as f:
                 raw = f.read(1 << 20)
         except FileNotFoundError:
-            return {}
+            return None
         except IsADirectoryError:
             raise ConfigError(f"{self.config_path} is a directory, not a config file; "
                               f"move it away (memo then uses the defaults)") from None
         try:
-            text = raw.decode("utf-8")
+            return raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise ConfigError(f"{self.config_path} is not UTF-8 text; fix it by hand "
-                              f"or delete it to use the defaults") from None
-        return parse_config(text, self.config_path)
+            raise ConfigError(f"{self.config_path} is not UTF-8 text; move it away "
+                              f"(memo then uses the defaults)") from None
+
+    def config_values(self) -> dict:
+        """The knobs set in ``config`` (``{}`` when the file is absent)."""
+        text = self._config_text()
+        return {} if text is None else parse_config(text, self.config_path)
 
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
@@ -238,17 +243,28 @@ class Store:
             self._config = Config(**self.config_values())
         return self._config
 
-    def write_config(self, values: dict) -> None:
-        """Replace ``config`` atomically (temp file, fsync, rename) under the lock."""
-        data = render_config(values).encode("utf-8")
+    def update_config(self, changes: dict) -> list:
+        """Apply ``{NAME: int or None}`` to ``config`` (``None``: back to the
+        default), keeping what a person wrote and commenting out lines that
+        do not parse; return notes on those. Under the lock, atomically:
+        temp file, fsync, rename; the temp file never outlives a failure."""
         tmp = self.config_path + ".tmp"
         with self.locked():
+            text = self._config_text()
+            new, notes = update_config_text(render_config({}) if text is None else text,
+                                            changes)
             if os.path.lexists(tmp):
                 os.unlink(tmp)
-            self._write_new(tmp, data)
-            os.replace(tmp, self.config_path)
+            try:
+                self._write_new(tmp, new.encode("utf-8"))
+                os.replace(tmp, self.config_path)
+            except BaseException:
+                if os.path.lexists(tmp):
+                    os.unlink(tmp)
+                raise
             self._fsync_dir(self.root)
         self._config = None
+        return notes
 
     # -- reading ---------------------------------------------------------
 
@@ -291,7 +307,8 @@ class Store:
     def damaged_memory(self, i: int, why: str) -> Damaged:
         """The error for a bad log record, with the command that recovers."""
         return Damaged(f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}; "
-                       f"Run: memo check (a human can blank it with: memo redact {i} --yes)")
+                       f"only a human can repair it, with: memo redact {i} --yes "
+                       f"(memo check lists every damaged record)")
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.

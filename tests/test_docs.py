@@ -1,0 +1,86 @@
+"""Docs that cannot drift (after sqlite-utils' test_docs.py): every command
+in ``memo --help`` has help text and is in the README, and the agent snippet
+says what an agent must do."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import REPO
+
+from optmem.cli import cli
+
+README = REPO / "README.md"
+SNIPPET = REPO / "AGENTS.snippet.md"
+
+
+def listed_commands() -> list:
+    """``(name, short help)`` for each command under ``Commands:`` in ``memo --help``."""
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert "Commands:" in lines, result.stdout
+    out = []
+    for line in lines[lines.index("Commands:") + 1:]:
+        if not line.strip():
+            break
+        m = re.match(r"^  (\S+)\s*(.*)$", line)
+        assert m, line
+        out.append((m.group(1), m.group(2).strip()))
+    return out
+
+
+COMMANDS = [name for name, _ in listed_commands()]
+
+
+def test_the_expected_commands_are_listed():
+    for name in ("init", "wake", "note", "sleep", "nap", "recall", "forget", "import",
+                 "zoom", "config", "stats", "check", "redact"):
+        assert name in COMMANDS, name
+
+
+@pytest.mark.parametrize("name, short", listed_commands())
+def test_every_command_has_help_text(name, short):
+    assert short, f"memo {name} has no help text in `memo --help`"
+    result = CliRunner().invoke(cli, [name, "--help"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    body = [line for line in result.stdout.splitlines()
+            if line.strip() and not line.startswith(("Usage:", "Options:", "  -"))]
+    assert body, f"memo {name} --help shows no description"
+
+
+def readme_text() -> str:
+    if not README.is_file():
+        pytest.skip(f"{README} is missing: the README is not written yet, so the commands "
+                    f"cannot be checked against it")
+    return README.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_is_in_the_readme(name):
+    text = readme_text()
+    assert re.search(rf"\bmemo {re.escape(name)}\b", text), \
+        f"`memo {name}` is not mentioned in README.md"
+
+
+def snippet_text() -> str:
+    assert SNIPPET.is_file(), f"{SNIPPET} is missing"
+    return SNIPPET.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("phrase", ["memo wake", "You are awake.", "memo note", "memo recall"])
+def test_agents_snippet_names_the_protocol(phrase):
+    assert phrase in snippet_text()
+
+
+def test_agents_snippet_says_subagents_never_run_memo():
+    text = " ".join(snippet_text().split())
+    assert re.search(r"subagents? (never run|must not run|do(es)? not run) memo", text,
+                     re.IGNORECASE), "AGENTS.snippet.md must say that subagents never run memo"
+    # the sentence to hand to a subagent is there, ready to paste
+    assert re.search(r"You are a subagent\. Do not run memo\.", text)

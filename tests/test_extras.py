@@ -1,0 +1,947 @@
+"""The commands beyond the seed (DESIGN.md "Beyond the seed", issue 5):
+``zoom``, ``config``, ``stats``, ``wake --max-bytes``, the duplicate check of
+``note``, ``nap``, ``redact``, ``recall --json`` and ``check``.
+
+Every test drives the real CLI through click's ``CliRunner`` and asserts the
+exit code, stdout and stderr separately. Expected values are computed
+independently of ``optmem`` where possible: from the import file, from the
+bytes of ``LOG.txt`` and ``TREE/``, and from the wake documents themselves.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import (SLEEP_ORDER, answer_all, shared_file, snapshot, tree_records,
+                      write_import)
+
+from optmem.cli import cli
+
+AWAKE = "You are awake."
+LOG = 320
+TREE = 288
+KNOB_DEFAULTS = {"ENTRY_CHARS": 280, "WAKE_LINES": 256, "PART_CHARS": 20000,
+                 "PART_LINES": 500}
+WAKE_ID = re.compile(r"^#(\d+)(?:-(\d+))? ")
+
+
+# -- helpers ---------------------------------------------------------------
+
+def history(n: int) -> list:
+    """The first ``n`` lines (``YYYY-MM-DD text``) of the click history."""
+    path = shared_file("data", "click-history.txt")
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    assert len(lines) >= n
+    return lines[:n]
+
+
+def run_in(root: Path, *args, input=None):
+    """Run ``memo`` on the store at ``root`` (whatever MEMORY_DIR says)."""
+    result = CliRunner().invoke(cli, [str(a) for a in args], input=input,
+                                env={"MEMORY_DIR": str(root)}, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def one_line(text: str) -> str:
+    """``text`` is exactly one non-empty line (with its newline); return it."""
+    assert text.endswith("\n"), repr(text)
+    lines = text.splitlines()
+    assert len(lines) == 1 and lines[0].strip(), repr(text)
+    return lines[0]
+
+
+def ok(result) -> str:
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert result.stderr == ""
+    return result.stdout
+
+
+def refused(result, code: int = 1) -> str:
+    """The command failed with ``code``, printed nothing on stdout and one
+    line on stderr; return that line."""
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    return one_line(result.stderr)
+
+
+def log_bytes(root: Path) -> bytes:
+    return (root / "LOG.txt").read_bytes()
+
+
+def level_lengths(root: Path) -> dict:
+    return {s: len(recs) for s, recs in tree_records(root).items()}
+
+
+def summary_text(root: Path, lo: int, hi: int) -> str:
+    """The stored summary of half-open ``[lo, hi)``, read from TREE/ directly."""
+    size = hi - lo
+    data = (root / "TREE" / str(size)).read_bytes()
+    k = lo // size
+    return data[k * TREE:(k + 1) * TREE - 1].decode("utf-8").rstrip(" ")
+
+
+def expected_line(root: Path, lines: list, lo: int, hi: int) -> str:
+    """How wake shows block ``[lo, hi)`` of a store imported from ``lines``:
+    ``#i date text`` for a memory, ``#lo-hi dates summary`` for a block."""
+    if hi - lo == 1:
+        return f"#{lo} {lines[lo]}"
+    first, last = lines[lo][:10], lines[hi - 1][:10]
+    dates = first if first == last else f"{first}..{last}"
+    return f"#{lo}-{hi - 1} {dates} {summary_text(root, lo, hi)}"
+
+
+def wake_all(memo) -> list:
+    """Every line of the wake document, following the part orders."""
+    result = memo("wake")
+    out = ok(result)
+    lines = []
+    while True:
+        part = out.splitlines()
+        lines += part
+        last = part[-1]
+        if last == AWAKE:
+            return lines
+        m = re.fullmatch(r"Run: memo wake (\d+) (\d+)", last)
+        assert m, last
+        out = ok(memo("wake", m.group(1), m.group(2)))
+
+
+def id_lines(lines: list) -> list:
+    """``(lo, hi, line)`` (half-open) for every wake line that starts with an id."""
+    out = []
+    for line in lines:
+        m = WAKE_ID.match(line)
+        if m:
+            lo = int(m.group(1))
+            hi = int(m.group(2)) + 1 if m.group(2) else lo + 1
+            out.append((lo, hi, line))
+    return out
+
+
+def is_block(lo: int, hi: int) -> bool:
+    size = hi - lo
+    return size >= 1 and size & (size - 1) == 0 and lo % size == 0
+
+
+def active_config(root: Path) -> dict:
+    """The NAME=VALUE lines of ``config`` that are not comments."""
+    out = {}
+    for line in (root / "config").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, value = line.split("=", 1)
+            out[name.strip()] = value.strip()
+    return out
+
+
+def answer_with(memo, text_for) -> int:
+    """Answer every compression with ``text_for(lo, hi)`` (half-open)."""
+    out = ok(memo("sleep"))
+    done = 0
+    while out != "Nothing left to compress.\n":
+        orders = [m for m in map(SLEEP_ORDER.match, out.splitlines()) if m]
+        assert len(orders) == 1, out
+        name = orders[0].group(1)
+        lo, last = map(int, name.split("-"))
+        out = ok(memo("sleep", name, "-", input=text_for(lo, last + 1) + "\n"))
+        done += 1
+    return done
+
+
+# -- stores ------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def summarised_template(tmp_path_factory):
+    """300 memories of the click history, every summary built (built once)."""
+    lines = history(300)
+    base = tmp_path_factory.mktemp("summarised")
+    root = base / "mem"
+    assert run_in(root, "init").exit_code == 0
+    path = write_import(base / "import.txt", lines)
+    assert run_in(root, "import", path).exit_code == 0
+    answer_all(lambda *a, input=None: run_in(root, *a, input=input))
+    return root
+
+
+@pytest.fixture
+def store300(summarised_template, memory_dir):
+    """A copy of the summarised 300-memory store at MEMORY_DIR."""
+    shutil.copytree(summarised_template, memory_dir)
+    return memory_dir
+
+
+@pytest.fixture
+def pending300(memo, inited, tmp_path):
+    """300 memories imported, no summary built yet (296 pending)."""
+    path = write_import(tmp_path / "import.txt", history(300))
+    ok(memo("import", path))
+    return inited
+
+
+def imported(memo, tmp_path, n: int):
+    path = write_import(tmp_path / f"import{n}.txt", history(n))
+    ok(memo("import", path))
+
+
+# == zoom ===================================================================
+
+def test_zoom_node_of_two_shows_its_line_then_both_memories(memo, store300):
+    lines = history(300)
+    out = ok(memo("zoom", "0-1"))
+    got = [line.strip() for line in out.splitlines()]
+    assert got == [expected_line(store300, lines, 0, 2),
+                   f"#0 {lines[0]}", f"#1 {lines[1]}"]
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 256), (128, 256), (256, 288), (16, 32), (4, 8)])
+def test_zoom_larger_node_shows_its_line_then_the_halves_summaries(memo, store300, lo, hi):
+    lines = history(300)
+    out = ok(memo("zoom", f"{lo}-{hi - 1}"))
+    mid = (lo + hi) // 2
+    got = [line.strip() for line in out.splitlines()]
+    assert got == [expected_line(store300, lines, lo, hi),
+                   expected_line(store300, lines, lo, mid),
+                   expected_line(store300, lines, mid, hi)]
+
+
+def test_zoom_single_memory_shows_it(memo, store300):
+    lines = history(300)
+    assert ok(memo("zoom", "7")).splitlines() == [f"#7 {lines[7]}"]
+
+
+@pytest.mark.parametrize("wake_lines", [256, 40, 9, 1])
+def test_every_wake_line_id_is_a_valid_zoom_argument(memo, store300, wake_lines):
+    lines = history(300)
+    ok(memo("config", f"WAKE_LINES={wake_lines}"))
+    doc = wake_all(memo)
+    ids = id_lines(doc)
+    assert len(ids) >= min(wake_lines, 300)
+    for lo, hi, wake_line in ids:
+        # the format assumed by expected_line is the one wake prints
+        assert wake_line == expected_line(store300, lines, lo, hi)
+        name = str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}"
+        out = ok(memo("zoom", name))
+        got = [line.strip() for line in out.splitlines()]
+        assert got[0] == wake_line, name
+        if hi - lo == 1:
+            assert got == [wake_line]
+        else:
+            mid = (lo + hi) // 2
+            assert got[1:] == [expected_line(store300, lines, lo, mid),
+                               expected_line(store300, lines, mid, hi)], name
+
+
+def test_zoom_accepts_the_id_as_wake_prints_it_with_the_hash(memo, store300):
+    """Wake lines begin ``#16-31``/``#7``; pasting that id into zoom works."""
+    plain = ok(memo("zoom", "16-31"))
+    assert ok(memo("zoom", "#16-31")) == plain
+    assert ok(memo("zoom", "#7")) == ok(memo("zoom", "7"))
+
+
+def test_zoom_half_not_built_says_so_and_orders_sleep(memo, inited, tmp_path):
+    lines = history(8)
+    imported(memo, tmp_path, 8)
+    # build only 0-1 (the first compression)
+    prompt = ok(memo("sleep"))
+    assert "Run: memo sleep 0-1 " in prompt
+    ok(memo("sleep", "0-1", "first two"))
+    out = ok(memo("zoom", "0-3"))
+    got = out.splitlines()
+    assert len(got) == 4
+    node, first, second, order = (line.strip() for line in got)
+    assert node.startswith("#0-3 ") and node.endswith("(not summarised yet)")
+    assert first == f"#0-1 {lines[0][:10]} first two"
+    assert second.startswith("#2-3 ")
+    assert re.search(r"\bnot\b", second), second
+    # the order that builds what is missing stands alone on the last line
+    assert order == "Run: memo sleep"
+    # a node of two that is not built still shows its two memories
+    got = [line.strip() for line in ok(memo("zoom", "2-3")).splitlines()]
+    assert got[0].startswith("#2-3 ") and got[0].endswith("(not summarised yet)")
+    assert got[1:3] == [f"#2 {lines[2]}", f"#3 {lines[3]}"]
+    assert got[3] == "Run: memo sleep"
+
+
+def test_zoom_leaves_out_a_half_past_the_end_of_the_log(memo, inited, tmp_path):
+    lines = history(6)
+    imported(memo, tmp_path, 6)
+    answer_all(memo)
+    out = ok(memo("zoom", "4-7"))
+    assert "#4-5 " in out
+    assert not re.search(r"#6\b|#6-7\b|#7\b", out)
+    out = ok(memo("zoom", "0-7"))
+    shown = {(lo, hi) for lo, hi, _ in id_lines([l.strip() for l in out.splitlines()])}
+    assert (0, 4) in shown and (4, 6) in shown
+    assert not any(hi > 6 and lo >= 6 for lo, hi in shown)
+    assert not re.search(r"#6\b|#6-7\b|#7\b", out)
+    assert f"#4-5 {lines[4][:10]}" in out
+
+
+@pytest.mark.parametrize("arg", ["3-5", "1-2", "0-2", "2-5", "5-4", "8-11x", "abc", "4-",
+                                 "", "0-1-2", "\u0663-\u0664", "1.5"])
+def test_zoom_refuses_a_non_block_with_a_valid_example(memo, store300, arg):
+    line = refused(memo("zoom", arg))
+    examples = re.findall(r"\b(\d+)-(\d+)\b", line.split("e.g.", 1)[-1])
+    assert "e.g." in line, line
+    assert examples, line
+    for a, b in examples:
+        assert is_block(int(a), int(b) + 1), (a, b, line)
+        assert int(b) > int(a)
+
+
+def test_zoom_refuses_a_negative_id(memo, store300):
+    line = refused(memo("zoom", "--", "-1"))
+    assert "e.g." in line
+
+
+def test_zoom_past_the_end_or_on_an_empty_log_is_one_line(memo, inited, tmp_path):
+    refused(memo("zoom", "0-1"))
+    imported(memo, tmp_path, 6)
+    line = refused(memo("zoom", "512-1023"))
+    assert "memo" in line
+
+
+# == config ================================================================
+
+def config_lines(out: str) -> dict:
+    got = {}
+    for line in out.splitlines():
+        for name in KNOB_DEFAULTS:
+            if line.startswith(name):
+                got[name] = line
+    return got
+
+
+def test_config_lists_each_knob_with_value_default_and_meaning(memo, inited):
+    out = ok(memo("config"))
+    got = config_lines(out)
+    assert set(got) == set(KNOB_DEFAULTS)
+    meaning = {"ENTRY_CHARS": "bytes", "WAKE_LINES": "wake", "PART_CHARS": "bytes",
+               "PART_LINES": "lines"}
+    for name, default in KNOB_DEFAULTS.items():
+        line = got[name]
+        assert re.match(rf"{name}\s*[=:]?\s*{default}\b", line), line
+        assert "default" in line.lower()
+        assert line.count(str(default)) >= 2, line  # the value and the default
+        assert meaning[name] in line.lower(), line
+
+
+def test_config_set_checks_stores_and_takes_effect(memo, inited, tmp_path):
+    out = ok(memo("config", "WAKE_LINES=8"))
+    assert "WAKE_LINES" in out and "8" in out
+    assert active_config(inited) == {"WAKE_LINES": "8"}
+    assert (inited / "config").stat().st_mode & 0o777 == 0o600
+    line = config_lines(ok(memo("config")))["WAKE_LINES"]
+    assert re.match(r"WAKE_LINES\s*[=:]?\s*8\b", line) and "256" in line
+    # the new value is in force: 20 memories wake as 8 lines
+    imported(memo, tmp_path, 20)
+    answer_all(memo)
+    assert len(id_lines(wake_all(memo))) == 8
+    # a second knob keeps the first
+    ok(memo("config", "PART_LINES=10"))
+    assert active_config(inited) == {"WAKE_LINES": "8", "PART_LINES": "10"}
+
+
+def test_config_name_equals_nothing_returns_to_the_default(memo, inited):
+    ok(memo("config", "WAKE_LINES=8", "ENTRY_CHARS=100"))
+    assert active_config(inited) == {"WAKE_LINES": "8", "ENTRY_CHARS": "100"}
+    ok(memo("config", "WAKE_LINES="))
+    assert active_config(inited) == {"ENTRY_CHARS": "100"}
+    line = config_lines(ok(memo("config")))["WAKE_LINES"]
+    assert re.match(r"WAKE_LINES\s*[=:]?\s*256\b", line)
+    # resetting a knob that is already default is fine and changes nothing else
+    ok(memo("config", "PART_CHARS="))
+    assert active_config(inited) == {"ENTRY_CHARS": "100"}
+
+
+@pytest.mark.parametrize("setting, must_name", [
+    ("FOO=1", list(KNOB_DEFAULTS)),
+    ("FOO=", list(KNOB_DEFAULTS)),
+    ("=5", list(KNOB_DEFAULTS)),
+    ("wake_lines=8", list(KNOB_DEFAULTS)),
+    ("WAKE_LINES=abc", ["1", "1000000"]),
+    ("WAKE_LINES=0", ["1", "1000000"]),
+    ("WAKE_LINES=-1", ["1", "1000000"]),
+    ("WAKE_LINES=1.5", ["1", "1000000"]),
+    ("WAKE_LINES=\u0663", ["1", "1000000"]),
+    ("ENTRY_CHARS=288", ["287"]),
+    ("ENTRY_CHARS=10000", ["287"]),
+    ("ENTRY_CHARS=15", ["16", "287"]),
+    ("PART_CHARS=100", ["2048"]),
+    ("PART_LINES=9", ["10"]),
+])
+def test_config_refuses_bad_names_and_values_in_one_line(memo, inited, setting, must_name):
+    ok(memo("config", "WAKE_LINES=8"))
+    before = snapshot(inited)
+    line = refused(memo("config", setting))
+    for word in must_name:
+        assert re.search(rf"\b{word}\b", line), (word, line)
+    assert snapshot(inited) == before
+
+
+def test_config_refuses_all_when_one_setting_is_bad(memo, inited):
+    before = (inited / "config").read_bytes()
+    refused(memo("config", "PART_LINES=20", "WAKE_LINES=0"))
+    assert (inited / "config").read_bytes() == before
+
+
+def test_config_is_replaced_atomically_and_reads_back(memo, inited):
+    settings = {"ENTRY_CHARS": 100, "WAKE_LINES": 8, "PART_CHARS": 4096, "PART_LINES": 10}
+    for name, value in settings.items():
+        ok(memo("config", f"{name}={value}"))
+        assert not (inited / "config.tmp").exists()
+        assert sorted(p.name for p in inited.iterdir() if p.name != ".lock") == \
+            ["LOG.txt", "TREE", "config"]
+    assert active_config(inited) == {k: str(v) for k, v in settings.items()}
+    got = config_lines(ok(memo("config")))
+    for name, value in settings.items():
+        assert re.match(rf"{name}\s*[=:]?\s*{value}\b", got[name]), got[name]
+    from optmem.store import Store
+    cfg = Store.open(str(inited)).config()
+    assert {name: getattr(cfg, name) for name in settings} == settings
+    # the limits read back are the ones in force
+    assert "100" in refused(memo("note", "x" * 101))
+
+
+def test_config_write_that_fails_leaves_the_old_file_and_no_tmp(memo, inited, monkeypatch):
+    ok(memo("config", "WAKE_LINES=8"))
+    before = (inited / "config").read_bytes()
+
+    def boom(src, dst):
+        raise OSError(28, "No space left on device", str(dst))
+
+    monkeypatch.setattr(os, "replace", boom)
+    monkeypatch.setattr(os, "rename", boom)
+    refused(memo("config", "WAKE_LINES=9"))
+    monkeypatch.undo()
+    assert (inited / "config").read_bytes() == before
+    assert not (inited / "config.tmp").exists()
+
+
+def test_config_entry_chars_287_fits_the_records(memo, inited):
+    refused(memo("config", "ENTRY_CHARS=288"))
+    ok(memo("config", "ENTRY_CHARS=287"))
+    text = "é" + "x" * 285  # 287 bytes of UTF-8
+    assert len(text.encode()) == 287
+    assert ok(memo("note", text)) == "Saved as #0.\n"
+    ok(memo("note", "y" * 287))
+    assert len(log_bytes(inited)) == 2 * LOG
+    assert log_bytes(inited)[:LOG].decode().rstrip().endswith(text)
+    ok(memo("sleep", "0-1", "z" * 287))
+    assert (inited / "TREE" / "2").read_bytes() == b"z" * 287 + b"\n"
+    refused(memo("note", "w" * 288))
+
+
+def test_a_damaged_config_can_be_repaired_with_the_order_it_prints(memo, inited):
+    (inited / "config").write_text("WAKE_LINES=abc\n")
+    line = refused(memo("wake"))
+    m = re.search(r"Run: (memo config \S+)", line)
+    assert m, line
+    args = m.group(1).split()[1:]
+    ok(memo(*args))
+    ok(memo("wake"))
+    ok(memo("config"))
+
+
+# == stats ==================================================================
+
+def popcount(n: int) -> int:
+    return bin(n).count("1")
+
+
+def check_stats_json(root: Path, info: dict, lines: list, wake_lines: int = 256):
+    T = len(log_bytes(root)) // LOG
+    tree_files = list((root / "TREE").iterdir())
+    tree = sum(p.stat().st_size for p in tree_files)
+    built = sum(min(p.stat().st_size // TREE, T // int(p.name)) for p in tree_files)
+    assert info["memories"] == T
+    assert info["summaries"] == built
+    assert info["pending"] == T - popcount(T) - built
+    assert info["bytes"]["log"] == os.path.getsize(root / "LOG.txt")
+    assert info["bytes"]["tree"] == tree
+    assert info["bytes"]["total"] == os.path.getsize(root / "LOG.txt") + tree
+    assert info["first_date"] == (lines[0][:10] if T else None)
+    assert info["last_date"] == (lines[T - 1][:10] if T else None)
+    shape = {int(size): n for size, n in info["wake_shape"]}
+    assert sum(shape.values()) == min(T, wake_lines)
+    assert sum(size * n for size, n in shape.items()) == T
+    assert all(size & (size - 1) == 0 for size in shape)
+
+
+def test_stats_json_matches_the_files(memo, store300):
+    lines = history(300)
+    info = json.loads(ok(memo("stats", "--json")))
+    check_stats_json(store300, info, lines)
+    assert info["pending"] == 0
+    assert info["summaries"] == 300 - popcount(300)
+    # the shape is today's wake document
+    counts = {}
+    for lo, hi, _ in id_lines(wake_all(memo)):
+        counts[hi - lo] = counts.get(hi - lo, 0) + 1
+    assert {int(s): n for s, n in info["wake_shape"]} == counts
+
+
+def test_stats_counts_pending_work(memo, store300):
+    ok(memo("note", "memory three hundred"))
+    ok(memo("note", "memory three hundred and one"))
+    today = datetime.date.today().isoformat()
+    lines = history(300) + [f"{today} memory three hundred",
+                            f"{today} memory three hundred and one"]
+    info = json.loads(ok(memo("stats", "--json")))
+    check_stats_json(store300, info, lines)
+    assert info["memories"] == 302
+    assert info["pending"] == 1
+    text = ok(memo("stats"))
+    assert "302" in text
+    assert str(info["bytes"]["total"]) in text
+    assert lines[0][:10] in text and lines[-1][:10] in text
+    assert text.rstrip("\n").splitlines()[-1] == "Run: memo sleep"
+
+
+def test_stats_text_shows_every_number(memo, store300):
+    info = json.loads(ok(memo("stats", "--json")))
+    text = ok(memo("stats"))
+    for value in (info["memories"], info["summaries"], info["pending"],
+                  info["bytes"]["total"], info["first_date"], info["last_date"]):
+        assert str(value) in text, value
+    for size, n in info["wake_shape"]:
+        assert re.search(rf"^\s*{size}\b.*\b{n}\b", text, re.MULTILINE), (size, n)
+    assert "Run: memo sleep" not in text
+
+
+def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
+    """DESIGN.md: T=10000, budget 256 gives 12x256, 27x128, 27x64, 27x32,
+    28x16, 27x8, 27x4, 27x2 and 54 memories verbatim."""
+    path = tmp_path / "big.txt"
+    path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))
+    ok(memo("import", path))
+    info = json.loads(ok(memo("stats", "--json")))
+    shape = [[int(s), n] for s, n in info["wake_shape"]]
+    assert shape == [[256, 12], [128, 27], [64, 27], [32, 27], [16, 28], [8, 27], [4, 27],
+                     [2, 27], [1, 54]]
+    assert info["pending"] == 10000 - popcount(10000)
+    assert info["summaries"] == 0
+    assert info["bytes"]["log"] == 10000 * LOG
+
+
+def test_stats_of_an_empty_store(memo, inited):
+    info = json.loads(ok(memo("stats", "--json")))
+    assert info["memories"] == 0 and info["summaries"] == 0 and info["pending"] == 0
+    assert info["first_date"] is None and info["last_date"] is None
+    assert info["bytes"]["total"] == 0
+    assert [tuple(x) for x in info["wake_shape"]] == []
+    assert "0" in ok(memo("stats"))
+
+
+# == wake --max-bytes ========================================================
+
+def wake_max(memo, n):
+    return memo("wake", "--max-bytes", str(n))
+
+
+@pytest.mark.parametrize("n", [2500, 3000, 5000, 10000, 20000, 100000])
+def test_wake_max_bytes_fits_and_ends_awake(memo, store300, n):
+    result = wake_max(memo, n)
+    out = ok(result)
+    assert len(result.stdout_bytes) <= n
+    assert out.endswith(AWAKE + "\n")
+    assert "Run: memo sleep" not in out
+    for lo, hi, _ in id_lines(out.splitlines()):
+        assert is_block(lo, hi)
+
+
+def test_wake_max_bytes_is_the_whole_document_when_it_fits(memo, store300):
+    ok(memo("config", "PART_CHARS=1000000"))
+    doc = memo("wake")
+    ok(doc)
+    result = wake_max(memo, 1000000)
+    assert ok(result) == doc.stdout
+
+
+@pytest.mark.parametrize("wake_lines", [1, 5, 40, 256])
+def test_wake_max_bytes_takes_a_document_of_exactly_n_bytes(memo, store300, wake_lines):
+    """N is the size in all, final newline included: the document that is
+    exactly N bytes fits."""
+    ok(memo("config", f"WAKE_LINES={wake_lines}", "PART_CHARS=1000000",
+            "PART_LINES=1000000"))
+    doc = memo("wake")
+    ok(doc)
+    n = len(doc.stdout_bytes)
+    result = wake_max(memo, n)
+    assert result.exit_code == 0, (n, result.stderr)
+    assert result.stdout_bytes == doc.stdout_bytes
+
+
+def test_a_larger_max_bytes_never_gives_fewer_lines(memo, store300):
+    previous, seen_ok = 0, False
+    for n in range(1000, 25000, 97):
+        result = wake_max(memo, n)
+        if result.exit_code:
+            assert not seen_ok, f"--max-bytes {n} refused after a smaller N worked"
+            refused(result)
+            continue
+        seen_ok = True
+        assert len(result.stdout_bytes) <= n
+        count = len(result.stdout.splitlines())
+        assert count >= previous, n
+        previous = count
+    assert seen_ok
+
+
+def test_wake_max_bytes_picks_the_most_detailed_document_that_fits(memo, inited, tmp_path):
+    """Summary lengths vary by level, so a document of more lines can be
+    smaller than one of fewer. For every line budget b up to WAKE_LINES,
+    the b-line document (as ``memo wake`` prints it) fits in its own size
+    plus one byte, so --max-bytes of that size gives at least as many lines.
+    (The exact-size case is the test above.)"""
+    imported(memo, tmp_path, 300)
+    answer_with(memo, lambda lo, hi: f"S{hi - lo} " + ("x" * 270 if hi - lo == 256 else "x"))
+    worse = []
+    for b in range(1, 41):
+        ok(memo("config", f"WAKE_LINES={b}", "PART_CHARS=1000000", "PART_LINES=1000000"))
+        doc = memo("wake")
+        ok(doc)
+        ok(memo("config", "WAKE_LINES=40"))
+        n = len(doc.stdout_bytes) + 1
+        result = wake_max(memo, n)
+        got = len(result.stdout.splitlines()) if result.exit_code == 0 else 0
+        if got < len(doc.stdout.splitlines()):
+            worse.append((b, n, len(doc.stdout.splitlines()), got,
+                          result.stderr.strip()[:60]))
+    assert worse == [], ("(budget, --max-bytes, lines that fit, lines given, error)", worse)
+
+
+def test_wake_max_bytes_with_pending_work_is_not_refused(memo, store300):
+    ok(memo("note", "memory three hundred"))
+    ok(memo("note", "memory three hundred and one"))
+    assert memo("wake").exit_code == 1  # plain wake refuses
+    result = wake_max(memo, 5000)
+    out = ok(result)
+    assert len(result.stdout_bytes) <= 5000
+    lines = out.splitlines()
+    assert lines[-1] == AWAKE
+    assert "Run: memo sleep" in lines[:-1]
+    assert lines.index("Run: memo sleep") == len(lines) - 2
+
+
+@pytest.mark.parametrize("n", [4000, 8000, 12000])
+def test_wake_max_bytes_after_a_fresh_import_is_not_refused(memo, pending300, n):
+    """All 296 compressions pending (a bootstrap import, then a startup
+    hook): wake --max-bytes still prints a document, never refused."""
+    result = wake_max(memo, n)
+    out = ok(result)
+    assert len(result.stdout_bytes) <= n
+    lines = out.splitlines()
+    assert lines[-1] == AWAKE and lines[-2] == "Run: memo sleep"
+    # every id it shows, summarised or not, opens with zoom
+    ids = id_lines(lines)
+    assert ids
+    for lo, hi, _ in ids:
+        assert is_block(lo, hi) and hi <= 300
+        ok(memo("zoom", str(lo) if hi - lo == 1 else f"{lo}-{hi - 1}"))
+
+
+def test_wake_max_bytes_on_a_big_fresh_import_is_not_refused(memo, inited, tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))
+    ok(memo("import", path))
+    result = wake_max(memo, 100000)
+    out = ok(result)
+    assert len(result.stdout_bytes) <= 100000
+    assert out.splitlines()[-2:] == ["Run: memo sleep", AWAKE]
+
+
+def test_wake_max_bytes_on_an_empty_store(memo, inited):
+    result = wake_max(memo, 500)
+    out = ok(result)
+    assert out.endswith(AWAKE + "\n") and len(result.stdout_bytes) <= 500
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 100, 500])
+def test_wake_max_bytes_too_small_is_one_clear_line(memo, store300, n):
+    line = refused(wake_max(memo, n))
+    assert "--max-bytes" in line and str(n) in line
+    # a suggested size, if any, is larger and works
+    for m in re.findall(r"--max-bytes (\d+)", line):
+        if int(m) != n:
+            assert int(m) > n
+            ok(wake_max(memo, m))
+
+
+    for n in (100, 4000):
+        result = wake_max(memo, n)
+        if result.exit_code == 0:
+            continue
+        line = refused(result)
+        for m in re.findall(r"--max-bytes (\d+)", line):
+            if int(m) != n:
+                assert int(m) > n, line
+                assert wake_max(memo, m).exit_code == 0, line
+
+
+@pytest.mark.parametrize("n", ["abc", "-5", "1e3", "4k"])
+def test_wake_max_bytes_not_a_number(memo, store300, n):
+    result = wake_max(memo, n)
+    assert result.exit_code in (1, 2)
+    assert result.stdout == ""
+    assert "max-bytes" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# == duplicates ==============================================================
+
+@pytest.mark.parametrize("again", [
+    "Tabs over spaces.", "tabs over spaces", "TABS OVER SPACES", "  tabs   over  spaces  ",
+    "tabs over spaces!", "Tabs over spaces...", "tabs over spaces ?!", "tabs over spaces;"])
+def test_note_refuses_a_folded_duplicate_naming_it(memo, inited, again):
+    ok(memo("note", "first memory"))
+    ok(memo("note", "Tabs over spaces."))
+    ok(memo("note", "third memory"))
+    before = snapshot(inited)
+    line = refused(memo("note", again))
+    assert re.search(r"#1\b", line), line
+    assert not re.search(r"#[02]\b", line)
+    assert snapshot(inited) == before
+
+
+def test_note_refuses_a_duplicate_on_stdin_too(memo, inited):
+    ok(memo("note", "Tabs over spaces."))
+    before = log_bytes(inited)
+    line = refused(memo("note", "-", input="tabs over spaces\n"))
+    assert "#0" in line
+    assert log_bytes(inited) == before
+
+
+def test_note_accepts_what_only_looks_alike(memo, inited):
+    assert ok(memo("note", "tabs over spaces")) == "Saved as #0.\n"
+    assert ok(memo("note", "spaces over tabs")).startswith("Saved as #1.\n")
+    assert ok(memo("note", "tabs over spaces, mostly")).startswith("Saved as #2.\n")
+    assert ok(memo("note", "tabs, over spaces")).startswith("Saved as #3.\n")
+    assert len(log_bytes(inited)) == 4 * LOG
+
+
+def test_a_duplicate_older_than_wake_lines_memories_is_accepted(memo, inited):
+    ok(memo("config", "WAKE_LINES=4"))
+    ok(memo("note", "Tabs over spaces."))
+    for k in range(1, 4):
+        ok(memo("note", f"memory {k}"))
+    # #0 is one of the last 4: refused
+    assert "#0" in refused(memo("note", "tabs over spaces"))
+    ok(memo("note", "memory 4"))
+    # now the last 4 are #1-4: accepted
+    assert ok(memo("note", "tabs over spaces")).startswith("Saved as #5.\n")
+    # and the new #5 is a duplicate again
+    assert "#5" in refused(memo("note", "TABS over spaces!"))
+
+
+# == nap ======================================================================
+
+def test_nap_behaves_exactly_as_sleep(memo, inited, tmp_path):
+    path = write_import(tmp_path / "import.txt", history(8))
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root in (a, b):
+        assert run_in(root, "init").exit_code == 0
+        assert run_in(root, "import", path).exit_code == 0
+    steps = [
+        [],
+        ["2-3", "wrong block"],
+        ["0-1", "first pair"],
+        ["0-1", "again"],
+        [],
+        ["2-3", "-", "second pair\n"],
+        ["4-5"],
+        ["4-5", ""],
+        ["zz", "bad id"],
+        ["4-5", "third pair"],
+        ["6-7", "fourth pair"],
+        ["0-3", "first four"],
+        ["4-7", "last four"],
+        ["0-7", "all eight"],
+        [],
+        ["0-1", "late"],
+    ]
+    for step in steps:
+        args, stdin = step, None
+        if "-" in step:
+            args, stdin = step[:-1], step[-1]
+        slept = run_in(a, "sleep", *args, input=stdin)
+        napped = run_in(b, "nap", *args, input=stdin)
+        assert napped.exit_code == slept.exit_code, step
+        assert napped.stdout == slept.stdout.replace(str(a), str(b)), step
+        assert napped.stderr == slept.stderr.replace(str(a), str(b)), step
+        assert "memo nap" not in napped.stdout + napped.stderr
+        assert {k: v[2] for k, v in snapshot(a).items()} == \
+            {k: v[2] for k, v in snapshot(b).items()}, step
+
+
+def test_nap_prompt_orders_memo_sleep(memo, pending300):
+    out = ok(memo("nap"))
+    orders = [line for line in out.splitlines() if line.startswith("Run: ")]
+    assert orders and all(o.startswith("Run: memo sleep ") for o in orders)
+    name = SLEEP_ORDER.match(orders[0]).group(1)
+    out = ok(memo("nap", name, "a summary"))
+    orders = [line for line in out.splitlines() if line.startswith("Run: ")]
+    assert orders and all(o.startswith("Run: memo sleep ") for o in orders)
+    assert ok(memo("nap", "--help")).strip()
+
+
+# == redact ===================================================================
+
+def unique_memory(lines: list, lo: int = 90, hi: int = 120) -> int:
+    """An id in ``[lo, hi)`` whose text occurs in no other line."""
+    for i in range(lo, hi):
+        text = lines[i][11:]
+        if len(text) > 12 and sum(text in other for other in lines) == 1:
+            return i
+    raise AssertionError("no unique memory")
+
+
+def test_redact_blanks_in_place_and_drops_the_summaries_over_it(memo, store300):
+    lines = history(300)
+    i = unique_memory(lines)
+    secret = lines[i][11:]
+    before_log = log_bytes(store300)
+    before_tree = tree_records(store300)
+    out = ok(memo("redact", str(i), "--yes"))
+    assert "Run: memo sleep" in out
+    after_log = log_bytes(store300)
+    assert len(after_log) == len(before_log)
+    for j in range(300):
+        rec = after_log[j * LOG:(j + 1) * LOG]
+        if j != i:
+            assert rec == before_log[j * LOG:(j + 1) * LOG], j
+    rec = after_log[i * LOG:(i + 1) * LOG]
+    assert len(rec) == LOG and rec.endswith(b"\n")
+    assert rec.startswith(f"#{i} {lines[i][:10]} ".encode())
+    assert secret.encode() not in rec
+    assert secret.encode() not in after_log
+    # exactly the summaries over #i and the later ones on each level went
+    after_tree = tree_records(store300)
+    dropped = 0
+    for size, records in before_tree.items():
+        keep = i // size
+        assert after_tree.get(size, []) == records[:keep], size
+        dropped += len(records) - keep
+    assert re.search(rf"\b{dropped}\b", out), out
+    assert memo("wake").exit_code == 1  # pending until slept
+    # the next sleeps rebuild them, and the secret is gone from every file
+    assert answer_all(memo) == dropped
+    rebuilt = tree_records(store300)
+    assert {s: len(r) for s, r in rebuilt.items()} == {s: len(r) for s, r in before_tree.items()}
+    for size, records in rebuilt.items():
+        assert records[:i // size] == before_tree[size][:i // size]
+        assert not any(secret.encode() in r for r in records)
+    assert ok(memo("check"))
+    ok(memo("wake"))
+
+
+def test_redact_without_yes_refuses_and_changes_nothing(memo, store300):
+    before = snapshot(store300)
+    line = refused(memo("redact", "100"))
+    assert "--yes" in line
+    assert snapshot(store300) == before
+
+
+@pytest.mark.parametrize("arg", ["300", "999999", "abc", "-1", "1-2", ""])
+def test_redact_refuses_what_is_not_a_memory(memo, store300, arg):
+    before = snapshot(store300)
+    result = memo("redact", arg, "--yes")
+    assert result.exit_code in (1, 2)
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    if result.exit_code == 1:
+        one_line(result.stderr)
+    assert {k: v[2] for k, v in snapshot(store300).items()} == \
+        {k: v[2] for k, v in before.items()}
+
+
+# == recall --json =============================================================
+
+def test_recall_json_is_a_list_of_id_date_text(memo, inited):
+    texts = ['said "hello" to Zoë', "a  double  space", "back\\slash and {braces}",
+             "plain memory"]
+    for t in texts:
+        ok(memo("note", t))
+    result = memo("recall", "--json", ".")
+    data = json.loads(ok(result))
+    assert isinstance(data, list) and len(data) == 4
+    for k, (item, text) in enumerate(zip(data, texts)):
+        assert set(item) == {"id", "date", "text"}
+        assert type(item["id"]) is int and item["id"] == k
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", item["date"])
+        assert item["text"] == text
+    assert json.loads(ok(memo("recall", "zoë", "--json"))) == [data[0]]
+    assert json.loads(ok(memo("recall", "--json", "^#3 "))) == [data[3]]
+    assert json.loads(ok(memo("recall", "--json", "nothing matches this"))) == []
+
+
+def test_recall_json_agrees_with_the_log(memo, store300):
+    lines = history(300)
+    data = json.loads(ok(memo("recall", "--json", "option")))
+    want = [(i, line[:10], line[11:]) for i, line in enumerate(lines)
+            if re.search("option", f"#{i} {line}", re.IGNORECASE)]
+    assert want
+    assert [(d["id"], d["date"], d["text"]) for d in data] == want
+
+
+def test_recall_json_bad_regex_is_one_line(memo, inited):
+    ok(memo("note", "something"))
+    line = refused(memo("recall", "--json", "(unclosed"))
+    assert "regex" in line.lower() or "regular expression" in line.lower()
+
+
+# == check ====================================================================
+
+def test_check_a_healthy_store(memo, store300):
+    out = ok(memo("check"))
+    assert out.strip()
+    assert "memo forget" not in out
+
+
+def test_check_an_empty_store(memo, inited):
+    assert ok(memo("check")).strip()
+
+
+def test_check_names_memo_forget_for_a_damaged_summary(memo, store300):
+    path = store300 / "TREE" / "8"
+    data = bytearray(path.read_bytes())
+    data[3 * TREE + 5:3 * TREE + 8] = b"\xff\xfe\xff"  # record 3: block 24-31
+    path.write_bytes(bytes(data))
+    result = memo("check")
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    named = [line for line in result.stdout.splitlines() if "memo forget 24-31" in line]
+    assert len(named) == 1, result.stdout
+    assert "TREE" in named[0] and "8" in named[0]
+    # the command it names recovers
+    ok(memo("forget", "24-31"))
+    ok(memo("check"))
+    answer_all(memo)
+    ok(memo("check"))
+    ok(memo("wake"))
+
+
+def test_check_names_memo_redact_for_a_damaged_memory(memo, store300):
+    path = store300 / "LOG.txt"
+    data = bytearray(path.read_bytes())
+    data[5 * LOG + 20] = 0xFF
+    path.write_bytes(bytes(data))
+    result = memo("check")
+    assert result.exit_code == 1
+    named = [line for line in result.stdout.splitlines() if "memo redact 5 --yes" in line]
+    assert len(named) == 1, result.stdout
+    ok(memo("redact", "5", "--yes"))
+    answer_all(memo)
+    ok(memo("check"))
