@@ -21,6 +21,10 @@ from .store import (JOURNAL_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
 
 CHUNK_RECORDS = 8192
 _HEAD = re.compile(r"^#(\d+) (\d\d\d\d-\d\d-\d\d) ", re.MULTILINE)
+#: What memo never writes inside a record (see ``store.problem_in_memory``):
+#: controls other than TAB, and the Unicode line separators; the newline
+#: that ends each record is checked by position instead.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _check_log(store: Store, T: int, problems: list) -> None:
@@ -35,6 +39,8 @@ def _check_log(store: Store, T: int, problems: list) -> None:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 fine = False
+        if fine:
+            fine = not _CONTROL.search(text)
         if fine:
             heads = _HEAD.findall(text)
             fine = (len(heads) == n
@@ -54,7 +60,7 @@ def _check_log(store: Store, T: int, problems: list) -> None:
                 problems.append(str(store.damaged_memory(i, why)))
 
 
-def _check_tree(store: Store, T: int, problems: list) -> None:
+def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
     try:
         names = sorted(os.listdir(store.tree_path))
     except FileNotFoundError:
@@ -86,8 +92,9 @@ def _check_tree(store: Store, T: int, problems: list) -> None:
         n = st.st_size // TREE_RECORD
         lengths[size] = n
         if st.st_size % TREE_RECORD:
-            problems.append(f"{path} ends with {st.st_size % TREE_RECORD} bytes of an unfinished "
-                            f"summary (offset {n * TREE_RECORD}); the next memo sleep cuts them")
+            notes.append(f"{path} ends with {st.st_size % TREE_RECORD} bytes of an unfinished "
+                         f"summary (offset {n * TREE_RECORD}): harmless, readers skip them and "
+                         f"the next memo note (or summary stored at this level) cuts them")
         allowed = T // size
         if n > allowed:
             lo = allowed * size
@@ -132,13 +139,16 @@ def check(store: Store) -> tuple:
     size = store.log_size()
     T = size // LOG_RECORD
     if size % LOG_RECORD:
-        problems.append(f"{store.log_path} {store.tail_problem()}; the next write cuts it if "
-                        f"it is an unfinished append, or refuses. Look at it with: tail -c "
-                        f"{size % LOG_RECORD} {store.log_path}")
+        extra = size % LOG_RECORD
+        problems.append(f"{store.log_path} {store.tail_problem()}; the next write cuts them if "
+                        f"they are an unfinished append, else refuses to append. A human "
+                        f"can keep them and cut them off with: tail -c {extra} "
+                        f"{store.log_path} > memo-tail.txt && truncate -s {size - extra} "
+                        f"{store.log_path}")
     if os.path.lexists(os.path.join(store.root, JOURNAL_NAME)):
         notes.append("an append was interrupted; the next memo note rolls it back")
     _check_log(store, T, problems)
-    _check_tree(store, T, problems)
+    _check_tree(store, T, problems, notes)
     built = {}
     try:
         built = store.built(T)

@@ -81,7 +81,23 @@ _TEXT_ARGS = {"ignore_unknown_options": True, "help_option_names": ["--help"]}
 
 def _store():
     from .store import Store
-    return Store.open(os.path.expanduser(os.environ.get("MEMORY_DIR", "")))
+    store = Store.open(os.path.expanduser(os.environ.get("MEMORY_DIR", "")))
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(store.close)
+    return store
+
+
+def _undo_surrogates(text: str) -> str:
+    """Arguments decoded under a non-UTF-8 locale carry raw bytes as
+    surrogates: read them as UTF-8 when they are (what is not stays, and the
+    write guard refuses it)."""
+    if any("\udc80" <= ch <= "\udcff" for ch in text):
+        try:
+            return os.fsencode(text).decode("utf-8")
+        except (UnicodeError, ValueError):
+            return text
+    return text
 
 
 def _text_arg(words: tuple, what: str) -> str:
@@ -97,7 +113,7 @@ def _text_arg(words: tuple, what: str) -> str:
             if text.endswith("\r"):
                 text = text[:-1]
         return text
-    return " ".join(words)
+    return _undo_surrogates(" ".join(words))
 
 
 @click.group(cls=MemoGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -156,6 +172,9 @@ def note(text):
     store = _store()
     i, prompt = core.note(store, _text_arg(text, "memory"))
     click.echo(core.saved_as(i))
+    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
+        click.echo(prompt, err=True)
+        sys.exit(1)
     if prompt:
         click.echo("")
         click.echo(prompt)
@@ -174,6 +193,7 @@ def sleep(block, text):
     if block is None:
         click.echo(core.compression(store))
         return
+    core.parse_block(block)
     if not text:
         raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
                        f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
@@ -201,7 +221,7 @@ def recall(pattern, as_json):
     too: memo recall '^#7 ', memo recall '2024-05'.
     """
     store = _store()
-    result = core.recall(store, pattern)
+    result = core.recall(store, _undo_surrogates(pattern))
     if as_json:
         import json
         out = []

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from . import blocks, pager
 from .errors import BadInput, Damaged, MemoError
-from .store import LOG_RECORD, REDACTED, Memory, Store, encode_memory, is_date
+from .errors import NotBuilt
+from .store import (LOG_RECORD, REDACTED, TREE_RECORD, Memory, Store, displayable,
+                    encode_memory, is_date)
 
 AWAKE = "You are awake."
 NOTHING_LEFT = "Nothing left to compress."
@@ -115,14 +117,14 @@ def dates_of(store: Store, lo: int, hi: int) -> str:
 
 def memory_line(m: Memory) -> str:
     """How one memory is shown: ``#<id> <date> <text>``."""
-    return f"#{m.id} {m.date} {m.text}"
+    return displayable(f"#{m.id} {m.date} {m.text}")
 
 
 def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str:
     """How one summary is shown: ``#<lo>-<hi-1> <dates> <text>``."""
     if text is None:
         text = store.summary(lo, hi)
-    return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}"
+    return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
 
 
 def compression(store: Store, T: int | None = None) -> str:
@@ -188,6 +190,7 @@ def note(store: Store, text: str, date: str | None = None) -> tuple:
     with store.locked():
         store.check_last_memory()
         T = store.count()
+        check_levels_fit(store, T)
         key = fold(text)
         lo = max(0, T - cfg.WAKE_LINES)
         for m in _readable(store, lo, T):
@@ -196,8 +199,30 @@ def note(store: Store, text: str, date: str | None = None) -> tuple:
                                f"saved. If something changed, note what changed")
         record = encode_memory(T, date, text)
         i = store.append([record], len(record))
-    prompt = compression(store)  # any pending work is due now (the invariant)
+    try:
+        prompt = compression(store)  # any pending work is due now (the invariant)
+    except MemoError as err:  # saved all the same: say so, then the problem
+        return i, f"memo: {err}"
     return i, (None if prompt == NOTHING_LEFT else prompt)
+
+
+def check_levels_fit(store: Store, T: int) -> None:
+    """Before an append, under the lock: cut torn level tails (an unfinished
+    summary is never a memory), and refuse (``Damaged``) when a level holds
+    summaries past the end of the log, since a memory appended there would
+    inherit a summary of something else."""
+    for size, nbytes in sorted(store.level_bytes().items()):
+        if size < 2 or size & (size - 1):
+            continue
+        n = nbytes // TREE_RECORD
+        if nbytes % TREE_RECORD:
+            store.cut_level(size, n)
+        if n > T // size:
+            lo = (T // size) * size
+            raise Damaged(f"{store.level_path(size)} holds {n} summaries but the log "
+                          f"completes only {T // size} blocks of {size}, so nothing is "
+                          f"appended (if the log was cut by mistake, restore it first); "
+                          f"Run: memo forget {blocks.block_name(lo, lo + size)}")
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -258,9 +283,8 @@ def forget(store: Store, block_arg: str) -> int:
     lo, hi = parse_block(block_arg)
     name = blocks.block_name(lo, hi)
     with store.locked():
-        T = store.count()
         size = hi - lo
-        if hi > T or lo // size >= store.level_len(size):
+        if lo // size >= store.level_len(size):
             raise BadInput(f"there is no summary {name} to forget (it is not built); "
                            f"see what is pending with: memo sleep")
         top = max(store.level_bytes(), default=size)
@@ -279,12 +303,7 @@ def redact(store: Store, i: int) -> int:
         T = store.count()
         if i >= T:
             raise BadInput(f"there is no memory #{i}; the log holds {T} memories")
-        record = store.read_log(i * LOG_RECORD, LOG_RECORD)
-        try:
-            date = store.memory(i).date
-        except Damaged:
-            head = record[len(str(i)) + 2:len(str(i)) + 12].decode("ascii", "replace")
-            date = head if is_date(head) else "0000-00-00"
+        date = _nearest_date(store, i, T)
         store.rewrite_memory(i, encode_memory(i, date, REDACTED))
         gone = 0
         size = 2
@@ -292,6 +311,17 @@ def redact(store: Store, i: int) -> int:
             gone += store.cut_level(size, i // size)
             size *= 2
     return gone
+
+
+def _nearest_date(store: Store, i: int, T: int) -> str:
+    """The date of memory ``i`` if readable, else of the nearest readable
+    memory before it, else after it, else today."""
+    for j in [i] + list(range(i - 1, max(-1, i - 1000), -1)) + list(range(i + 1, min(T, i + 1000))):
+        try:
+            return store.memory(j).date
+        except Damaged:
+            continue
+    return today()
 
 
 def import_lines(store: Store, path: str) -> tuple:
@@ -312,6 +342,7 @@ def import_lines(store: Store, path: str) -> tuple:
     with store.locked():
         store.check_last_memory()
         T = store.count()
+        check_levels_fit(store, T)
         floor = store.memory(T - 1).date if T else None
 
         def records():
@@ -440,8 +471,11 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
                        f"done. Do this one and each that follows until \"{NOTHING_LEFT}\", "
                        "then wake again.\n\n" + prompt)
     cfg = store.config()
-    parts = pager.paginate(wake_lines(store, T, cfg.WAKE_LINES), wake_intro(store, T),
-                           T, cfg.PART_LINES, cfg.PART_CHARS)
+    try:
+        body = wake_lines(store, T, cfg.WAKE_LINES)
+    except NotBuilt:  # another session forgot a summary while we read
+        return wake(store, part, T)
+    parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES, cfg.PART_CHARS)
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")
@@ -486,7 +520,7 @@ def block_line(store: Store, lo: int, hi: int, T: int) -> str:
         return memory_line(store.memory(lo))
     try:
         return summary_line(store, lo, hi)
-    except KeyError:
+    except NotBuilt:
         return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised yet)"
 
 

@@ -33,3 +33,10 @@ class Damaged(MemoError):
 
 class Busy(MemoError):
     """The store lock could not be taken in time."""
+
+
+class NotBuilt(MemoError, KeyError):
+    """A summary that is not (or no longer) built was asked for."""
+
+    def __str__(self):  # KeyError would quote the message
+        return MemoError.__str__(self)

@@ -7,15 +7,17 @@ the line matches when ``re.compile(pattern, re.IGNORECASE).search(line)``
 finds something: Python's ``re``, Unicode, case-insensitive. Everything
 below computes exactly that set of lines, faster.
 
-- Streaming. The log is read ``CHUNK_RECORDS * READ_CHUNKS`` whole records
-  (5 MiB) at a time, up to a fixed end: the record count when the search
-  starts, so a memory noted mid-scan shifts nothing. Only the newest
-  matches that fit the output budget are kept, so peak memory is one read
-  plus the kept lines, however large the log is.
+- Streaming. The log is read ``CHUNK_RECORDS`` whole records (1.25 MiB) at
+  a time with ``Store.read_log``, up to a fixed end: the record count when
+  the search starts, so a memory noted mid-scan shifts nothing. Only the
+  newest matches that fit the output budget are kept, so peak memory is
+  one chunk plus the kept lines, however large the log is. (Reading into
+  one reused ``bytearray`` with ``os.preadv`` measured three times slower
+  here than a fresh ``os.pread`` per chunk, so recall does not.)
 - Prefilter. Most patterns hold a literal that every match must contain
   (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
   ``foo|bar``); ``requirements`` reads them off the parsed pattern. The raw
-  bytes of the read are searched for one of them, in every spelling
+  bytes of the chunk are searched for one of them, in every spelling
   Python's case-insensitive ``re`` accepts, and only the records holding a
   hit are decoded and matched with the real pattern. The byte search may
   report too many records, never too few (``_re2_syntax`` and
@@ -26,7 +28,7 @@ below computes exactly that set of lines, faster.
   alternatives, Latin-1 (byte) mode, so RE2's own Unicode, ``\\w``/``\\b``
   and case-folding rules never come into play; RE2 only finds byte strings,
   in linear time (about 1-3 GB/s for a word, 10 GB/s for a date here).
-  Without RE2 the read is ASCII-lowered and searched with ``bytes.find``
+  Without RE2 the chunk is ASCII-lowered and searched with ``bytes.find``
   (about 0.4 GB/s): exact for ASCII literals, and the few non-ASCII letters
   that ``re`` folds to ASCII (``ASCII_FOLDS``) make their records candidates.
 - A pattern with no usable literal (``.``, ``\\d+``, ``[ab]c``) is matched
@@ -45,10 +47,9 @@ import sys
 from collections import deque
 
 from .errors import BadInput
-from .store import LOG_RECORD
+from .store import LOG_RECORD, displayable
 
-CHUNK_RECORDS = 4096  #: records matched under one time bound (4096 * 320 bytes = 1.25 MiB)
-READ_CHUNKS = 4  #: chunks read at a time (one 5 MiB read at the defaults)
+CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
 TIME_BOUND = 1.5  #: seconds the matching of one chunk may take before the regex is refused
 USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
@@ -336,12 +337,16 @@ class _FindPrefilter:
     def __init__(self, needles):
         self.needles = [n.lower().encode("ascii") for n in needles]
         self.folds = _fold_bytes(needles)
+        self.cased = any(n.upper() != n.lower() for n in needles)
 
     def candidates(self, buf, n: int):
         """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
         may match."""
         end = n * LOG_RECORD
-        low = buf[:end].lower() if len(buf) > end else buf.lower()
+        if not self.cased:  # digits and punctuation: the bytes as they are
+            low = buf
+        else:
+            low = buf[:end].lower() if len(buf) > end else buf.lower()
         found = set()
         for hay, needles in ((low, self.needles), (buf, self.folds)):
             for needle in needles:
@@ -408,25 +413,6 @@ def _plan(pattern: str) -> tuple:
 
 # -- reading and matching --------------------------------------------------
 
-class _Reader:
-    """Reads ``LOG.txt`` in big pieces, into one reused buffer when the
-    store offers ``read_log_into`` (else ``read_log``, a new ``bytes``)."""
-
-    def __init__(self, store, records: int):
-        self.store = store
-        self.into = getattr(store, "read_log_into", None)
-        self.buf = bytearray(records * LOG_RECORD) if self.into is not None else None
-
-    def read(self, offset: int, length: int):
-        """``length`` bytes of the log at ``offset`` (fewer only if the log
-        shrank), as ``bytes`` or the reused ``bytearray``."""
-        if self.into is None:
-            return self.store.read_log(offset, length)
-        with memoryview(self.buf) as view:
-            got = self.into(offset, view[:length])
-        return self.buf if got == len(self.buf) else bytes(self.buf[:got])
-
-
 def _all_lines(data, lo: int, hi: int) -> list:
     """The lines (``line_of``) of records ``[lo, hi)`` of ``data``."""
     a, b = lo * LOG_RECORD, hi * LOG_RECORD
@@ -470,30 +456,19 @@ class _Alarm:
         return False
 
 
-def _matches(data, n: int, search, prefilter, precheck, alarm):
-    """The matching lines of the ``n`` records in ``data``, oldest first.
-
-    The alarm is re-armed at each ``CHUNK_RECORDS`` boundary, so each chunk
-    has ``TIME_BOUND`` seconds.
-    """
-    step = CHUNK_RECORDS
+def _matches(data, n: int, search, prefilter, precheck):
+    """The matching lines of the ``n`` records in ``data``, oldest first."""
     if prefilter is None:
-        for lo in range(0, n, step):
-            alarm.arm()
-            yield from filter(search, _all_lines(data, lo, min(n, lo + step)))
-        return
-    alarm.arm()
-    bound = step
+        return list(filter(search, _all_lines(data, 0, n)))
+    found = []
     for r in prefilter.candidates(data, n):
-        if r >= bound:
-            alarm.arm()
-            bound = (r // step + 1) * step
         record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
         if precheck is not None and not precheck(record):
             continue
         line = line_of(record)
         if search(line):
-            yield line
+            found.append(line)
+    return found
 
 
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
@@ -503,17 +478,16 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     one newline each included, fits in ``limit_bytes`` bytes, oldest first;
     ``total`` counts every matching record in ``[0, T)`` (``T`` = the
     records when the search starts); ``cut`` is True when some matches
-    were left out. Memory use is one read (``READ_CHUNKS`` chunks) plus the
-    kept lines, whatever the size of the log. Raises ``BadInput`` for an
-    invalid regex, or one whose matching takes over ``TIME_BOUND`` seconds
-    on one chunk of ``CHUNK_RECORDS`` memories.
+    were left out. Memory use is one chunk plus the kept lines, whatever
+    the size of the log. Raises ``BadInput`` for an invalid regex, or one
+    whose matching takes over ``TIME_BOUND`` seconds on one chunk of
+    ``CHUNK_RECORDS`` memories.
     """
     rx = compile_pattern(pattern)
     search = rx.search
     prefilter, precheck = _plan(pattern)
     T = store.count()
-    step = max(1, CHUNK_RECORDS) * max(1, READ_CHUNKS)
-    reader = _Reader(store, min(step, max(T, 1)))
+    step = max(1, CHUNK_RECORDS)
     kept = deque()
     kept_bytes = 0
     total = 0
@@ -521,17 +495,19 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
         with _Alarm() as alarm:
             for start in range(0, T, step):
                 n = min(step, T - start)
-                data = reader.read(start * LOG_RECORD, n * LOG_RECORD)
+                data = store.read_log(start * LOG_RECORD, n * LOG_RECORD)
                 n = min(n, len(data) // LOG_RECORD)
-                for line in _matches(data, n, search, prefilter, precheck, alarm):
-                    total += 1
+                alarm.arm()
+                found = _matches(data, n, search, prefilter, precheck)
+                total += len(found)
+                for line in found:
                     kept.append(line)
                     kept_bytes += len(line.encode("utf-8")) + 1
                     while kept_bytes > limit_bytes and kept:
                         kept_bytes -= len(kept.popleft().encode("utf-8")) + 1
-                data = None  # free this read before the next one is allocated
+                data = found = None  # free this chunk before the next is read
     except _Slow:
         raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s on "
                        f"{CHUNK_RECORDS} memories (it backtracks: nested repeats such as "
                        f"(a+)+); simplify it, e.g. a plain word") from None
-    return list(kept), total, total > len(kept)
+    return [displayable(line) for line in kept], total, total > len(kept)

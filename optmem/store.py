@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from . import blocks
 from .config import Config, parse as parse_config, render as render_config
 from .config import update as update_config_text
-from .errors import Busy, ConfigError, Damaged, MemoError, NoStore
+from .errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
 
 LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
 TREE_RECORD = 288  #: bytes per ``TREE/<s>`` record, newline included
@@ -45,6 +45,37 @@ REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 
 Memory = namedtuple("Memory", "id date text")
 Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``text`` (str)."
+
+
+#: C0 and C1 controls other than TAB, and the Unicode line separators: never
+#: written by memo (the write guard refuses them), so damage or a foreign tool.
+_CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160),
+                                   0x2028, 0x2029]))
+import re as _re  # noqa: E402  (cheap: click imports it anyway)
+_CONTROL = _re.compile("[" + _re.escape(_CONTROL_CHARS) + "]")
+_DISPLAY = {ord(c): "\ufffd" for c in _CONTROL_CHARS}
+_DISPLAY[9] = " "
+
+
+def displayable(text: str) -> str:
+    """``text`` safe to print: controls become U+FFFD and TAB a space, so a
+    record written by another tool can never move the cursor or forge a line."""
+    return text.translate(_DISPLAY) if _CONTROL.search(text) or "\t" in text else text
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` (``os.write`` may write fewer)."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(28, "No space left on device")
+        view = view[n:]
 
 
 def _is_date(value: str) -> bool:
@@ -92,14 +123,18 @@ def problem_in_memory(i: int, record: bytes) -> str | None:
     """Why ``record`` is not a valid ``LOG.txt`` record for memory ``i``, or None."""
     if len(record) != LOG_RECORD:
         return f"is {len(record)} bytes, not {LOG_RECORD}"
-    if record[-1:] != b"\n" or b"\n" in record[:-1]:
-        return "is not one padded line (the log was edited by hand?)"
     if not record.strip(b"\x00 \n"):
         return "is blank (all spaces or NUL bytes)"
+    if record[-1:] != b"\n" or b"\n" in record[:-1]:
+        return "is not one padded line (the log was edited by hand?)"
+    if b"\x00" in record:
+        return "holds NUL bytes"
     try:
         line = record[:-1].decode("utf-8")
     except UnicodeDecodeError:
         return "is not valid UTF-8"
+    if _CONTROL.search(line):
+        return "holds control characters (terminal escapes?) that memo never writes"
     head = f"#{i} "
     if not line.startswith(head):
         found = line.split(" ", 1)[0][:24]
@@ -127,9 +162,11 @@ def problem_in_summary(record: bytes) -> str | None:
     if b"\x00" in record:
         return "holds NUL bytes"
     try:
-        record.decode("utf-8")
+        text = record[:-1].decode("utf-8")
     except UnicodeDecodeError:
         return "is not valid UTF-8"
+    if _CONTROL.search(text):
+        return "holds control characters (terminal escapes?) that memo never writes"
     return None
 
 
@@ -176,6 +213,9 @@ class Store:
         if not os.path.lexists(store.log_path):
             raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; "
                           f"check MEMORY_DIR, or create one there with: memo init")
+        if not os.path.isfile(store.log_path):
+            raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
+                          f"broken link?); restore the log there, then Run: memo check")
         return store
 
     @classmethod
@@ -192,17 +232,22 @@ class Store:
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)
         if os.path.lexists(store.log_path):
-            return store, False
-        if os.path.isdir(root) and os.listdir(root):
+            return store, False  # an existing store: not one byte changes
+        ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+        if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
                           f"or new directory for MEMORY_DIR, then Run: memo init")
         os.makedirs(root, mode=0o700, exist_ok=True)
-        os.chmod(root, 0o700)
-        os.makedirs(store.tree_path, mode=0o700, exist_ok=True)
-        os.chmod(store.tree_path, 0o700)
-        if not os.path.lexists(store.config_path):
-            store._write_new(store.config_path, render_config({}).encode("utf-8"))
-        store._write_new(store.log_path, b"")
+        with store.locked(repair=False):  # parallel inits: one creates, the rest see it
+            if os.path.lexists(store.log_path):
+                return store, False
+            os.chmod(root, 0o700)
+            os.makedirs(store.tree_path, mode=0o700, exist_ok=True)
+            os.chmod(store.tree_path, 0o700)
+            if not os.path.lexists(store.config_path):
+                store._write_new(store.config_path, render_config({}).encode("utf-8"))
+            store._write_new(store.log_path, b"")
+            store._fsync_dir(root)
         return store, True
 
     @staticmethod
@@ -342,6 +387,9 @@ class Store:
             st = os.stat(path)
         except FileNotFoundError:
             return 0
+        except NotADirectoryError:
+            raise Damaged(f"{self.tree_path} is not a directory; move it away (it only "
+                          f"holds summaries, which memo rebuilds), then Run: memo sleep") from None
         except OSError as err:
             raise Damaged(f"{path} cannot be read ({err.strerror}); move it away, "
                           f"then Run: memo sleep") from None
@@ -365,7 +413,8 @@ class Store:
         k = lo // size
         path = self.level_path(size)
         if k >= self.level_len(size):
-            raise KeyError((lo, hi))
+            raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
+                           f"(or another session just forgot it); Run: memo sleep")
         with open(path, "rb") as f:
             f.seek(k * TREE_RECORD)
             record = f.read(TREE_RECORD)
@@ -377,7 +426,7 @@ class Store:
         return record[:-1].decode("utf-8").rstrip(" ")
 
     def level_bytes(self) -> dict:
-        """``{size: bytes}`` for every ``TREE/<size>`` file present."""
+        """``{size: bytes}`` for every regular ``TREE/<size>`` file present."""
         out = {}
         try:
             names = os.listdir(self.tree_path)
@@ -386,9 +435,11 @@ class Store:
         for name in names:
             if name.isascii() and name.isdigit():
                 try:
-                    out[int(name)] = os.stat(os.path.join(self.tree_path, name)).st_size
+                    st = os.stat(os.path.join(self.tree_path, name))
                 except OSError:
                     continue
+                if stat_mod.S_ISREG(st.st_mode):
+                    out[int(name)] = st.st_size
         return out
 
     def tail_problem(self) -> str | None:
@@ -402,10 +453,9 @@ class Store:
     # -- writing ---------------------------------------------------------
 
     @contextmanager
-    def locked(self):
-        """Hold the store lock; on entry, roll back or cut unfinished appends.
-
-        Raises ``Busy`` after ``LOCK_TIMEOUT`` seconds.
+    def locked(self, repair: bool = True):
+        """Hold the store lock; on entry (with ``repair``), roll back or cut
+        unfinished appends. Raises ``Busy`` after ``LOCK_TIMEOUT`` seconds.
         """
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
@@ -419,7 +469,8 @@ class Store:
             raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
                        f"wait for it to finish, then run the command again") from None
         try:
-            self._recover()
+            if repair:
+                self._recover()
             yield self
         finally:
             lock.release()
@@ -431,9 +482,14 @@ class Store:
             with open(self.journal_path, "rb") as f:
                 words = f.read(200).split()
             size = self.log_size()
-            if len(words) == 2 and all(w.isdigit() for w in words):
+            if len(words) == 3 and words[0].isdigit() and words[1].isdigit():
                 before, after = int(words[0]), int(words[1])
-                if before <= size <= after:
+                first = self.read_log(before, LOG_RECORD)
+                # Roll back only our own unfinished bytes: the log must lie
+                # between the two sizes and start, at ``before``, with the
+                # record this append began with (another tool's later
+                # records are never cut).
+                if before <= size <= after and _digest(first).encode() == words[2]:
                     self._truncate(self.log_path, before)
             os.unlink(self.journal_path)
         self._cut_torn_log_tail()
@@ -511,35 +567,36 @@ class Store:
         fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
         journal_written = False
         try:
-            pos = start
             for batch in records:
                 if not journal_written:
-                    self._write_journal(start, start + total)
+                    self._write_journal(start, start + total, batch)
                     journal_written = True
-                view = memoryview(batch)
-                while view:
-                    n = os.write(fd, view)
-                    view = view[n:]
-                    pos += n
+                _write_all(fd, batch)
             os.fsync(fd)
+        except OSError as err:
+            err.filename = err.filename or self.log_path
+            self._undo_append(fd, start, journal_written)
+            raise
         except BaseException:
-            try:
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-                if journal_written:
-                    os.unlink(self.journal_path)
+            self._undo_append(fd, start, journal_written)
             raise
         os.close(fd)
         if journal_written:
             os.unlink(self.journal_path)
         return first
 
-    def _write_journal(self, before: int, after: int) -> None:
-        # Rolled back only while the log lies between the two sizes, so bytes
-        # that another tool appended later are never cut.
-        data = f"{before} {after}\n".encode()
+    def _undo_append(self, fd: int, start: int, journal_written: bool) -> None:
+        try:
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            if journal_written:
+                os.unlink(self.journal_path)
+
+    def _write_journal(self, before: int, after: int, first: bytes) -> None:
+        # "<size before> <size after> <digest of the first record written>".
+        data = f"{before} {after} {_digest(first[:LOG_RECORD])}\n".encode()
         fd = os.open(self.journal_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(fd, data)
@@ -574,8 +631,15 @@ class Store:
         path = self.level_path(size)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, encode_summary(text))
+            _write_all(fd, encode_summary(text))
             os.fsync(fd)
+        except OSError as err:
+            err.filename = err.filename or path
+            try:
+                os.ftruncate(fd, n * TREE_RECORD)
+            except OSError:
+                pass
+            raise
         finally:
             os.close(fd)
 
