@@ -119,22 +119,31 @@ def encode_summary(text: str) -> bytes:
     return body + b" " * (TREE_RECORD - 1 - len(body)) + b"\n"
 
 
+def _check_record(record: bytes, width: int) -> tuple:
+    """``(why, text)``: why a fixed-width record is not one padded UTF-8 line
+    of ``width`` bytes (``why`` None when it is), and its text when it is."""
+    if len(record) != width:
+        return f"is {len(record)} bytes, not {width}", None
+    if not record.strip(b"\x00 \n"):
+        return "is blank (all spaces or NUL bytes)", None
+    if record[-1:] != b"\n" or b"\n" in record[:-1]:
+        return "is not one padded line (the file was edited by hand?)", None
+    if b"\x00" in record:
+        return "holds NUL bytes", None
+    try:
+        text = record[:-1].decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not valid UTF-8", None
+    if _CONTROL.search(text):
+        return "holds control characters (terminal escapes?) that memo never writes", None
+    return None, text
+
+
 def problem_in_memory(i: int, record: bytes) -> str | None:
     """Why ``record`` is not a valid ``LOG.txt`` record for memory ``i``, or None."""
-    if len(record) != LOG_RECORD:
-        return f"is {len(record)} bytes, not {LOG_RECORD}"
-    if not record.strip(b"\x00 \n"):
-        return "is blank (all spaces or NUL bytes)"
-    if record[-1:] != b"\n" or b"\n" in record[:-1]:
-        return "is not one padded line (the log was edited by hand?)"
-    if b"\x00" in record:
-        return "holds NUL bytes"
-    try:
-        line = record[:-1].decode("utf-8")
-    except UnicodeDecodeError:
-        return "is not valid UTF-8"
-    if _CONTROL.search(line):
-        return "holds control characters (terminal escapes?) that memo never writes"
+    why, line = _check_record(record, LOG_RECORD)
+    if why:
+        return why
     head = f"#{i} "
     if not line.startswith(head):
         found = line.split(" ", 1)[0][:24]
@@ -153,21 +162,7 @@ def decode_memory(i: int, record: bytes) -> Memory:
 
 def problem_in_summary(record: bytes) -> str | None:
     """Why ``record`` is not a valid ``TREE/<s>`` record, or None."""
-    if len(record) != TREE_RECORD:
-        return f"is {len(record)} bytes, not {TREE_RECORD}"
-    if record[-1:] != b"\n" or b"\n" in record[:-1]:
-        return "is not one padded line"
-    if not record.strip(b"\x00 \n"):
-        return "is blank (all spaces or NUL bytes)"
-    if b"\x00" in record:
-        return "holds NUL bytes"
-    try:
-        text = record[:-1].decode("utf-8")
-    except UnicodeDecodeError:
-        return "is not valid UTF-8"
-    if _CONTROL.search(text):
-        return "holds control characters (terminal escapes?) that memo never writes"
-    return None
+    return _check_record(record, TREE_RECORD)[0]
 
 
 class Store:
