@@ -84,8 +84,15 @@ def _store():
     store = Store.open(os.path.expanduser(os.environ.get("MEMORY_DIR", "")))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
-        ctx.call_on_close(store.close)
+        ctx.call_on_close(lambda: _close(store))
     return store
+
+
+def _close(store) -> None:
+    """After a command: close the store and tell of any repair it made."""
+    store.close()
+    for line in store.notices:
+        click.echo(f"memo: {line}", err=True)
 
 
 def _undo_surrogates(text: str) -> str:

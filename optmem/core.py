@@ -38,6 +38,9 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
     text = text.strip()
     if not text:
         raise BadInput(f"the {what} is empty; write one line of text")
+    if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
+        raise BadInput(f"the {what} is the order itself, not your line: put your own "
+                       f"line where the order says <your line>")
     guard.check_text(text, what)
     size = len(text.encode("utf-8"))
     if size > limit:
@@ -160,6 +163,7 @@ def compression(store: Store, T: int | None = None) -> str:
              "Keep every name, number, date, decision and outcome.",
              "Drop wording, not facts. Invent nothing. "
              "(Bytes of UTF-8: accented and non-Latin characters count 2-4.)",
+             "The dates are kept beside your line; do not repeat them.",
              ""]
     lines += ["  " + line for line in body]
     lines += ["", after,
@@ -259,7 +263,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                            f"(#0-{T - 1}); Run: memo sleep" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
-            said = f"Block {name} is already saved (another session did it); nothing was written."
+            said = f"The summary of {name} is already saved; nothing was written."
         else:
             want = next_pending(store, T, built)
             if want != (lo, hi):
@@ -404,12 +408,15 @@ def _import_entries(path: str, cfg, floor):
                 why = ("the newest memory" if last == floor and floor is not None
                        else "the line before")
                 raise BadInput(f"{where} is dated {date}, before {why} ({last}); dates "
-                               f"must never decrease. Nothing was imported")
+                               f"must never decrease, so nothing was imported. Sort the file "
+                               f"by date" + (f" and keep only lines dated {floor} or later"
+                                             if floor is not None else "")
+                               + ", then import it again")
             last = date
             try:
                 text = clean_text(text, cfg.ENTRY_CHARS, "memory")
             except BadInput as err:
-                raise BadInput(f"{where}: {err}; nothing was imported") from None
+                raise BadInput(f"{where}: {str(err).rstrip('.')}; nothing was imported") from None
             yield date, text
 
 

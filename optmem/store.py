@@ -11,6 +11,7 @@ reference OptMem):
   287 bytes, then ``\\n``. Each file is a dense prefix of its level.
 - ``config``: optional ``NAME=VALUE`` knobs (``optmem.config``).
 - ``.lock``: taken (``filelock``) by every write; ids are assigned under it.
+- ``recovered.txt``: the bytes of a torn last record, kept when it is cut.
 - ``.append``: this tool's journal of an append in flight (two numbers: the
   log size before and after). A crash mid-append leaves it behind; the next
   writer rolls the unacknowledged bytes back, so ``import`` is all or
@@ -40,6 +41,7 @@ TREE_NAME = "TREE"
 CONFIG_NAME = "config"
 LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
+RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 
@@ -182,6 +184,8 @@ class Store:
         self.config_path = os.path.join(root, CONFIG_NAME)
         self.lock_path = os.path.join(root, LOCK_NAME)
         self.journal_path = os.path.join(root, JOURNAL_NAME)
+        self.recovered_path = os.path.join(root, RECOVERED_NAME)
+        self.notices = []  #: lines for the user about repairs done (stderr)
         self._log_fd = None
         self._config = None
 
@@ -486,6 +490,10 @@ class Store:
                 # records are never cut).
                 if before <= size <= after and _digest(first).encode() == words[2]:
                     self._truncate(self.log_path, before)
+                    if size > before:
+                        self.notices.append(
+                            f"an append that never finished was rolled back "
+                            f"({(size - before) // LOG_RECORD} records of it had been written)")
             os.unlink(self.journal_path)
         self._cut_torn_log_tail()
 
@@ -511,6 +519,19 @@ class Store:
             raise Damaged(
                 f"{self.log_path} ends with {size - whole} bytes at offset {whole} that "
                 f"memo did not write (hand-edited?); nothing was changed. Run: memo check")
+        text = tail.strip(b"\x00 ")
+        if text:
+            # Most likely an append that crashed before it was acknowledged,
+            # but it may be the start of a memory cut short: keep a copy.
+            fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                _write_all(fd, text + b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            self.notices.append(
+                f"{self.log_path} ended with {len(tail)} bytes of an unfinished record "
+                f"(offset {whole}); they were cut off and kept in {self.recovered_path}")
         self._truncate(self.log_path, whole)
 
     @staticmethod

@@ -161,3 +161,16 @@ def snapshot(root: Path) -> dict:
         else:
             out[rel] = (st.st_mode, None, None)
     return out
+
+
+def pytest_report_header(config):
+    """Say up front whether the shared spec and data were found (else the
+    tests that need them skip)."""
+    try:
+        where = shared_dir()
+    except Exception as err:  # pragma: no cover - only for the header
+        return f"optmem shared/: not found ({err}); the vector and real-input tests skip"
+    if where is None or not Path(where).is_dir():
+        return ("optmem shared/: not found beside the checkout and OPTMEM_SHARED unset; "
+                "the cover-vector and real-input tests skip")
+    return f"optmem shared/: {where}"

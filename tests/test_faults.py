@@ -119,8 +119,16 @@ def test_torn_append_is_cut_by_the_next_note_and_its_id_reused(memo, inited, tai
     (inited / "LOG.txt").write_bytes(before + tail)
     # Reads ignore the unacknowledged bytes.
     assert "#4 " in awake(memo("wake"))
-    out = ok(memo("note", "after the crash"))
-    assert out.startswith("Saved as #5.\n")
+    result = memo("note", "after the crash")
+    no_traceback(result)
+    assert result.exit_code == 0 and result.stdout.startswith("Saved as #5.\n")
+    kept = tail.strip(b"\x00 ")
+    if kept:
+        # The cut bytes are never thrown away: kept and reported in one line.
+        assert (inited / "recovered.txt").read_bytes() == kept + b"\n"
+        assert result.stderr.count("\n") == 1 and "recovered.txt" in result.stderr
+    else:
+        assert result.stderr == "" and not (inited / "recovered.txt").exists()
     data = log_of(inited)
     assert len(data) == 6 * LOG
     assert data[:5 * LOG] == before
@@ -453,7 +461,10 @@ def test_a_journal_left_by_a_crashed_import_is_rolled_back(memo, inited):
     import hashlib
     digest = hashlib.sha256(rec(5, "imported 5")).hexdigest()[:32]
     (inited / ".append").write_bytes(f"{len(before)} {len(before) + 4 * LOG} {digest}\n".encode())
-    out = ok(memo("note", "after the crash"))
+    result = memo("note", "after the crash")
+    no_traceback(result)
+    assert result.exit_code == 0 and "rolled back" in result.stderr
+    out = result.stdout
     assert out.startswith("Saved as #5.")
     data = log_of(inited)
     assert data[:5 * LOG] == before and len(data) == 6 * LOG

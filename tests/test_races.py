@@ -138,8 +138,8 @@ def test_parallel_sessions_answering_the_same_compression_store_it_once(memory_d
         clean(out, err)
         results.append((p.returncode, out.decode(), err.decode()))
     assert all(rc == 0 and err == "" for rc, _, err in results), results
-    stored = [out for _, out, _ in results if not out.startswith("Block 0-1 is already saved")]
-    again = [out for _, out, _ in results if out.startswith("Block 0-1 is already saved")]
+    stored = [out for _, out, _ in results if not out.startswith("The summary of 0-1 is already saved")]
+    again = [out for _, out, _ in results if out.startswith("The summary of 0-1 is already saved")]
     assert len(stored) == 1 and len(again) == SESSIONS - 1, results
     for out in stored + again:  # each shows the next compression
         assert SLEEP_ORDER.findall(out) == ["2-3"], out

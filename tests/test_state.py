@@ -224,7 +224,7 @@ class StoreMachine(RuleBasedStateMachine):
         built = hi <= T and lo // (hi - lo) < len(self.levels.get(hi - lo, []))
         if built:
             assert r.exit_code == 0, r.stderr
-            assert r.stdout.splitlines()[0].startswith(f"Block {name} is already saved")
+            assert r.stdout.splitlines()[0].startswith(f"The summary of {name} is already saved")
         else:
             assert r.exit_code == 1, r.stdout
             assert r.stderr.startswith("memo: ") and r.stderr.count("\n") == 1
