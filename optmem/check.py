@@ -137,7 +137,11 @@ def check(store: Store) -> tuple:
         problems.append(f"{store.log_path} is not a regular file; restore the log")
         return problems, notes
     size = store.log_size()
-    T = size // LOG_RECORD
+    T = store.count()
+    if size // LOG_RECORD > T:
+        notes.append(f"{size // LOG_RECORD - T} records after the last memory belong to an append "
+                     f"that never finished (NUL bytes, or a crashed import); readers skip "
+                     f"them and the next memo note cuts them")
     if size % LOG_RECORD:
         extra = size % LOG_RECORD
         problems.append(f"{store.log_path} {store.tail_problem()}; the next write cuts them if "
@@ -147,6 +151,9 @@ def check(store: Store) -> tuple:
                         f"{store.log_path}")
     if os.path.lexists(os.path.join(store.root, JOURNAL_NAME)):
         notes.append("an append was interrupted; the next memo note rolls it back")
+    if os.path.lexists(store.lock_path) and not os.path.isfile(store.lock_path):
+        problems.append(f"{store.lock_path} is not a regular file, so no write can take the "
+                        f"lock; move it away (memo makes a new one)")
     _check_log(store, T, problems)
     _check_tree(store, T, problems, notes)
     built = {}

@@ -110,7 +110,15 @@ def _undo_surrogates(text: str) -> str:
 def _text_arg(words: tuple, what: str) -> str:
     """The text of a note or summary: the words joined, or stdin for ``-``."""
     if words == ("-",):
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        stream = sys.stdin
+        if stream is None:
+            raise BadInput(f"standard input is closed; give the {what} as an argument "
+                           f"in quotes, or pipe it in")
+        # At most a little more than a record: a longer text is refused anyway.
+        data = (stream.buffer.read(1 << 16) if hasattr(stream, "buffer")
+                else stream.read(1 << 16).encode("utf-8", "surrogateescape"))
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -131,6 +139,8 @@ def cli():
     Set MEMORY_DIR to the store (required), run `memo init` once, then
     `memo wake` at the start of every session.
     """
+    import warnings
+    warnings.simplefilter("ignore")  # a user sees one-line answers, never warnings
     _utf8_streams()
 
 
@@ -228,7 +238,9 @@ def recall(pattern, as_json):
     too: memo recall '^#7 ', memo recall '2024-05'.
     """
     store = _store()
-    result = core.recall(store, _undo_surrogates(pattern))
+    budget = store.config().PART_CHARS
+    # The closing count line is part of the output, so it gets its room.
+    result = core.recall(store, _undo_surrogates(pattern), budget - 200)
     if as_json:
         import json
         out = []
@@ -236,15 +248,19 @@ def recall(pattern, as_json):
             head, date, text = (line.split(" ", 2) + ["", ""])[:3]
             out.append({"id": int(head[1:]) if head[1:].isdigit() else None,
                         "date": date, "text": text})
+        size = 2 + sum(len(json.dumps(o, ensure_ascii=False).encode()) + 2 for o in out)
+        while out and size > budget:  # escaping may grow a line: keep the newest
+            size -= len(json.dumps(out.pop(0), ensure_ascii=False).encode()) + 2
         click.echo(json.dumps(out, ensure_ascii=False))
-        if result.cut:
+        if len(out) < result.total:
             click.echo(f"memo: showing the newest {len(out)} of {result.total} matches; "
                        f"narrow the regex", err=True)
         return
     for line in result.lines:
         click.echo(line)
     if result.total == 0:
-        click.echo(f"No memory matches {pattern!r}.")
+        shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+        click.echo(f"No memory matches {shown!r}.")
     elif result.cut:
         click.echo(f"Showing the newest {len(result.lines)} of {result.total} matching "
                    f"memories; the rest did not fit. Narrow the regex (add a word or a "
@@ -266,11 +282,19 @@ def forget(block):
 
 
 @cli.command("import")
-@click.argument("file", type=click.Path(dir_okay=True, allow_dash=False))
+@click.argument("file", type=click.Path(dir_okay=True, allow_dash=True))
 def import_(file):
-    """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing."""
+    """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin)."""
     store = _store()
-    first, count, pending = core.import_lines(store, file)
+    if file == "-":  # stdin is read once; the import reads its file twice
+        import shutil
+        import tempfile
+        with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
+            shutil.copyfileobj(sys.stdin.buffer, tmp)
+            tmp.flush()
+            first, count, pending = core.import_lines(store, tmp.name)
+    else:
+        first, count, pending = core.import_lines(store, file)
     last = first + count - 1
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
     click.echo(f"Imported {count} {'memory' if count == 1 else 'memories'} as {ids}. "
@@ -296,13 +320,13 @@ def config_(settings, repair):
     store = _store()
     shows = [s for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
+    from .config import KNOBS, check_value
+    for name in shows:
+        if name not in KNOBS:
+            check_value(name, "0")  # raises, naming the settings; before any change
     if sets or repair:
         click.echo(core.config_set(store, sets, repair=repair))
     if shows or not (sets or repair):
-        from .config import KNOBS, check_value
-        for name in shows:
-            if name not in KNOBS:
-                check_value(name, "0")  # raises, naming the settings
         click.echo(core.config_show(store, shows))
 
 
@@ -352,7 +376,8 @@ def redact(memory_id, yes):
                        f"(an agent must never run it); a human confirms it with --yes")
     gone = core.redact(store, i)
     click.echo(f"Memory #{i} is now [redacted]; {gone} "
-               f"{'summary' if gone == 1 else 'summaries'} over it went. Run: memo sleep")
+               f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
+               f"later ones on their levels). Run: memo sleep")
 
 
 def main() -> None:

@@ -8,6 +8,8 @@ constants here so the CLI and the tests share them.
 
 from __future__ import annotations
 
+import os
+
 from . import blocks, pager
 from .errors import BadInput, Damaged, MemoError
 from .errors import NotBuilt
@@ -38,15 +40,15 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
     text = text.strip()
     if not text:
         raise BadInput(f"the {what} is empty; write one line of text")
-    if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
-        raise BadInput(f"the {what} is the order itself, not your line: put your own "
-                       f"line where the order says <your line>")
-    guard.check_text(text, what)
-    size = len(text.encode("utf-8"))
+    size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
         raise BadInput(f"the {what} is {size} bytes of UTF-8; the limit is {limit} bytes "
                        f"(ENTRY_CHARS; accented and non-Latin characters take 2-4 bytes). "
                        f"Shorten it and run the command again")
+    if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
+        raise BadInput(f"the {what} is the order itself, not your line: put your own "
+                       f"line where the order says <your line>")
+    guard.check_text(text, what)
     return text
 
 
@@ -111,10 +113,30 @@ def pending_in(T: int, built: dict) -> int:
     return blocks.pending_count(T, built)
 
 
+DAMAGED_TEXT = "[damaged record: a human can see it with memo check]"
+
+
+def shown(store: Store, lo: int, hi: int) -> list:
+    """Memories ``[lo, hi)`` for display: a damaged record becomes a stand-in
+    (date ``????-??-??``, text ``DAMAGED_TEXT``) instead of stopping the
+    command, so one bad byte never locks an agent out of its memory. Writes
+    stay strict (``Store.check_last_memory``)."""
+    try:
+        return store.memories(lo, hi)
+    except Damaged:
+        out = []
+        for i in range(lo, hi):
+            try:
+                out.append(store.memory(i))
+            except Damaged:
+                out.append(Memory(i, "????-??-??", DAMAGED_TEXT))
+        return out
+
+
 def dates_of(store: Store, lo: int, hi: int) -> str:
     """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
-    first = store.memory(lo).date
-    last = store.memory(hi - 1).date if hi - lo > 1 else first
+    first = shown(store, lo, lo + 1)[0].date
+    last = shown(store, hi - 1, hi)[0].date if hi - lo > 1 else first
     return first if first == last else f"{first}..{last}"
 
 
@@ -147,7 +169,7 @@ def compression(store: Store, T: int | None = None) -> str:
     limit = store.config().ENTRY_CHARS
     if hi - lo <= RAW_PROMPT_MAX:
         head = f"Compress memories #{name} into one line of at most {limit} bytes."
-        body = [memory_line(m) for m in store.memories(lo, hi)]
+        body = [memory_line(m) for m in shown(store, lo, hi)]
     else:
         head = (f"Compress the two summaries of memories #{name} into one line of at "
                 f"most {limit} bytes.")
@@ -308,12 +330,13 @@ def redact(store: Store, i: int) -> int:
         if i >= T:
             raise BadInput(f"there is no memory #{i}; the log holds {T} memories")
         date = _nearest_date(store, i, T)
+        sizes = [2 << k for k in range(max(store.level_bytes(), default=1).bit_length())]
+        for size in sizes:  # every level readable before anything changes
+            store.level_len(size)
+        # Summaries first (they may repeat the text), the log record last: a
+        # failure between leaves the text in the log, never only in a cache.
+        gone = sum(store.cut_level(size, i // size) for size in sizes)
         store.rewrite_memory(i, encode_memory(i, date, REDACTED))
-        gone = 0
-        size = 2
-        while size <= T:
-            gone += store.cut_level(size, i // size)
-            size *= 2
     return gone
 
 
@@ -369,22 +392,44 @@ def import_lines(store: Store, path: str) -> tuple:
     return first, count, pending_in(T, store.built(T))
 
 
+IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
+
+
 def _import_entries(path: str, cfg, floor):
     """Yield ``(date, text)`` for each line, checking every one as ``note``
-    does; raises ``BadInput`` naming the file and line."""
+    does, and that no date is after today; raises ``BadInput`` naming the
+    file and line. ``path`` must be a regular file (it is read twice)."""
+    import stat as stat_mod
     try:
+        st = os.stat(path)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise BadInput(f"{path} is a directory; give a file of YYYY-MM-DD text lines")
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise BadInput(f"{path} is not a regular file (a pipe or a device can be read "
+                           f"only once); save the lines to a file, then import that file")
         f = open(path, "rb")
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file; give the path of a file of "
                        f"YYYY-MM-DD text lines") from None
-    except IsADirectoryError:
-        raise BadInput(f"{path} is a directory; give a file of YYYY-MM-DD text lines") from None
     except OSError as err:
-        raise BadInput(f"{path}: {err.strerror}") from None
+        raise BadInput(f"{path} cannot be read: {err.strerror}") from None
     last = floor
+    newest = today()
     with f:
-        for number, raw in enumerate(f, 1):
+        number = 0
+        while True:
+            try:
+                raw = f.readline(IMPORT_LINE_LIMIT)
+            except OSError as err:
+                raise BadInput(f"{path} cannot be read at line {number + 1}: {err.strerror}; "
+                               f"nothing was imported") from None
+            if not raw:
+                break
+            number += 1
             where = f"{path} line {number}"
+            if len(raw) == IMPORT_LINE_LIMIT and not raw.endswith(b"\n"):
+                raise BadInput(f"{where} is longer than {IMPORT_LINE_LIMIT} bytes (a memory "
+                               f"is one short line); nothing was imported")
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if raw.endswith(b"\n"):
@@ -404,6 +449,10 @@ def _import_entries(path: str, cfg, floor):
                                f"({date[:12]!r}); nothing was imported")
             if not text.strip():
                 raise BadInput(f"{where} has a date and no text; nothing was imported")
+            if date > newest:
+                raise BadInput(f"{where} is dated {date}, after today ({newest}); a memory "
+                               f"cannot come from the future. Fix the date; nothing was "
+                               f"imported")
             if last is not None and date < last:
                 why = ("the newest memory" if last == floor and floor is not None
                        else "the line before")
@@ -444,18 +493,20 @@ def wake_lines(store: Store, T: int, budget: int) -> list:
             continue
         out.append(summary_line(store, lo, hi))
     if raw_from is not None:
-        out += [memory_line(m) for m in store.memories(raw_from, T)]
+        out += [memory_line(m) for m in shown(store, raw_from, T)]
     return out
 
 
 def wake_intro(store: Store, T: int) -> str:
     """The first line of the document."""
     if T == 0:
+        if store.count():
+            return "Your memory as of T=0 holds nothing (wake without T shows all of it)."
         return "Your memory is empty: nothing has been noted yet."
-    first = store.memory(0).date
-    last = store.memory(T - 1).date
-    what = "1 memory" if T == 1 else f"{T} memories"
-    return (f"Your memory: {what} (#0-{T - 1}), {first} to {last}, oldest first. "
+    first = shown(store, 0, 1)[0].date
+    last = shown(store, T - 1, T)[0].date
+    what = "1 memory (#0)" if T == 1 else f"{T} memories (#0-{T - 1})"
+    return (f"Your memory: {what}, {first} to {last}, oldest first. "
             f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
 
 
@@ -524,7 +575,7 @@ def block_line(store: Store, lo: int, hi: int, T: int) -> str:
     """One block as wake would show it; an unbuilt summary says so and gives
     the order that builds it."""
     if hi - lo == 1:
-        return memory_line(store.memory(lo))
+        return memory_line(shown(store, lo, lo + 1)[0])
     try:
         return summary_line(store, lo, hi)
     except NotBuilt:
@@ -559,7 +610,7 @@ def zoom(store: Store, arg: str) -> list:
                        f"line of memo wake, e.g. memo zoom 0-1" if T else
                        f"the log is empty, so there is nothing to zoom into")
     if hi - lo == 1:
-        return [memory_line(store.memory(lo))]
+        return [memory_line(shown(store, lo, lo + 1)[0])]
     out = [block_line(store, lo, hi, T) if hi <= T else
            f"#{name} reaches past the newest memory (#{T - 1}); its parts so far:"]
     for a, b in blocks.halves(lo, hi):
@@ -592,8 +643,8 @@ def stats(store: Store) -> dict:
         merged[size] = merged.get(size, 0) + n
     return {
         "memories": T,
-        "first_date": store.memory(0).date if T else None,
-        "last_date": store.memory(T - 1).date if T else None,
+        "first_date": shown(store, 0, 1)[0].date if T else None,
+        "last_date": shown(store, T - 1, T)[0].date if T else None,
         "summaries": summaries,
         "summaries_expected": blocks.complete_count(T),
         "pending": pending_in(T, built),

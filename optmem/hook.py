@@ -36,7 +36,7 @@ def wake_max_bytes(store, max_bytes: int) -> str:
     def expand(lo, hi, room):
         size = hi - lo
         if size == 1:
-            return [core.memory_line(store.memory(lo))]
+            return [core.memory_line(core.shown(store, lo, lo + 1)[0])]
         if lo // size < built.get(size, 0):
             return [core.summary_line(store, lo, hi)]
         if room < 2:

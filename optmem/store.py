@@ -55,14 +55,20 @@ _CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160
                                    0x2028, 0x2029]))
 import re as _re  # noqa: E402  (cheap: click imports it anyway)
 _CONTROL = _re.compile("[" + _re.escape(_CONTROL_CHARS) + "]")
-_DISPLAY = {ord(c): "\ufffd" for c in _CONTROL_CHARS}
+#: Also never printed: bidirectional controls and zero-width characters
+#: that another tool may have written (they can reorder or hide text).
+_HIDDEN_CHARS = "".join(map(chr, [0x200B, 0x200C, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                                  *range(0x2066, 0x206A), 0xFEFF]))
+_UNSAFE = _re.compile("[\t" + _re.escape(_CONTROL_CHARS + _HIDDEN_CHARS) + "]")
+_DISPLAY = {ord(c): "\ufffd" for c in _CONTROL_CHARS + _HIDDEN_CHARS}
 _DISPLAY[9] = " "
 
 
 def displayable(text: str) -> str:
-    """``text`` safe to print: controls become U+FFFD and TAB a space, so a
-    record written by another tool can never move the cursor or forge a line."""
-    return text.translate(_DISPLAY) if _CONTROL.search(text) or "\t" in text else text
+    """``text`` safe to print: controls, bidi controls and zero-width
+    characters become U+FFFD and TAB a space, so a record written by another
+    tool can never move the cursor, reorder text or forge a line."""
+    return text.translate(_DISPLAY) if _UNSAFE.search(text) else text
 
 
 def _digest(data: bytes) -> str:
@@ -263,6 +269,16 @@ class Store:
     def _config_text(self) -> str | None:
         """The raw ``config`` text, or None when the file is absent."""
         try:
+            st = os.stat(self.config_path)
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            raise ConfigError(f"{self.config_path} cannot be read ({err.strerror}); move it "
+                              f"away (memo then uses the defaults)") from None
+        if not stat_mod.S_ISREG(st.st_mode) and not stat_mod.S_ISDIR(st.st_mode):
+            raise ConfigError(f"{self.config_path} is not a regular file; move it away "
+                              f"(memo then uses the defaults)")
+        try:
             with open(self.config_path, "rb") as f:
                 raw = f.read(1 << 20)
         except FileNotFoundError:
@@ -332,8 +348,42 @@ class Store:
         return os.fstat(self._fd()).st_size
 
     def count(self) -> int:
-        """How many whole memory records the log holds (``size // 320``)."""
-        return self.log_size() // LOG_RECORD
+        """How many memories the log holds: whole records (``size // 320``),
+        less what readers must not see: records of an append still in flight
+        (or crashed) behind the ``.append`` journal, and trailing records of
+        NUL bytes (space a crash allocated, cut by the next write)."""
+        n = self.log_size() // LOG_RECORD
+        if os.path.lexists(self.journal_path):
+            before = self._journal_start()
+            if before is not None and before // LOG_RECORD < n:
+                n = before // LOG_RECORD
+        if n and self.read_log(n * LOG_RECORD - LOG_RECORD, 1) == b"\x00":
+            n = self._last_non_nul_record(n) + 1
+        return n
+
+    def _journal_start(self):
+        """The log size before the append the journal describes, or None."""
+        try:
+            with open(self.journal_path, "rb") as f:
+                words = f.read(200).split()
+        except OSError:
+            return None
+        if len(words) == 3 and words[0].isdigit():
+            return int(words[0])
+        return None
+
+    def _last_non_nul_record(self, n: int) -> int:
+        """Index of the last record before ``n`` that is not all NUL bytes
+        (-1 if none); reads backwards in large chunks."""
+        step = 4096
+        while n > 0:
+            lo = max(0, n - step)
+            data = self.read_log(lo * LOG_RECORD, (n - lo) * LOG_RECORD)
+            end = len(data.rstrip(b"\x00"))
+            if end:
+                return lo + (end - 1) // LOG_RECORD
+            n = lo
+        return -1
 
     def read_log(self, offset: int, length: int) -> bytes:
         """Raw bytes of ``LOG.txt`` (for streaming readers such as recall)."""
@@ -461,6 +511,9 @@ class Store:
         except ImportError:
             raise MemoError("the Python package 'filelock' is missing; install it with: "
                             "python3 -m pip install filelock") from None
+        if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
+            raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
+                          f"the lock; move it away (memo makes a new one)")
         lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
         try:
             lock.acquire()
@@ -502,12 +555,8 @@ class Store:
         whole = size - size % LOG_RECORD
         tail = self.read_log(whole, LOG_RECORD) if size != whole else b""
         # Trailing records of NUL bytes: space a crash allocated, never data.
-        while whole >= LOG_RECORD and not tail.strip(b"\x00"):
-            record = self.read_log(whole - LOG_RECORD, LOG_RECORD)
-            if record.strip(b"\x00"):
-                break
-            whole -= LOG_RECORD
-            tail = b""
+        if not tail.strip(b"\x00") and whole:
+            whole = (self._last_non_nul_record(whole // LOG_RECORD) + 1) * LOG_RECORD
         if size == whole:
             return
         tail = self.read_log(whole, size - whole)
