@@ -2,10 +2,10 @@
 
 DESIGN.md "Beyond the seed": at most N bytes in all, never refused for
 pending work. The most detailed document that fits is chosen: the largest
-line budget, from ``WAKE_LINES`` down, whose document fits (sizes are not
-monotone in the budget, since one long summary can outweigh its two short
-halves, so every budget is tried in turn, with each block's lines computed
-once). A block whose summary is not built yet is shown as its built halves
+line budget, from ``WAKE_LINES`` down, whose document fits. Sizes are not
+monotone in the budget (one long summary can outweigh its two short
+halves), so up to ``SCAN_ALL`` budgets every one is tried, each block's
+lines computed once; a larger ``WAKE_LINES`` is bisected first. A block whose summary is not built yet is shown as its built halves
 (down to raw memories) when that takes a few lines, else as one line that
 says it is not summarised yet; the document then orders the pending
 compressions. It still ends with ``You are awake.``.
@@ -19,6 +19,10 @@ from .errors import BadInput
 #: An unbuilt block is shown as its built halves (down to raw memories)
 #: while that takes at most this many lines; beyond, as one placeholder line.
 EXPAND_LINES = 8
+#: Up to this many line budgets every one is tried; above, a bisection and
+#: then the ``SCAN_ABOVE`` budgets above its answer.
+SCAN_ALL = 512
+SCAN_ABOVE = 64
 
 
 def _size(lines) -> int:
@@ -64,17 +68,36 @@ def wake_max_bytes(store, max_bytes: int) -> str:
              f"do them before your next action.", "Run: memo sleep"] if pending else [])
     tail.append(core.AWAKE)
     fixed = _size(head) + _size(tail)
-    for budget in range(store.config().WAKE_LINES, 0, -1):
+
+    def fits(budget):
+        """The tiling at ``budget`` if its document fits, else None."""
         tiling = blocks.cover(T, budget) if T else []
         used = fixed
         for block in tiling:
             used += block_lines(block)[1]
             if used > max_bytes:
-                break
-        if used <= max_bytes:
+                return None
+        return tiling
+
+    # Every budget >= T gives the same document, so the top is min(WAKE_LINES, T).
+    top = max(1, min(store.config().WAKE_LINES, T))
+    if top <= SCAN_ALL:
+        candidates = range(top, 0, -1)
+    else:
+        # Bisect as if size grew with the budget, then look a little above
+        # the answer for the bumps where it does not.
+        lo, hi = 0, top
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(mid) is not None:
+                lo = mid
+            else:
+                hi = mid - 1
+        candidates = range(min(top, lo + SCAN_ABOVE), max(lo, 1) - 1, -1)
+    for budget in candidates:
+        tiling = fits(budget)
+        if tiling is not None:
             body = [line for block in tiling for line in block_lines(block)[0]]
             return "\n".join(head + body + tail)
-        if not T:
-            break
     raise BadInput(f"--max-bytes {max_bytes} is too small: even the shortest document "
                    f"does not fit. Give more bytes, or page with: memo wake")
