@@ -135,8 +135,8 @@ def shown(store: Store, lo: int, hi: int) -> list:
 
 def dates_of(store: Store, lo: int, hi: int) -> str:
     """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
-    first = shown(store, lo, lo + 1)[0].date
-    last = shown(store, hi - 1, hi)[0].date if hi - lo > 1 else first
+    first = store.date(lo) or "????-??-??"
+    last = (store.date(hi - 1) or "????-??-??") if hi - lo > 1 else first
     return first if first == last else f"{first}..{last}"
 
 

@@ -61,7 +61,6 @@ MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a 
 ASCII_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
 
 
-
 class _Slow(Exception):
     pass
 
@@ -174,24 +173,35 @@ def _best(options: list, needle) -> tuple:
 # -- the byte prefilter ----------------------------------------------------
 
 @functools.lru_cache(maxsize=1)
-def _every_character() -> str:
-    """Every code point but the surrogates (which decoded text never holds)."""
+def _plane_zero() -> bytes:
+    """The code points 0-65535 as native UTF-32."""
     from array import array
-    codes = array("I")
-    if codes.itemsize != 4:  # pragma: no cover - exotic platforms
-        return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
-    codes.extend(range(0xD800))
-    codes.extend(range(0xE000, 0x110000))
-    return codes.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+    codes = array("I", range(0x10000))
+    if codes.itemsize == 4:
+        return codes.tobytes()
+    return b"".join(c.to_bytes(4, sys.byteorder) for c in range(0x10000))  # pragma: no cover
+
+
+def _planes():
+    """Every code point but the surrogates (which decoded text never holds),
+    one string per plane of 65,536, so no 4 MiB string is ever built."""
+    little = sys.byteorder == "little"
+    codec = "utf-32-le" if little else "utf-32-be"
+    zero = _plane_zero()
+    for plane in range(17):
+        data = bytearray(zero)
+        data[2 if little else 1::4] = bytes([plane]) * 0x10000
+        text = data.decode(codec, "surrogatepass")
+        yield text[:0xD800] + text[0xE000:] if plane == 0 else text
 
 
 @functools.lru_cache(maxsize=256)
 def case_class(ch: str) -> str:
     """Every character that Python's ``re`` (IGNORECASE) matches with the
     literal ``ch``, found by asking ``re`` itself about every code point
-    (about 20 ms the first time for each character)."""
+    (some 30 ms for each new character)."""
     rx = re.compile(re.escape(ch), re.IGNORECASE)
-    return "".join(m.group() for m in rx.finditer(_every_character()))
+    return "".join(m.group() for plane in _planes() for m in rx.finditer(plane))
 
 
 def _pieces(literal: str) -> list:
@@ -474,8 +484,9 @@ def _matches(data, n: int, search, prefilter, precheck):
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
 
-    ``lines`` are the newest matching lines (``line_of``) whose UTF-8 size,
-    one newline each included, fits in ``limit_bytes`` bytes, oldest first;
+    ``lines`` are the newest matching lines (``line_of``, then
+    ``store.displayable``: controls shown as U+FFFD) whose UTF-8 size, one
+    newline each included, fits in ``limit_bytes`` bytes, oldest first;
     ``total`` counts every matching record in ``[0, T)`` (``T`` = the
     records when the search starts); ``cut`` is True when some matches
     were left out. Memory use is one chunk plus the kept lines, whatever
@@ -501,6 +512,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 found = _matches(data, n, search, prefilter, precheck)
                 total += len(found)
                 for line in found:
+                    line = displayable(line)
                     kept.append(line)
                     kept_bytes += len(line.encode("utf-8")) + 1
                     while kept_bytes > limit_bytes and kept:
@@ -510,4 +522,4 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
         raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s on "
                        f"{CHUNK_RECORDS} memories (it backtracks: nested repeats such as "
                        f"(a+)+); simplify it, e.g. a plain word") from None
-    return [displayable(line) for line in kept], total, total > len(kept)
+    return list(kept), total, total > len(kept)

@@ -86,18 +86,25 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+_DATES_SEEN = set()
+
+
 def _is_date(value: str) -> bool:
     """True for a real calendar date written ``YYYY-MM-DD`` in ASCII digits."""
+    if value in _DATES_SEEN:
+        return True
     if len(value) != 10 or value[4] != "-" or value[7] != "-":
         return False
     y, m, d = value[:4], value[5:7], value[8:]
     if not (y + m + d).isascii() or not (y + m + d).isdigit():
         return False
-    import datetime
-    try:
-        datetime.date(int(y), int(m), int(d))
-    except ValueError:
+    year, month, day = int(y), int(m), int(d)
+    if not (1 <= year and 1 <= month <= 12):
         return False
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if not 1 <= day <= (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]:
+        return False
+    _DATES_SEEN.add(value)  # no datetime import: it costs start-up time
     return True
 
 
@@ -193,6 +200,8 @@ class Store:
         self.recovered_path = os.path.join(root, RECOVERED_NAME)
         self.notices = []  #: lines for the user about repairs done (stderr)
         self._log_fd = None
+        self._level_fds = {}  #: size -> read handle of TREE/<size>
+        self._seen_size = 0  #: the log size last seen (a cheap bound for reads)
         self._config = None
 
     # -- opening ---------------------------------------------------------
@@ -342,10 +351,15 @@ class Store:
         if self._log_fd is not None:
             os.close(self._log_fd)
             self._log_fd = None
+        for fd in self._level_fds.values():
+            if fd >= 0:
+                os.close(fd)
+        self._level_fds = {}
 
     def log_size(self) -> int:
-        """Size of ``LOG.txt`` in bytes."""
-        return os.fstat(self._fd()).st_size
+        """Size of ``LOG.txt`` in bytes (the log only grows between cuts)."""
+        self._seen_size = os.fstat(self._fd()).st_size
+        return self._seen_size
 
     def count(self) -> int:
         """How many memories the log holds: whole records (``size // 320``),
@@ -409,7 +423,8 @@ class Store:
 
         Raises ``Damaged`` for a bad record and ``IndexError`` past the end.
         """
-        if lo < 0 or hi > self.count():
+        if lo < 0 or (hi * LOG_RECORD > self._seen_size
+                      and hi > self.log_size() // LOG_RECORD):
             raise IndexError(f"memories {lo}..{hi} are past the end of the log")
         data = self.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
         out = []
@@ -420,6 +435,17 @@ class Store:
                 raise self.damaged_memory(i, why)
             out.append(decode_memory(i, record))
         return out
+
+    def date(self, i: int) -> str | None:
+        """The date of memory ``i`` read from its record's head (one small
+        read), or None when the head is not ``#<i> <YYYY-MM-DD> ``."""
+        prefix = b"#%d " % i
+        head = self.read_log(i * LOG_RECORD, len(prefix) + 11)
+        if head.startswith(prefix) and head[-1:] == b" ":
+            date = head[len(prefix):len(prefix) + 10].decode("ascii", "replace")
+            if _is_date(date):
+                return date
+        return None
 
     def memory(self, i: int) -> Memory:
         """Memory ``i``; raises ``Damaged`` or ``IndexError``."""
@@ -461,12 +487,18 @@ class Store:
         size = hi - lo
         k = lo // size
         path = self.level_path(size)
-        if k >= self.level_len(size):
+        fd = self._level_fds.get(size)
+        if fd is None:
+            self.level_len(size)  # a level that is not a regular file: Damaged
+            try:
+                fd = os.open(path, os.O_RDONLY)
+                self._level_fds[size] = fd
+            except FileNotFoundError:
+                fd = -1  # not cached: the level may be made later in this process
+        record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
+        if len(record) < TREE_RECORD:
             raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
                            f"(or another session just forgot it); Run: memo sleep")
-        with open(path, "rb") as f:
-            f.seek(k * TREE_RECORD)
-            record = f.read(TREE_RECORD)
         why = problem_in_summary(record)
         if why:
             raise Damaged(f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "

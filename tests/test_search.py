@@ -1,0 +1,356 @@
+"""Streaming recall (``optmem.search``) equals the plain per-record search.
+
+The oracle is the definition in DESIGN.md: every ``LOG.txt`` record as one
+line, matched with Python's ``re`` (IGNORECASE, Unicode). The store holds
+multi-byte text with every case trap Python folds (É/é, ß/ẞ, Σ/σ/ς, İ/ı/i,
+the Kelvin sign, long s, µ/μ/Μ, ǅ) and a few damaged records. Recall runs
+with tiny chunks, so matches fall on every chunk boundary, with and without
+RE2 (when google-re2 is installed).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import signal
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+
+from optmem import search
+from optmem.errors import BadInput
+from optmem.store import LOG_RECORD, Store, displayable, encode_memory
+
+WORDS = (
+    "release deploy failed rollback click merge fix patch tag stress kiosk "
+    "été ÉTÉ Été straße STRASSE ẞ ß σοφία ΣΟΦΙΑ Σίσυφος ὀδυσσεύς λόγος "
+    "İstanbul ISTANBUL ısı Kelvin kelvin \u212aelvin \u212aIOSK ſtyle µs μs ΜS ǅemal ǆemal Ǆemal "
+    "ﬁx 日本語 東京 데이터 Москва ДАННЫЕ 🚀 ✓ → ñandú café naïve "
+    "2024-05-01 #7 v2.0 a aa aaa x-y 42 1999 word words sword".split()
+)
+
+ENGINES = ["python"] + (["re2"] if search._re2_module() is not None else [])
+
+
+def _texts(n: int, seed: int = 7) -> list:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        words = rng.choices(WORDS, k=rng.randint(1, 40))
+        text = " ".join(words)
+        while len(text.encode("utf-8")) > 280:
+            words.pop()
+            text = " ".join(words)
+        out.append(text)
+    return out
+
+
+def _build(root: str, records: list) -> Store:
+    store, created = Store.init(root)
+    assert created
+    with open(store.log_path, "ab") as f:
+        f.write(b"".join(records))
+    return store
+
+
+def _damaged(i: int, body: bytes) -> bytes:
+    """A record that memo never writes: ``body`` padded to 320 bytes."""
+    head = f"#{i} 2024-06-01 ".encode()
+    data = (head + body)[:LOG_RECORD - 1]
+    return data + b" " * (LOG_RECORD - 1 - len(data)) + b"\n"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """~300 memories of varied multi-byte text, dates never decreasing, and
+    four damaged records (a stray newline, bad UTF-8, all NULs, no final
+    newline)."""
+    root = str(tmp_path_factory.mktemp("search") / "mem")
+    texts = _texts(300)
+    records = []
+    for i, text in enumerate(texts):
+        day = 1 + i * 28 // len(texts)
+        records.append(encode_memory(i, f"2024-02-{day:02d}", text))
+    n = len(records)
+    records.append(_damaged(n, b"deploy of the\nrelease failed"))
+    records.append(_damaged(n + 1, b"caf\xc3 na\xefve \xff\xfe rollback"))
+    records.append(b"\x00" * LOG_RECORD)
+    last = _damaged(n + 3, "torn été".encode())
+    records.append(last[:-1] + b"x")
+    records.append(encode_memory(n + 4, "2024-03-01", "a" * 260))
+    records.append(encode_memory(n + 5, "2024-03-01", "end #7 of the log; ÉTÉ"))
+    return _build(root, records)
+
+
+def oracle_lines(store) -> list:
+    """Every record of the log as the line DESIGN.md's recall matches."""
+    with open(store.log_path, "rb") as f:
+        data = f.read()
+    out = []
+    for k in range(len(data) // LOG_RECORD):
+        record = data[k * LOG_RECORD:(k + 1) * LOG_RECORD]
+        out.append(record.decode("utf-8", "replace").replace("\n", " ").rstrip())
+    return out
+
+
+def matching(store, pattern: str) -> list:
+    """The lines the plain per-record search matches."""
+    rx = re.compile(pattern, re.IGNORECASE)
+    return [line for line in oracle_lines(store) if rx.search(line)]
+
+
+def expected(store, pattern: str) -> list:
+    """What recall prints for them: control characters shown as U+FFFD."""
+    return [displayable(line) for line in matching(store, pattern)]
+
+
+class engine:
+    """Recall with small chunks and one engine (RE2 or pure Python); the
+    time bound is raised so a loaded machine never refuses a fine pattern."""
+
+    def __init__(self, name: str, chunk: int, bound: float = 60.0):
+        self.name, self.chunk, self.bound = name, chunk, bound
+
+    def __enter__(self):
+        self.saved = (search.USE_RE2, search.CHUNK_RECORDS, search.TIME_BOUND)
+        search.USE_RE2 = self.name == "re2"
+        search.CHUNK_RECORDS = self.chunk
+        search.TIME_BOUND = self.bound
+        return self
+
+    def __exit__(self, *exc):
+        search.USE_RE2, search.CHUNK_RECORDS, search.TIME_BOUND = self.saved
+
+    def recall(self, store, pattern, limit=10 ** 9):
+        return search.recall(store, pattern, limit)
+
+
+HAND_PICKED = [
+    "rollback", "deploy.*failed", "^#7 ", "#7 ", "^#30\\d ", "2024-02-1", "2024-02-0[1-5]",
+    "$", "^", "\\d", "\\d{4}", "\\bword\\b", "\\bwords?\\b", "sword$", "ÉTÉ", "été", "eté",
+    "ß", "ẞ", "STRASSE", "straße", "σ", "ς", "Σ", "ΣΟΦΊΑ", "σοφία", "İ", "ı", "i",
+    "istanbul", "İSTANBUL", "K", "kelvin", "ſ", "style", "STYLE", "µ", "μs", "ǅ", "ǆemal",
+    "ﬁ", "FIX", "日本", "🚀", "→ ñ", "café", "naïve", "\ufffd", "caf. na", "of the release",
+    "the\\s+release", "a{200}", "(a+)+$", "a|é", "(?:x-y|v2\\.0)", "deploy|rollback|été",
+    "(?-i:Été)", "(?i)été", "(?=.*deploy)(?=.*tag)", "(deploy).*\\1", "é$", "x$", "torn",
+    "\\x00", "[éÉ]t", "(?s).", "\\w+ \\w+", "(?x) r o l l b a c k", "\\Btag", "a\\b",
+    "^#3 2024", "2024-03-01 a", "(?>roll)back", "(?:roll)++back", "k{1,}elvin",
+    "(?!.*rollback)deploy", "deploy(?!.*rollback)", "(?<!roll)back", "rollback.*kelvin",
+    "deploy.*style", "tag.*istanbul", "kiosk", "KIOSK", "\u212a", "fix.*ſ",
+]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+@pytest.mark.parametrize("chunk", [1, 3, 64])
+def test_hand_picked_patterns_equal_the_plain_search(store, name, chunk):
+    with engine(name, chunk) as e:
+        for pattern in HAND_PICKED:
+            want = expected(store, pattern)
+            assert e.recall(store, pattern) == (want, len(want), False), pattern
+
+
+def test_line_of_is_the_oracle_line(store):
+    with open(store.log_path, "rb") as f:
+        data = f.read()
+    lines = oracle_lines(store)
+    for k, line in enumerate(lines):
+        assert search.line_of(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) == line
+
+
+# -- patterns from a small grammar ------------------------------------------
+
+CHARS = list("aeiksxy -#0179") + list("éÉßẞσςΣİıſµΜǅ日🚀\u212a")
+ATOMS = st.one_of(
+    st.sampled_from(CHARS).map(re.escape),
+    st.sampled_from(WORDS).map(re.escape),
+    st.sampled_from(["\\d", "\\w", "\\s", "\\W", ".", "[aé]", "[^ ]", "[0-9]", "\\b", "^", "$"]),
+)
+
+
+def _combine(children):
+    return st.one_of(
+        st.lists(children, min_size=2, max_size=3).map("".join),
+        st.lists(children, min_size=2, max_size=3).map(lambda xs: "(?:" + "|".join(xs) + ")"),
+        children.map(lambda x: f"({x})"),
+        st.tuples(st.sampled_from(["?=", "?!"]), children).map(lambda t: f"({t[0]}{t[1]})"),
+        st.tuples(children, st.sampled_from(["?", "*", "+", "{1,2}", "+?"])).map(
+            lambda t: f"(?:{t[0]}){t[1]}"),
+    )
+
+
+PATTERNS = st.recursive(ATOMS, _combine, max_leaves=6)
+
+
+class _TooSlow(Exception):
+    pass
+
+
+def quick_expected(store, pattern: str) -> list:
+    """``expected``, or reject the example if even the plain search takes
+    over 2 s (a generated pattern that backtracks without end)."""
+    def alarm(signum, frame):
+        raise _TooSlow()
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        return expected(store, pattern)
+    except _TooSlow:
+        reject()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(pattern=PATTERNS, chunk=st.sampled_from([1, 2, 5, 17]))
+def test_generated_patterns_equal_the_plain_search(store, pattern, chunk):
+    want = quick_expected(store, pattern)
+    for name in ENGINES:
+        with engine(name, chunk) as e:
+            assert e.recall(store, pattern) == (want, len(want), False), (name, pattern)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pattern=PATTERNS)
+def test_required_literals_are_in_every_matching_line(store, pattern):
+    want = quick_expected(store, pattern)
+    for option in search.requirements(pattern):
+        any_of = re.compile("|".join(map(re.escape, option)), re.IGNORECASE)
+        assert all(any_of.search(line) for line in want), (pattern, option)
+
+
+def test_requirements_of_known_patterns():
+    assert search.requirements("rollback") == [("rollback",)]
+    assert search.requirements("deploy.*failed") == [("deploy",), ("failed",)]
+    assert search.requirements("^#7 ") == [("#7 ",)]
+    assert search.requirements("foo|bar baz") == [("foo", "bar baz")]
+    assert search.requirements("(?:ab)?c") == [("c",)]
+    assert search.requirements("a|") == []
+    assert search.requirements("\\d+") == []
+    assert search.requirements("(?=abc)x") == [("x",)]
+
+
+# -- the byte-level case tables -----------------------------------------------
+
+def test_ascii_folds_hold_every_non_ascii_match_of_an_ascii_character():
+    """Python's ``re`` matches an ASCII character only with its own two cases
+    and ``ASCII_FOLDS``: the assumption both byte prefilters rest on."""
+    for code in range(128):
+        ch = chr(code)
+        allowed = {ch, ch.lower(), ch.upper()}
+        if ch.isalpha():
+            allowed |= set(search.ASCII_FOLDS.get(ch.lower(), ""))
+        assert set(search.case_class(ch)) <= allowed, ch
+
+
+@pytest.mark.skipif("re2" not in ENGINES, reason="google-re2 is not installed")
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(CHARS + list("AEIKSXYZbcdqrt")),
+                   min_size=1, max_size=4))
+def test_re2_needle_matches_every_spelling_re_accepts(text):
+    """Every string ``re`` (IGNORECASE) matches with the literal ``text``
+    is matched, as UTF-8 bytes, by the RE2 needle built for it."""
+    re2 = search._re2_module()
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    rx = re2.compile(search._re2_syntax(text).encode("ascii"), options)
+    spellings = [""]
+    for ch in text:
+        spellings = [s + x for s in spellings for x in search.case_class(ch)][:200]
+    for spelling in spellings:
+        assert re.fullmatch(re.escape(text), spelling, re.IGNORECASE)
+        assert rx.search(spelling.encode("utf-8")), (text, spelling)
+
+
+# -- the output budget --------------------------------------------------------
+
+@pytest.mark.parametrize("name", ENGINES)
+@pytest.mark.parametrize("limit", [1, 100, 700, 5000])
+def test_the_byte_limit_keeps_the_newest_that_fit(store, name, limit):
+    pattern = "e"
+    want = expected(store, pattern)
+    kept, size = [], 0
+    for line in reversed(want):
+        size += len(line.encode("utf-8")) + 1
+        if size > limit:
+            break
+        kept.insert(0, line)
+    with engine(name, 3) as e:
+        lines, total, cut = e.recall(store, pattern, limit)
+    assert (lines, total, cut) == (kept, len(want), len(kept) < len(want))
+    assert sum(len(x.encode("utf-8")) + 1 for x in lines) <= limit
+    assert cut
+
+
+def test_everything_that_fits_is_not_cut(store):
+    want = expected(store, "rollback")
+    size = sum(len(x.encode("utf-8")) + 1 for x in want)
+    assert search.recall(store, "rollback", size) == (want, len(want), False)
+    assert search.recall(store, "rollback", size - 1)[2] is True
+
+
+def test_a_memory_noted_mid_scan_is_not_seen(tmp_path):
+    records = [encode_memory(i, "2024-01-01", f"match {i}") for i in range(20)]
+    store = _build(str(tmp_path / "mem"), records)
+    read = store.read_log
+
+    def read_and_append(offset, length):
+        data = read(offset, length)
+        with open(store.log_path, "ab") as f:
+            f.write(encode_memory(f.tell() // LOG_RECORD, "2024-01-02", "match late"))
+        return data
+
+    store.count()  # whatever the store reads to count happens before the hook
+    store.read_log = read_and_append
+    with engine("python", 4):
+        lines, total, cut = search.recall(store, "match", 10 ** 6)
+    assert total == 20 and "late" not in " ".join(lines)
+    assert store.count() > 20
+
+
+def test_an_empty_log_matches_nothing(tmp_path):
+    store = _build(str(tmp_path / "mem"), [])
+    assert search.recall(store, "x", 100) == ([], 0, False)
+
+
+@pytest.mark.parametrize("pattern", ["", "(", "a{2,1}", "[z-a]", "(?P<x>a)(?P<x>b)"])
+def test_a_bad_regex_is_refused(store, pattern):
+    with pytest.raises(BadInput):
+        search.recall(store, pattern, 100)
+
+
+# -- pathological patterns ----------------------------------------------------
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_a_backtracking_regex_is_refused_in_bounded_time(tmp_path, name):
+    records = [encode_memory(i, "2024-01-01", f"note {i}") for i in range(50)]
+    records.append(encode_memory(50, "2024-01-01", "a" * 269 + "!"))
+    store = _build(str(tmp_path / "mem"), records)
+    started = time.monotonic()
+    with engine(name, 16, bound=0.2):
+        with pytest.raises(BadInput, match="backtracks"):
+            search.recall(store, "(a+)+$", 10 ** 6)
+    assert time.monotonic() - started < 60  # a hang guard, not a timing goal
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_a_backtracking_regex_that_matches_at_once_answers(tmp_path, name):
+    store = _build(str(tmp_path / "mem"), [encode_memory(0, "2024-01-01", "a" * 270)])
+    with engine(name, 16):
+        lines, total, cut = search.recall(store, "(a+)+$", 10 ** 6)
+    assert total == 1 and lines[0].endswith("a" * 270)
+
+
+def test_the_cli_refuses_a_backtracking_regex_in_one_line(inited, memo, monkeypatch):
+    with open(inited / "LOG.txt", "ab") as f:
+        f.write(encode_memory(0, "2024-01-01", "a" * 269 + "!"))
+    monkeypatch.setattr(search, "TIME_BOUND", 0.2)
+    result = memo("recall", "(a+)+$")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith("memo: the regex '(a+)+$' took over 0.2 s")
+    assert "Traceback" not in result.stderr
