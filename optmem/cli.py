@@ -22,7 +22,9 @@ class MemoFailure(click.ClickException):
     """A one-line failure: ``memo: <message>`` on stderr, exit 1."""
 
     def show(self, file=None):
-        click.echo(f"memo: {self.format_message()}", err=True)
+        # One line, whatever a path or an argument inside it holds.
+        line = self.format_message().replace("\r", "\\r").replace("\n", "\\n")
+        click.echo(f"memo: {line}", err=True)
 
 
 def _oserror_line(err: OSError) -> str:
