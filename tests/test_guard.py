@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import os
+import re
+import time
 import unicodedata
 from pathlib import Path
 
@@ -39,6 +41,18 @@ JWT = ".".join(
     ]
 )
 BASIC = base64.b64encode(b"admin:" + MIX.encode()).decode()
+AB = "Ab1"  # a fake random unit: mixed case and digits
+PW = "Vx9kQ2mZ7rT1"  # a fake machine-made password
+DISCORD_ID = base64.b64encode(b"123456789012345678").decode()  # a user id
+
+
+def tags(code: str) -> str:
+    """``code`` spelled in TAG characters (U+E0020..U+E007E)."""
+    return "".join(chr(0xE0000 + ord(ch)) for ch in code)
+
+
+FLAG = "\U0001f3f4"  # WAVING BLACK FLAG, the base of an emoji tag sequence
+CANCEL = "\U000e007f"  # CANCEL TAG, its end
 
 # (family, text with the secret, the secret, words the message must carry,
 #  a text of the same family that must pass)
@@ -125,6 +139,175 @@ FAMILIES = [
      "access_token: ${ACCESS_TOKEN}; max_token: 4096"),
     ("client-secret", "client_secret={}", HEXISH * 4, "secret",
      "client_secret=xxxxxxxx and client_secret=REDACTED"),
+    # -- provider prefixes (newer formats)
+    ("groq", "GROQ_API_KEY is {}", "gsk_" + AB * 18, "Groq",
+     "gsk_ keys come from console.groq.com; gsk_test_helper_function"),
+    ("xai", "grok key {}", "xai-" + AB * 27, "xAI",
+     "xai-sdk and xai-grok-integration-notes-for-the-team-wiki-page-here"),
+    ("replicate", "token {}", "r8_" + AB * 13, "Replicate",
+     "r8_ tokens; r8_mode_enabled_for_the_replicate_client_library"),
+    ("perplexity", "key {}", "pplx-" + AB * 16, "Perplexity",
+     "pplx-api-client-for-python-users-everywhere-on-the-internet"),
+    ("digitalocean-pat", "doctl {}", "dop_v1_" + HEXISH * 8, "DigitalOcean",
+     "dop_v1_ tokens and dop_v1_" + "abcdef" * 10 + "abcd (no digits)"),
+    ("digitalocean-oauth", "{}", "doo_v1_" + HEXISH * 8, "DigitalOcean",
+     "doo_v1_ and dor_v1_ are OAuth tokens"),
+    ("digitalocean-refresh", "{}", "dor_v1_" + HEXISH * 8, "DigitalOcean",
+     "dor_v1_refresh_flow_is_documented"),
+    ("shopify-access", "X-Shopify-Access-Token {}", "shpat_" + HEXISH * 4, "Shopify",
+     "shpat_ tokens; shpat_settings_page; shpat_" + "abcdef" * 5 + "ab"),
+    ("shopify-secret", "{}", "shpss_" + HEXISH * 4, "Shopify",
+     "shpss_ is the shared secret prefix"),
+    ("shopify-custom", "{}", "shpca_" + HEXISH * 4, "Shopify", "shpca_ and shppa_"),
+    ("shopify-private", "{}", "shppa_" + HEXISH * 4, "Shopify",
+     "shppa_ private app tokens are deprecated"),
+    ("atlassian", "JIRA_API_TOKEN={}", "ATATT3xFfGF0" + AB * 60, "Atlassian",
+     "ATATT3 is the prefix of Atlassian API tokens"),
+    ("doppler-service", "{}", "dp.st.dev." + AB * 14, "Doppler",
+     "dp.st. and dp.pt. are Doppler prefixes; dp.st.dev is an environment"),
+    ("doppler-personal", "DOPPLER_TOKEN {}", "dp.pt." + AB * 14 + "x", "Doppler",
+     "dp.pt.example and dp.pt.<token>"),
+    ("vault-service", "VAULT_TOKEN {}", "hvs.CAESI" + AB * 30, "Vault",
+     "hvs.token_accessor_field and hvb.batch tokens expire"),
+    ("vault-batch", "{}", "hvb." + AB * 40, "Vault", "hvb. tokens are batch tokens"),
+    ("databricks", "host and {}", "dapi" + HEXISH * 4, "Databricks",
+     "dapi tokens; dapi" + "abcdef" * 5 + "ab is hex without a digit"),
+    ("linear", "{}", "lin_api_" + AB * 13 + "x", "Linear",
+     "lin_api_client_for_linear_and_friends_in_python"),
+    ("discord-bot", "bot {}", DISCORD_ID + ".Gx1yZ2." + "Ab1_-" * 7, "Discord",
+     "Mabcdefghijklmnopqrstuvw.abcdef.abcdefghijklmnopqrstuvwxyzabc"),
+    ("twilio", "TWILIO_API_KEY {}", "SK" + HEXISH * 4, "Twilio",
+     "SKELETONIZATIONPROCESSINGPIPELINES, SKabcdefghijklmnopqrstuvwxyzabcdef,"
+     " SK" + "deadbeef" * 4 + " and SK" + HEXISH * 4 + "0 (33)"),
+    ("mailgun", "api:{}", "key-" + HEXISH * 4, "Mailgun",
+     "key-value store; key-0123; key-" + "deadbeef" * 4),
+    ("telegram", "bot {}", "123456789:AA" + ("Ab1_-x" * 6)[:33], "Telegram",
+     "at 10:30:AA and 123456789:AB" + ("Ab1_-x" * 6)[:33]),
+    ("postman", "{}", "PMAK-" + HEXISH * 3 + "-" + HEXISH * 4 + "ab", "Postman",
+     "PMAK- keys are Postman's"),
+    ("sentry", "SENTRY_AUTH_TOKEN={}", "sntrys_eyJpYXQiOjE2" + AB * 20, "Sentry",
+     "sntrys_ and sntryu_ are Sentry prefixes"),
+    ("grafana-service", "{}", "glsa_" + AB * 10 + "Xy_" + HEXISH, "Grafana",
+     "glsa_ and glc_ prefixes; glc_settings_module_for_the_grafana_cloud"),
+    ("grafana-cloud", "{}", "glc_" + AB * 15, "Grafana", "glc_ tokens"),
+    ("newrelic", "{}", "NRAK-" + "AB1C2" * 5 + "Z9", "New Relic",
+     "NRAK- keys and NRAK-ABCDEFGHIJKLMNOPQRSTUVWXYZA (no digits)"),
+    ("heroku", "{}", "HRKU-AA" + AB * 20, "Heroku", "HRKU- is the new Heroku prefix"),
+    ("postman-like-supabase", "{}", "sbp_" + HEXISH * 5, "Supabase",
+     "sbp_ tokens; sbp_settings"),
+    ("netlify", "{}", "nfp_" + AB * 12, "Netlify", "nfp_ tokens"),
+    ("pulumi", "{}", "pul-" + HEXISH * 5, "Pulumi", "pul-request and pul-" + "ab" * 20),
+    ("square", "{}", "sq0atp-" + AB * 8, "Square", "sq0atp- and sq0csp- prefixes"),
+    ("notion", "{}", "ntn_" + AB * 15, "Notion", "ntn_ tokens and secret_santa_list"),
+    ("airtable", "{}", "pat" + AB * 4 + "xy." + HEXISH * 8, "Airtable",
+     "pat.on.the.back and patXYZ.abc"),
+    ("figma", "{}", "figd_" + AB * 14, "Figma", "figd_ tokens"),
+    ("tavily", "{}", "tvly-" + AB * 11, "Tavily", "tvly-dev- keys"),
+    ("langsmith", "{}", "lsv2_pt_" + HEXISH * 4 + "_" + HEXISH + "ab", "LangSmith",
+     "lsv2_pt_ and lsv2_sk_"),
+    ("docker-hub", "{}", "dckr_pat_" + AB * 9, "Docker Hub", "dckr_pat_ tokens"),
+    ("rubygems", "{}", "rubygems_" + HEXISH * 6, "RubyGems", "rubygems_org mirror"),
+    ("brevo", "{}", "xkeysib-" + HEXISH * 8 + "-" + AB * 5 + "x", "Brevo", "xkeysib- keys"),
+    ("mailchimp", "{}", HEXISH * 4 + "-us21", "Mailchimp",
+     "region us21 and build-us21 and " + "deadbeef" * 4 + "-us21"),
+    ("azure-client-secret", "{}", "Ab1" + "8Q~" + ("Ab1_~" * 7)[:34], "Azure",
+     "Q~ alone and abc8Q~short"),
+    ("terraform-cloud", "{}", AB * 4 + "xy.atlasv1." + AB * 22, "Terraform",
+     "app.terraform.io and atlasv1 tokens"),
+    ("dropbox", "{}", "sl." + AB * 45, "Dropbox", "sl.no and sl.u. prefixes"),
+    ("discord-webhook", "POST https://{}", "discord.com/api/webhooks/123456789012345678/"
+     + AB * 22, "Discord webhook", "discord.com/api/webhooks/ docs"),
+    # -- config files and key material
+    ("azure-account-key",
+     "DefaultEndpointsProtocol=https;AccountName=x;AccountKey={};EndpointSuffix=core.windows.net",
+     ("Ab1+/Cd2" * 11)[:86] + "==", "Azure storage",
+     "AccountKey=<key> and AccountKey=${AZURE_KEY}; set AccountKey= in the portal"),
+    ("npm-authtoken", "//registry.npmjs.org/:_authToken={}",
+     "a1b2c3d4-e5f6-7a8b-9c0d-" + HEXISH + "1234", "secret",
+     "//registry.npmjs.org/:_authToken=${NPM_TOKEN} in .npmrc"),
+    ("pem-body-rsa", "key body {}", "MIIEpAIBAAKCAQEA" + "Ab1+" * 20, "private key",
+     "a certificate MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ"
+     "RTESMBAGA1UEChMJQmFsdGltb3Jl is public"),
+    ("pem-body-pkcs8", "{}", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ"
+     + "Ab1+" * 10, "private key",
+     "a public key MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo4l"
+     "gOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0"),
+    ("pem-body-ec", "{}", "MHcCAQEEI" + "Ab1+" * 15, "private key",
+     "M" + "a" * 80 + " and Mozilla/5.0 (X11; Linux x86_64)"),
+    ("pem-body-ed25519", "{}", "MC4CAQAwBQYDK2VwBCIEI" + "Ab1+" * 11, "private key",
+     "an ed25519 public key MCowBQYDK2VwAyEA" + "Ab1+" * 12),
+    ("pem-body-encrypted", "{}", "MIIFHDBOBgkqhkiG9w0BBQ0wQTApBgkqhkiG9w0BBQwwHAQI"
+     + "Ab1+" * 10, "private key", "MIIF is how long DER starts"),
+    ("openssh-body", "{}", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "private key",
+     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + AB * 12 + " me@host is public"),
+    ("pem-end-line", "{}", "-----END RSA PRIVATE KEY-----", "private key",
+     "-----END CERTIFICATE----- is public"),
+    ("secret-key-base", "secret_key_base={}", HEXISH * 16, "secret",
+     "secret_key_base=<%= ENV['SECRET_KEY_BASE'] %> in secrets.yml"),
+    ("encryption-key", "ENCRYPTION_KEY={}", HEXISH * 8, "secret",
+     "ENCRYPTION_KEY=${ENCRYPTION_KEY} and encryption_key=aes256"),
+    ("private-key-assignment", "private_key={}", "Ab1+" * 10, "secret",
+     "private_key=~/.ssh/id_rsa and private_key=key.pem and private_key=id_rsa"),
+    ("cookie", "curl -H 'Cookie: sessionid={}'", "q8x3k1z9m2p7w4v6" * 2, "cookie",
+     "Cookie: theme=dark; lang=en and Cookie: handled by the gateway"),
+    ("set-cookie", "Set-Cookie: session={}; Path=/; HttpOnly", AB * 10, "cookie",
+     "Set-Cookie: Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT"),
+    ("docker-auth", '{{"auths": {{"ghcr.io": {{"auth": "{}"}}}}}}',
+     base64.b64encode(b"me:" + PW.encode()).decode(), "auth",
+     '{"auth": "none", "credsStore": "desktop"}'),
+    # -- passwords on command lines and in prose
+    ("mysql", "mysql -u root -p{}", PW, "command line",
+     "mysql -u root -p mydb (prompts); mysql -p; mysql -P3306 -h db;"
+     " mysql -u root -p$MYSQL_PWD"),
+    ("mysqldump", "mysqldump -h db -u app -p'{}' app > dump.sql", PW, "command line",
+     "mysqldump --single-transaction -p app > dump.sql"),
+    ("mariadb", "mariadb -uroot -p{} -e 'show tables'", "s3cr3tPw", "command line",
+     "mariadb -p -e 'show tables'"),
+    ("sshpass", "sshpass -p {} ssh user@host", PW, "command line",
+     'sshpass -p "$SSHPASS" ssh host; sshpass -e ssh host'),
+    ("redis-cli", "redis-cli -h cache -a {} ping", PW, "command line",
+     "redis-cli -a $REDIS_PASSWORD ping"),
+    ("curl-user", "curl -u admin:{} https://api.internal", PW, "command line",
+     "curl -u admin https://api.internal (prompts); curl -u $USER:$PASS url"),
+    ("password-option", "docker login --password {} ghcr.io", PW, "command line",
+     "use --password instead of -p; --password-stdin reads it"),
+    ("netrc", "machine api.example.org login bob password {}", PW, ".netrc",
+     "machine learning login flow password reset; the machine password policy"),
+    ("password-prose", "the root password is {}", PW, "password",
+     "the password is stored in vault; the password is hunter2;"
+     " the password is argon2id-hashed; the password is in ~/.pgpass"),
+    ("password-prose-now", "the wifi password is now {}.", "Zq8Kx2Lm", "password",
+     "the wifi password is now longer; the password for root is required"),
+    ("telegram-url", "https://api.telegram.org/bot{}/sendMessage",
+     "987654321:AA" + ("x_Y-1b" * 6)[:33], "Telegram",
+     "https://api.telegram.org/bot<token>/sendMessage"),
+    ("encryption-key-chosen", "ENCRYPTION_KEY={}", "mytrombonevalve", "secret",
+     "--topic-encryption-key=projects/PROJECT_ID/locations/ and"
+     " --private-key=tpm2-pcr-private.pem and --private-key=foo/pk"),
+    ("app-key", "APP_KEY={}", "base64:" + "Ab1+" * 11, "secret",
+     "APP_KEY= is generated by php artisan key:generate"),
+    ("env-pwd", "MYSQL_PWD={} mysql -u app", PW, "secret",
+     "PWD=/home/me and cur_pwd=/tmp and first_pass=complete"),
+    ("env-pass", "SMTP_PASS={}", "hunter22", "secret", "SMTP_PASS=$SMTP_PASS in .env"),
+    ("docker-login", "docker login -u me -p {} ghcr.io", PW, "command line",
+     "docker run -p 8080:80 nginx; docker login --password-stdin"),
+    ("mongosh", "mongosh -u admin -p {} --authenticationDatabase admin", PW,
+     "command line", "mongodump -p (prompts) and mongosh --port 27017"),
+    ("ldapsearch", "ldapsearch -x -D cn=admin,dc=ex -w {} -b dc=ex", PW, "command line",
+     "ldapsearch -W prompts for the password; ldapsearch -w $LDAP_PW"),
+    ("smbclient", "smbclient //host/share -U admin%{}", PW, "command line",
+     "smbclient //host/share -U admin (prompts) and -U admin%$PASS"),
+    ("openssl-pass", "openssl pkcs12 -passin pass:{} -in x.p12", "hunter22", "command line",
+     "openssl pkcs12 -passin env:P12_PASS and -passout pass:sample and -pass file:<f>"),
+    ("password-prose-for", "the password for the db is: {}", PW, "password",
+     "the password for the db is required; the password is CamelCase or utf-8"),
+    ("password-prose-symbol", "the password is {}", "p@ss-w0rd!", "password",
+     "the password is 2FA-protected and JavaScript-based"),
+    ("discord-bot-random", "DISCORD_TOKEN={}", "N" + (AB * 9)[:24] + ".Gx1yZ2." + AB * 10,
+     "Discord", "Microsoft.Windows.Defender and N" + "a" * 24 + ".abcdef." + "b" * 30),
+    ("url-password-raw-at", "git clone https://deploy:{}@git.internal/repo", "Vx9@kQ2m",
+     "password in a URL",
+     "https://github.com/a/b@v1.2 and ssh://git@github.com:org/repo@v1"),
 ]
 
 
@@ -166,8 +349,46 @@ def test_message_does_not_echo_the_secret_body(
     shown = reason.split("(", 1)[1].split("...", 1)[0]
     body = secret[len(shown):] if secret.startswith(shown) else secret
     runs = [body[i : i + 6] for i in range(len(body) - 5)]
-    leaked = [r for r in runs if r in reason]
+    # The fixed text shown (e.g. "atlasv1." or "PRIVATE KEY") is no secret.
+    label = reason.split("(", 1)[1].split(")", 1)[0]
+    leaked = [r for r in runs if r in reason and r not in label]
     assert not leaked, (reason, leaked)
+
+
+# A single ordinary word after password= / secret= is prose in a log line;
+# a policy after "password:" is prose too.
+PROSE_WORD_VALUES = [
+    "login failed with password=invalid error",
+    "password=hashed", "password=bcrypt", "password=argon2id", "password=changed",
+    "password=missing", "password=strong", "password=correct", "secret=rotated",
+    "password=sha256 and password=pbkdf2 and password=blake2b",
+    "password=expired; password=INVALID; password=Rejected",
+    '{"password": "missing", "status": 401}',
+    "password: min_length=12 max_length=128",
+    "password: length>=12", "password: min=12", "password: >=12 characters",
+]
+
+
+@pytest.mark.parametrize("text", PROSE_WORD_VALUES)
+def test_a_prose_word_or_policy_after_password_passes(text):
+    assert find_problem(text) is None
+
+
+# Known default passwords and any non-word stay refused, even as one word.
+DEFAULT_PASSWORDS = [
+    "password=changeme", "password=password123", "password=admin123",
+    "password=letmein", "password=P@ssw0rd", "password=hunter2",
+    "password=correcthorse", "password=hunter22", "password=admin",
+    "password=root", "password=12345678", "password=invalid123",
+    '{"password": "trombone"}', "password: changeme", "password: x=Vx9kQ2mZ7",
+    "mysql -uroot -proot", "machine db login app password welcome",
+]
+
+
+@pytest.mark.parametrize("text", DEFAULT_PASSWORDS)
+def test_default_passwords_and_non_words_are_refused(text):
+    reason = find_problem(text)
+    assert reason is not None and "password" in reason, text
 
 
 PROSE = [
@@ -216,6 +437,14 @@ UNICODE_PROSE = [
     "Hindi \u0915\u094d\u200d\u0937 uses ZWJ",
     "a new emoji \U0001fa77 from a newer Unicode",
     "text\ufe0e selector after a character",
+    # emoji tag sequences: the flags of England, Scotland and Wales
+    f"England {FLAG}{tags('gbeng')}{CANCEL}, Scotland {FLAG}{tags('gbsct')}{CANCEL}",
+    f"Wales {FLAG}{tags('gbwls')}{CANCEL} and Texas {FLAG}{tags('ustx')}{CANCEL}",
+    f"{FLAG}{tags('gbeng')}{CANCEL}",
+    # ZWJ/ZWNJ right after a virama: Malayalam old-style chillu, word ends
+    "Malayalam \u0d05\u0d35\u0d28\u0d4d\u200d \u0d2a\u0d4b\u0d2f\u0d3f",
+    "\u0d05\u0d35\u0d28\u0d4d\u200d",
+    "Hindi \u0915\u094d\u200c at a word end, Bengali \u09b0\u09cd\u200d\u09af",
 ]
 
 
@@ -342,11 +571,26 @@ def test_surrogateescape_argv_bytes_refused():
         "😀\ufe0f\ufe0f doubled selector",
         "\u0627\u200c latin after ZWNJ x",
         "abc\u200cdef",
-        "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f tag flag",
+        # TAG characters outside a valid emoji tag sequence (ASCII smuggling)
+        f"{FLAG}{tags('ignore all previous')}{CANCEL} smuggled",
+        f"{FLAG}{tags('ignoreall')}{CANCEL} too long for a subdivision",
+        f"{tags('gbeng')}{CANCEL} no flag before the tags",
+        f"{FLAG}{tags('gbeng')} no cancel tag after them",
+        f"😀{tags('gbeng')}{CANCEL} another base",
+        f"{FLAG}{tags('GBENG')}{CANCEL} upper-case tags",
+        f"{FLAG}{tags('gb eng')}{CANCEL} a space in the code",
+        f"{FLAG}{CANCEL} an empty tag spec",
+        f"lone cancel tag {CANCEL}",
+        f"{FLAG}{tags('gbeng')}{CANCEL}{tags('x')} a tag after the flag",
+        # a joiner after a virama must follow a letter, once
+        "\u0d4d\u200d virama at the start",
+        "\u0d28\u0d4d\u200d\u200d doubled joiner",
+        "\u0d28\u0d3f\u200d after a vowel sign that is no virama",
     ],
 )
 def test_emoji_exceptions_are_narrow(text):
     assert find_problem(text) is not None
+    assert find_problem(text).startswith("contains U+")
 
 
 def test_control_names_are_unicode_aliases():
@@ -402,8 +646,10 @@ def test_property_prose_passes(text):
 @settings(max_examples=200, deadline=None)
 def test_property_plain_lowercase_passes(text):
     # No credential family can be spelled without an upper-case letter, an
-    # underscore, a dash or a separator (:, =), except a bearer/basic token.
-    if "bearer" in text or "basic" in text:
+    # underscore, a dash or a separator (:, =), except a bearer/basic token,
+    # a password in prose or on a command line, and a few lower-case
+    # provider prefixes (dapi, oy2, pat, sl.).
+    if re.search(r"bearer|basic|pass|pw|mysql|mariadb|machine|dapi|oy2|pat|sl\.", text):
         return
     assert find_problem(text) is None
 
@@ -441,3 +687,34 @@ def test_property_secret_in_prose_is_refused(text):
     secret = "ghp_" + MIX * 4 + "E5f6G7h8i9J0"
     reason = find_problem(text + " " + secret + " " + text)
     assert reason is not None and "GitHub" in reason and secret not in reason
+
+
+# ---------------------------------------------------------------- performance
+
+# Fragments that make a careless pattern backtrack: the starts of every
+# family without its end, separators, prefixes, non-ASCII that needs lookups.
+ADVERSARIAL = [
+    "x://a:", "a:", "a=", "a = ", "password=", "password: a>=", "==", "a:b@",
+    "https://u:", "https://u:p@", "Bearer ", "Basic ", "authorization:", "eyJ",
+    "eyJaaaaaaaaaa.", "sk-", "A1b2C3d4", "Ab1", "M", "MII", "Mabcdefghijklmnopqrstuvw.",
+    "MTIz.abcdef.", "123456789:AA", "aaa1Q~", "pataaaaaaaaaaaaaa.", "SK", "key-",
+    "dp.st.", "dp.st.a.", "hvs.", "gsk_", "AccountKey=", "AccountKey=Ab1", "?sig=",
+    '"auth": "', "cookie: ", "Cookie: a=", "cookie: a=b;", "mysql ", "mysql -u ",
+    "mysql a", "sshpass ", "sshpass -p", "redis-cli ", "curl ", "curl -u a:",
+    "--password ", "machine a ", "machine a login b ", "default login ",
+    "password ", "password for ", "password is ", "pw for x ", "_authToken=",
+    "docker login ", "mongosh -u ", "ldapsearch ", "smbclient -U a", "-passin ",
+    "the password for the ", "password for a b c ", "private_key=a/", "a" * 200 + " ",
+    "secret_key_base=", "-----BEGIN ", "\U0001f3f4", "\U000e0067",
+    "\U0001f3f4\U000e0067\U000e0062", "\u0d15\u0d4d\u200d", "\u0d4d\u200d", "\u200d",
+]
+
+
+@pytest.mark.parametrize("size", [300, 8192, 65536])
+def test_no_pattern_is_super_linear(size):
+    started = time.monotonic()
+    for fragment in ADVERSARIAL:
+        text = (fragment * (size // len(fragment) + 1))[:size]
+        guard.find_char_problem(text)
+        guard.find_credential(text)
+    assert time.monotonic() - started < 120  # a hang guard, not a timing goal
