@@ -355,15 +355,20 @@ def import_lines(store: Store, path: str) -> tuple:
     """Append every ``YYYY-MM-DD <text>`` line of ``path``; all or nothing.
 
     The file is read twice, streaming (never held in memory): once to check
-    every line, then under the lock to check again and append. Returns
-    ``(first_id, count, pending)``. Raises ``BadInput`` naming the line.
+    every line (the write guard included), then under the lock to check the
+    dates against the newest memory again and append. The second pass
+    digests what it reads and the append is undone unless the bytes are the
+    ones the first pass checked. Returns ``(first_id, count, pending)``.
+    Raises ``BadInput`` naming the line.
     """
+    import hashlib
     cfg = store.config()
     floor = None
     T = store.count()
     if T:
         floor = store.memory(T - 1).date
-    count = sum(1 for _ in _import_entries(path, cfg, floor))
+    checked = hashlib.sha256()
+    count = sum(1 for _ in _import_entries(path, cfg, floor, checked))
     if count == 0:
         raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
     with store.locked():
@@ -375,17 +380,18 @@ def import_lines(store: Store, path: str) -> tuple:
         def records():
             i = T
             batch = []
-            for date, text in _import_entries(path, cfg, floor):
+            again = hashlib.sha256()
+            for date, text in _import_entries(path, cfg, floor, again, guard=False):
                 batch.append(encode_memory(i, date, text))
                 i += 1
                 if len(batch) >= 4096:
                     yield b"".join(batch)
                     batch = []
-            if batch:
-                yield b"".join(batch)
-            if i - T != count:
+            if i - T != count or again.digest() != checked.digest():
                 raise BadInput(f"{path} changed while it was imported; nothing was "
                                f"imported. Run the import again")
+            if batch:
+                yield b"".join(batch)
 
         first = store.append(records(), count * LOG_RECORD)
     T = first + count
@@ -395,10 +401,12 @@ def import_lines(store: Store, path: str) -> tuple:
 IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
 
 
-def _import_entries(path: str, cfg, floor):
+def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True):
     """Yield ``(date, text)`` for each line, checking every one as ``note``
-    does, and that no date is after today; raises ``BadInput`` naming the
-    file and line. ``path`` must be a regular file (it is read twice)."""
+    does (the write guard only with ``guard``), and that no date is after
+    today; raises ``BadInput`` naming the file and line. Every byte read is
+    fed to ``digest`` when given. ``path`` must be a regular file (it is
+    read twice)."""
     import stat as stat_mod
     try:
         st = os.stat(path)
@@ -425,6 +433,8 @@ def _import_entries(path: str, cfg, floor):
                                f"nothing was imported") from None
             if not raw:
                 break
+            if digest is not None:
+                digest.update(raw)
             number += 1
             where = f"{path} line {number}"
             if len(raw) == IMPORT_LINE_LIMIT and not raw.endswith(b"\n"):
@@ -462,6 +472,9 @@ def _import_entries(path: str, cfg, floor):
                                              if floor is not None else "")
                                + ", then import it again")
             last = date
+            if not guard:  # the first pass checked these very bytes
+                yield date, text.strip()
+                continue
             try:
                 text = clean_text(text, cfg.ENTRY_CHARS, "memory")
             except BadInput as err:
