@@ -21,8 +21,10 @@ In code ``lo``/``hi`` are half-open; people see the inclusive form
 
 from __future__ import annotations
 
-# Annotations stay strings (no ``typing`` import: it costs start-up time).
-# ``Block`` in them means a half-open ``(lo, hi)`` tuple of ints.
+from collections.abc import Iterator  # noqa: F401  (cheap: loaded at start-up)
+
+#: A block: half-open ``(lo, hi)``. (No ``typing`` import: it costs start-up time.)
+Block = tuple[int, int]
 
 
 def is_power_of_two(n: int) -> bool:
@@ -72,7 +74,7 @@ def complete(T: int) -> Iterator[Block]:
         size *= 2
 
 
-def new_blocks(T: int) -> List[Block]:
+def new_blocks(T: int) -> list[Block]:
     """Blocks that become complete when memory ``T`` (0-based) is added.
 
     These are the blocks that end at ``T + 1``: exactly
@@ -87,7 +89,7 @@ def new_blocks(T: int) -> List[Block]:
     return out
 
 
-def level_sizes(T: int) -> List[int]:
+def level_sizes(T: int) -> list[int]:
     """The summary sizes ``2, 4, ...`` that have at least one block in ``[0, T)``."""
     out = []
     size = 2
@@ -115,7 +117,7 @@ def pending_count(T: int, built: dict) -> int:
     return sum(max(0, T // s - built.get(s, 0)) for s in level_sizes(T))
 
 
-def halves(lo: int, hi: int) -> Tuple[Block, Block]:
+def halves(lo: int, hi: int) -> tuple[Block, Block]:
     """The two halves of a block of size >= 2."""
     mid = (lo + hi) // 2
     return (lo, mid), (mid, hi)
@@ -139,7 +141,7 @@ def ancestors(lo: int, hi: int, T: int) -> Iterator[Block]:
 
 # --- cover --------------------------------------------------------------
 
-def _prefix_ends(T: int, num: int, den: int) -> List[Tuple[int, int]]:
+def _prefix_ends(T: int, num: int, den: int) -> list[tuple[int, int]]:
     """For ``beta = num/den >= 1``, the end of the kept prefix at each level.
 
     With ``alpha = 1/beta`` a complete block ``[lo, lo+s)`` may be kept whole
@@ -171,7 +173,7 @@ def _count(T: int, num: int, den: int) -> int:
     return total
 
 
-def _runs(T: int, num: int, den: int) -> List[List[int]]:
+def _runs(T: int, num: int, den: int) -> list[list[int]]:
     """The tiling at ``beta = num/den`` as ``[[size, count], ...]``, oldest first."""
     ends = _prefix_ends(T, num, den)
     runs = []
@@ -186,7 +188,7 @@ def _runs(T: int, num: int, den: int) -> List[List[int]]:
     return runs
 
 
-def cover_runs(T: int, budget: int) -> List[List[int]]:
+def cover_runs(T: int, budget: int) -> list[list[int]]:
     """The wake tiling of ``[0, T)`` as runs ``[[size, count], ...]``, oldest first.
 
     The rule is DESIGN.md "Block math" (``cover``): with ``T <= budget``
@@ -263,7 +265,7 @@ def cover_runs(T: int, budget: int) -> List[List[int]]:
     return runs
 
 
-def cover(T: int, budget: int) -> List[Block]:
+def cover(T: int, budget: int) -> list[Block]:
     """The wake tiling of ``[0, T)`` as half-open blocks, oldest first.
 
     Same rule as ``cover_runs``; the result has ``min(T, budget)`` blocks

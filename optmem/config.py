@@ -151,11 +151,6 @@ def update(text: str, changes: dict) -> tuple:
     return "\n".join(lines) + "\n", notes
 
 
-def from_values(values: dict) -> Config:
-    """A ``Config`` with ``values`` over the defaults."""
-    return Config(**values)
-
-
 def render(values: dict) -> str:
     """The config file text for ``values``: every knob, unset ones commented.
 

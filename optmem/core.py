@@ -577,10 +577,6 @@ def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> Recall
     return RecallResult(lines, total, cut)
 
 
-def error_line(err: MemoError) -> str:
-    """The one line shown for an error."""
-    return f"memo: {err}"
-
 
 # -- zoom, stats, config -----------------------------------------------------
 
@@ -621,7 +617,7 @@ def zoom(store: Store, arg: str) -> list:
     if lo >= T:
         raise BadInput(f"#{name} is past the end of the log ({T} memories); zoom into a "
                        f"line of memo wake, e.g. memo zoom 0-1" if T else
-                       f"the log is empty, so there is nothing to zoom into")
+                       "the log is empty, so there is nothing to zoom into")
     if hi - lo == 1:
         return [memory_line(shown(store, lo, lo + 1)[0])]
     out = [block_line(store, lo, hi, T) if hi <= T else

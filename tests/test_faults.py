@@ -15,7 +15,6 @@ the process itself (locale, argv bytes, closed pipes, file-size limits) run
 from __future__ import annotations
 
 import datetime
-import errno
 import os
 import resource
 import signal
@@ -162,7 +161,7 @@ def test_a_tail_memo_did_not_write_blocks_every_write_and_is_kept(memo, inited, 
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1
-    assert f"offset 1600" in result.stdout
+    assert "offset 1600" in result.stdout
     assert log_of(inited) == before
 
 
@@ -225,7 +224,6 @@ def test_a_damaged_memory_is_named_by_wake_and_check_and_redact_recovers(memo, i
     assert len(record) == LOG
     build(inited, 8)
     before = damage(inited, 2, record)
-    where = str(inited / "LOG.txt")
     # wake shows #2 verbatim: it works around the damage (one bad record must
     # never lock an agent out of its memory) and points at memo check.
     out = awake(memo("wake"))
