@@ -192,7 +192,8 @@ def check(store: Store) -> tuple:
     size = store.log_size()
     T = store.count()
     if size // LOG_RECORD > T:
-        notes.append(f"{size // LOG_RECORD - T} records after the last memory belong to an append "
+        extra = size // LOG_RECORD - T
+        notes.append(f"{extra} record{'s' if extra > 1 else ''} after the last memory belong to an append "
                      f"that never finished (NUL bytes, or a crashed import); readers skip "
                      f"them and the next memo note cuts them")
     if size % LOG_RECORD:
@@ -202,8 +203,13 @@ def check(store: Store) -> tuple:
                         f"can keep them and cut them off with: tail -c {extra} "
                         f"{store.log_path} > memo-tail.txt && truncate -s {size - extra} "
                         f"{store.log_path}")
-    if os.path.lexists(os.path.join(store.root, JOURNAL_NAME)):
-        notes.append("an append was interrupted; the next memo note rolls it back")
+    journal = os.path.join(store.root, JOURNAL_NAME)
+    if os.path.lexists(journal):
+        if os.path.isfile(journal) and not os.path.islink(journal):
+            notes.append("an append was interrupted; the next memo note rolls it back")
+        else:
+            problems.append(f"{journal} is not a regular file, so no append can be made "
+                            f"safely; move it away (memo makes a new one)")
     if os.path.lexists(store.lock_path) and not os.path.isfile(store.lock_path):
         problems.append(f"{store.lock_path} is not a regular file, so no write can take the "
                         f"lock; move it away (memo makes a new one)")
@@ -215,8 +221,9 @@ def check(store: Store) -> tuple:
     except Exception:  # already reported by _check_tree
         pass
     pending = blocks.pending_count(T, built)
-    notes.insert(0, f"{T} memories, {blocks.complete_count(T) - pending} summaries built, "
-                    f"{pending} pending.")
+    built_n = blocks.complete_count(T) - pending
+    notes.insert(0, f"{T} memor{'y' if T == 1 else 'ies'}, {built_n} "
+                    f"summar{'y' if built_n == 1 else 'ies'} built, {pending} pending.")
     if pending and not problems:
         notes.append("Run: memo sleep")
     return problems, notes

@@ -294,7 +294,10 @@ def import_(file):
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
             shutil.copyfileobj(sys.stdin.buffer, tmp)
             tmp.flush()
-            first, count, pending = core.import_lines(store, tmp.name)
+            try:
+                first, count, pending = core.import_lines(store, tmp.name)
+            except MemoError as err:  # name what the user gave, not the spool file
+                raise type(err)(str(err).replace(tmp.name, "standard input")) from None
     else:
         first, count, pending = core.import_lines(store, file)
     last = first + count - 1

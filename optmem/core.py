@@ -455,8 +455,8 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True):
                 continue
             date, _, text = line.strip().partition(" ")
             if not is_date(date):
-                raise BadInput(f"{where} does not start with a real date YYYY-MM-DD "
-                               f"({date[:12]!r}); nothing was imported")
+                raise BadInput(f"{where} does not start with a real date YYYY-MM-DD; "
+                               f"nothing was imported")
             if not text.strip():
                 raise BadInput(f"{where} has a date and no text; nothing was imported")
             if date > newest:
@@ -535,7 +535,7 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
         T = count
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
-                       f"Run: memo wake")
+                       f"memo wake without T shows all of it")
     prompt = require_no_pending(store, T)
     if prompt is not None:
         return False, ("Compressions are pending, and wake shows nothing until they are "

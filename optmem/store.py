@@ -563,6 +563,9 @@ class Store:
         """Under the lock: undo an append that never finished (journal), then
         cut a torn log tail that is verifiably a partial append."""
         if os.path.lexists(self.journal_path):
+            if not os.path.isfile(self.journal_path) or os.path.islink(self.journal_path):
+                raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
+                              f"be made safely; move it away (memo makes a new one)")
             with open(self.journal_path, "rb") as f:
                 words = f.read(200).split()
             size = self.log_size()
