@@ -286,10 +286,18 @@ def find_char_problem(text: str) -> str | None:
 # * A token, API key or cookie value (``token=``, ``AccountKey=``,
 #   ``Cookie: sessionid=``) must be long (16+) and machine-made (a cookie
 #   named like a session needs only 16+ varied characters).
-# * "the password is X" in prose counts only when X has 8+ characters and
-#   looks machine-made (letters and digits mixed up, or letters, digits and
-#   a symbol): "the password is stored in vault" and "the password is
-#   hunter2" pass.
+# * "the password is X" / "password: X" in prose: X counts when it is one
+#   token that is a known default password, or has 6+ characters with a
+#   letter and a digit, or a symbol (``sunshine2024``, ``hunter2``); plain
+#   words (stored, rotated, wrong), hash names (utf-8, argon2id-hashed) and
+#   compounds ending in a prose word (2FA-protected) pass. A passphrase of
+#   several plain words passes ("wifi password is correct horse ...").
+# * A secret's name is no value: lower-case words joined by - or _
+#   (``--secret=db-password``, ``SECRET_KEY=insecure-dev-only``) pass; an
+#   option value that starts with ``-`` is the next option, not a password.
+# * A PEM header followed by prose (``... is the header``, ``... not
+#   found``) and no base64 run of 40+ characters passes; alone, or before a
+#   body, it counts.
 # * A base64 run starting with ``M`` counts as a private key only when its
 #   DER decodes to a private key structure (a version INTEGER first, or an
 #   encryption algorithm): certificates and public keys pass.
@@ -356,7 +364,7 @@ _KEY_END = (
     r"|(?-i:(?<=[A-Z0-9])_PASS))"  # MYSQL_PWD, SMTP_PASS
     r"|(?P<kn>(?:private|encryption|signing|master|hmac|cipher|crypt)[_.-]?key)"
     r"|(?:api|access|account|shared[_.-]?access|auth|client|app|session"
-    r"|license)[_.-]?key|apikey|token)$"
+    r"|license)[_.-]?key|apikey|token|(?:^|(?<=[_.-]))(?:auth|credentials|creds))$"
 )
 
 
@@ -469,6 +477,74 @@ def _loose_secret(v: str) -> bool:
     if v.lower() in _WEAK:
         return True
     return len(v) >= 6 and (_random(v) or any(ch in "!@#$%^&*+=\\|<>~" for ch in v))
+
+
+def _name_like(v: str) -> bool:
+    """Lower-case words joined by ``-`` or ``_`` (``db-password``,
+    ``from-env``, ``insecure-dev-only``): the name of a secret, not one."""
+    return re.fullmatch(r"[a-z]{2,}(?:[-_][a-z]{2,}){1,8}", v) is not None
+
+
+def _chosen_password(v: str) -> bool:
+    """One token after a password word in prose (``password is X``,
+    ``password: X``): a known default password, or 6+ characters with a
+    letter and a digit or with a symbol (``sunshine2024``, ``p@ss-word``).
+    Plain words pass (``stored``, ``rotated``), and so do hash names and
+    compounds that end in a prose word (``utf-8``, ``argon2id-hashed``,
+    ``2FA-protected``). A passphrase of several plain words passes: a word
+    list cannot tell it from prose."""
+    v = v.rstrip(".,;:!?)")
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"`":
+        v = v[1:-1]
+    low = v.lower()
+    if low in _WEAK or low in _DEFAULTS:
+        return True
+    if (len(v) < 6 or _placeholder(v) or re.fullmatch(_CODE, v) or _path_like(v)
+            or _expression(v)):
+        return False
+    parts = [x for x in re.split(r"[-_.]", v) if x]
+    if all(x.isdigit() or _prose_word(x) for x in parts) or _prose_word(low.replace("-", "")):
+        return False
+    if len(parts) > 1 and parts[-1].isalpha() and parts[-1].islower() and _prose_word(parts[-1]):
+        return False  # 2FA-protected, JavaScript-based
+    letters = any(ch.isalpha() for ch in v)
+    return (letters and any(ch.isdigit() for ch in v)) or any(
+        ch in "!@#$%^&*+=~\\|<>" for ch in v)
+
+
+def _pw_like(m: re.Match) -> bool:
+    """A value after a password word: machine-made, with a symbol, or chosen."""
+    v = m.group("v")
+    return _loose_secret(v) or _chosen_password(v)
+
+
+def _quoted_phrase(m: re.Match) -> bool:
+    """``password="my secret pass 42"``: a quoted phrase with a digit or symbol."""
+    v = m.group("v")
+    return not _placeholder(v) and len(v) >= 6 and bool(re.search(r"[0-9!@#$%^&*+=~]", v))
+
+
+def _pem_header(m: re.Match) -> bool:
+    """A PEM header counts unless prose follows it (``... is the header``,
+    ``... not found``) and no base64 body (40+ characters) is in the text."""
+    global _last_body
+    text = m.string
+    if re.match(r"[ \t\"'`]*[a-z]{1,15}(?![A-Za-z0-9+/=])", text[m.end():m.end() + 20]) is None:
+        return True
+    if _last_body[0] is not text:  # once per text: the end of its last body
+        end = -1
+        for b in re.finditer(r"[A-Za-z0-9+/]{40,}", text):
+            end = b.end()
+        _last_body = (text, end)
+    return _last_body[1] > m.end() + 39
+
+
+_last_body: tuple = (None, -1)  # (text, end of its last base64 run of 40+)
+
+
+def _aws_prose(m: re.Match) -> bool:
+    v = m.group("v")
+    return ("/" in v or "+" in v) and _random(v)
 
 
 def _no_example(m: re.Match) -> bool:
@@ -595,6 +671,8 @@ def _prose_password(m: re.Match) -> bool:
     """"the root password is X": X must look machine-made (letters and
     digits mixed up, or with a symbol) and have 8+ characters."""
     v = m.group("v").rstrip(".,;:!?)")
+    if _chosen_password(v):
+        return True
     if len(v) < 8 or _placeholder(v):
         return False
     return _random(v) or (
@@ -636,6 +714,8 @@ def _assignment(m: re.Match) -> bool:
         return False  # password=db_password, token=token_from_vault
     if low in _WEAK:
         return True
+    if _name_like(v):
+        return False  # --secret=db-password, SECRET_KEY=insecure-dev-only
     if key.group("kn") is not None:  # private_key=id_rsa names a file
         if re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", v):
             return False
@@ -646,7 +726,7 @@ def _assignment(m: re.Match) -> bool:
     # Loose: "Password: SHA-256", "secret: vault/prod/db" and
     # "password: min_length=12" are prose.
     v = v.rstrip(".,;:!?")
-    return not _expression(v) and _loose_secret(v)
+    return not _expression(v) and (_loose_secret(v) or _chosen_password(v))
 
 
 # Key-shaped advice, e.g. write where the key lives instead (e.g. "...").
@@ -844,7 +924,7 @@ _CONFIGS: tuple = (
      r"(?<![A-Za-z0-9_./-])(?:(?:docker|podman|buildah|skopeo|helm|oras|crane)"
      r"(?:[ \t]+registry)?[ \t]+login|mongo|mongosh|mongodump|mongorestore"
      r"|mongoexport|mongoimport|mongostat|mongotop)(?:[ \t]+[^ \t]{1,200}){0,20}?"
-     r"[ \t]+(?:-p|--password)[ \t]+"
+     r"[ \t]+(?:-p|--password)[ \t]+(?!-)"
      r"(?P<v>\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"'`;|&]{1,200})",
      _value_secret, _PW_ADVICE),
     ("a password on a command line", "ldapsearch -w ...",
@@ -859,8 +939,20 @@ _CONFIGS: tuple = (
     ("a password on a command line", "pass:...",
      r"(?<![A-Za-z0-9_-])-pass(?:in|out)?[ \t]+pass:(?P<v>[^\s\"']{1,200})",
      _value_secret, _PW_ADVICE),
+    ("a password on a command line", "sqlcmd -P ...",
+     r"(?<![A-Za-z0-9_./-])(?:sqlcmd|bcp|osql|isql)(?:\.exe)?(?:[ \t]+[^ \t]{1,200}){0,20}?"
+     r"[ \t]+-P[ \t]*(?!-)(?P<v>\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"'`;|&]{1,200})",
+     _value_secret, _PW_ADVICE),
+    ("a password on a command line", "htpasswd -b ...",
+     r"(?<![A-Za-z0-9_./-])htpasswd(?:[ \t]+-[A-Za-z]{1,8}){0,4}?[ \t]+-[A-Za-z]{0,6}b"
+     r"[A-Za-z]{0,6}(?:[ \t]+-[A-Za-z]{1,8}){0,4}[ \t]+[^\s-][^ \t]{0,200}[ \t]+[^ \t]{1,100}"
+     r"[ \t]+(?P<v>\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"'`;|&]{1,200})",
+     _value_secret, _PW_ADVICE),
+    # Any long option named like a secret (--db-password, --client-secret,
+    # --api-key) followed by a value that is not another option.
     ("a password on a command line", "--password ...",
-     r"(?<![A-Za-z0-9_-])(?:--?(?:password|passwd|pass)|(?<=login )-p)[ \t]+"
+     r"(?<![A-Za-z0-9_-])(?:--(?:[A-Za-z0-9]{1,20}-){0,4}(?i:password|passwd|pass|secret"
+     r"|token|api-key)|-(?:password|passwd|pass)|(?<=login )-p)[ \t]+(?!-)"
      r"(?P<v>\"[^\"\s]{1,200}\"|'[^'\s]{1,200}'|[^\s\"'`;|&]{1,200})", _value_loose,
      _PW_ADVICE),
     ("a password in a .netrc line", "machine ... password ...",
@@ -873,8 +965,44 @@ _CONFIGS: tuple = (
      r"(?<![A-Za-z0-9_-])(?i:pass(?:word|wd|phrase|code)|pw)"
      r"(?:[ \t]+(?:for|of|on|to|at)(?:[ \t]+[^ \t]{1,80}){1,3}?)?"
      r"(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now|still|set[ \t]+to|changed[ \t]+to))?"
-     r"|[ \t]+(?i:set|changed)[ \t]+to):?[ \t]+[\"'`]?(?P<v>[^\s\"'`]{8,200})",
+     r"|[ \t]+(?i:set|changed)[ \t]+to):?[ \t]+[\"'`]?(?P<v>[^\s\"'`]{1,200})",
      _prose_password, _PW_ADVICE),
+    ("a password", 'password="..."',
+     r"(?<![A-Za-z0-9_-])(?i:pass(?:word|wd|phrase)|secret)[\"']?[ \t]*=[ \t]*"
+     r"(?P<q>[\"'])(?P<v>[^\"'\r\n]{1,200} [^\"'\r\n]{0,200})(?P=q)",
+     _quoted_phrase, _PW_ADVICE),
+    ("a password", "login user / ...",
+     r"(?<![A-Za-z0-9_-])(?i:login|logins|creds|credentials)(?:[ \t]+[^\s:]{1,80}){0,4}?"
+     r"[ \t]*:?[ \t]+[^\s:/]{1,100}(?:[ \t]*/[ \t]*|:)(?P<v>[^\s\"'`]{1,200})",
+     _pw_like, _PW_ADVICE),
+    ("a password in a .pgpass line", "host:port:db:user:...",
+     r"(?<![\w.:-])[^\s:]{1,200}:[0-9]{1,5}:[^\s:]{1,100}:[^\s:]{1,100}"
+     r":(?P<v>[^\s:]{1,200})(?![:\w])", _value_secret, _PW_ADVICE),
+    ("a password hash", "$2b$...",
+     r"\$(?:2[abxy]?\$[0-9]{2}\$[./A-Za-z0-9]{53}"
+     r"|[156]\$(?:rounds=[0-9]{1,9}\$)?[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{22,86}"
+     r"|apr1\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}"
+     r"|y\$[./A-Za-z0-9]{1,30}\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43})",
+     None, _where("hash", "password hash is in /etc/shadow")),
+    ("a private key", "0x...",
+     r"(?<![A-Za-z0-9_-])(?i:priv(?:ate)?[ _-]?key|secret)[\"']?[ \t]*(?:is)?[ \t]*[:=]?"
+     r"[ \t]*[\"']?(?P<v>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-fA-F])", _body_hex, _KEY_ADVICE),
+    ("a seed phrase", "seed phrase: ...",
+     r"(?i:seed[ _-]?phrase|seed[ _-]?words|recovery[ _-]?phrase|mnemonic)"
+     r"[\"']?[ \t]*(?:is|[:=])[ \t]*[\"']?(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8}(?![A-Za-z])",
+     None, _where("seed phrase", "wallet seed is in the hardware wallet")),
+    ("a Sentry DSN", "https://...@...sentry...",
+     r"https?://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]{1,200}/[0-9]{1,20}",
+     _body_hex, _where("DSN", "Sentry DSN is in the SENTRY_DSN env var")),
+    ("an Okta API token", "SSWS ...",
+     r"(?<![A-Za-z])SSWS[ \t]+(?P<v>[A-Za-z0-9_-]{30,60})" + _R, _body_random,
+     _where("token", "Okta token is in the OKTA_API_TOKEN env var")),
+    ("a Firebase server key", "AAAA...:APA91b...",
+     _L + r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,400}", None,
+     _where("key", "Firebase key is in the FCM_SERVER_KEY env var")),
+    ("a service account key id", '"private_key_id": "..."',
+     r"[\"']private_key_id[\"'][ \t]*:[ \t]*[\"'](?P<v>[0-9a-f]{40})[\"']", _body_hex,
+     _where("key", "service account key is in ~/.config/gcloud/sa.json")),
 )
 
 #: The one table of credentials: (kind, shown, pattern, check, advice).
@@ -895,6 +1023,10 @@ CREDENTIALS: tuple = (
      r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*[:=]+\s*"
      r"[\"']?[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
      _no_example, _where("key", "AWS keys are in ~/.aws/credentials, profile dev")),
+    ("an AWS secret access key", "aws secret ...",
+     r"(?i:aws)[ \t_-]*(?i:secret)(?:[ \t_-]*(?i:access))?(?:[ \t_-]*(?i:key))?"
+     r"(?:[ \t]+(?i:is))?[ \t:=]*[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+     _aws_prose, _where("key", "AWS keys are in ~/.aws/credentials, profile dev")),
     ("a GitHub token", None,
      _L + r"(?P<p>gh[pousr]_)[A-Za-z0-9]{36,300}" + _R, None,
      _where("token", "GitHub token is in the gh keyring (gh auth token)")),
@@ -934,8 +1066,9 @@ CREDENTIALS: tuple = (
      _where("key", "SendGrid key is in the SENDGRID_API_KEY env var")),
     *_PROVIDERS,
     ("a private key", "-----BEGIN ... PRIVATE KEY-----",
-     r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-     r"|(?<![A-Za-z0-9-])AGE-SECRET-KEY-1[0-9A-Z]{58}", None, _KEY_ADVICE),
+     r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----", _pem_header, _KEY_ADVICE),
+    ("a private key", "AGE-SECRET-KEY-1...",
+     r"(?<![A-Za-z0-9-])AGE-SECRET-KEY-1[0-9A-Z]{58}", None, _KEY_ADVICE),
     ("a private key", "-----END ... PRIVATE KEY-----",
      r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----", None, _KEY_ADVICE),
     ("a JSON Web Token", "eyJ...",

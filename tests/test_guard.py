@@ -274,7 +274,7 @@ FAMILIES = [
     ("netrc", "machine api.example.org login bob password {}", PW, ".netrc",
      "machine learning login flow password reset; the machine password policy"),
     ("password-prose", "the root password is {}", PW, "password",
-     "the password is stored in vault; the password is hunter2;"
+     "the password is stored in vault; the password is wrong;"
      " the password is argon2id-hashed; the password is in ~/.pgpass"),
     ("password-prose-now", "the wifi password is now {}.", "Zq8Kx2Lm", "password",
      "the wifi password is now longer; the password for root is required"),
@@ -705,7 +705,9 @@ ADVERSARIAL = [
     "password ", "password for ", "password is ", "pw for x ", "_authToken=",
     "docker login ", "mongosh -u ", "ldapsearch ", "smbclient -U a", "-passin ",
     "the password for the ", "password for a b c ", "private_key=a/", "a" * 200 + " ",
-    "secret_key_base=", "-----BEGIN ", "\U0001f3f4", "\U000e0067",
+    "secret_key_base=", "-----BEGIN ", "-----BEGIN RSA PRIVATE KEY----- is ",
+    "login a b ", "htpasswd -b ", "a:1:b:c:", "seed phrase: abc ", "password is a1 ",
+    "--db-password ", "sqlcmd -P ", "aws secret ", "SSWS ", "$2b$12$", "\U0001f3f4", "\U000e0067",
     "\U0001f3f4\U000e0067\U000e0062", "\u0d15\u0d4d\u200d", "\u0d4d\u200d", "\u200d",
 ]
 
@@ -718,3 +720,109 @@ def test_no_pattern_is_super_linear(size):
         guard.find_char_problem(text)
         guard.find_credential(text)
     assert time.monotonic() - started < 120  # a hang guard, not a timing goal
+
+
+# ------------------------------------------------- tester findings (round 2)
+
+SPW = "S3cret" + "Pa55"  # a fake chosen password
+HEX64 = HEXISH * 8
+HEX32 = HEXISH * 4
+
+# (text that must be refused, a word its message must carry)
+MORE_REFUSED = [
+    # long options named like a secret, any tool, value not another option
+    (f"psql --db-password {SPW}", "password"),
+    (f"app --db-pass {SPW}", "password"),
+    (f"tool --password {SPW}", "password"),
+    (f"deploy --client-secret {SPW}", "password"),
+    (f"cli --api-key {SPW}", "password"),
+    (f"sqlcmd -S db -U sa -P {SPW}", "password"),
+    (f"htpasswd -b .htpasswd admin {SPW}", "password"),
+    (f"htpasswd -cb /etc/nginx/.htpasswd admin {SPW}", "password"),
+    # prose: one token with a digit or symbol, or a known default password
+    (f"the admin password is {SPW}", "password"),
+    ("my password is " + "hunter" + "2", "password"),
+    ("password is " + "sunshine" + "2024", "password"),
+    ("db password: " + "bluefalcon" + "42", "password"),
+    ('password="my secret pass ' + "42" + '"', "password"),
+    (f"login admin / {SPW}", "password"),
+    (f"creds for staging: admin:{SPW}", "password"),
+    # files and hashes
+    (f"db.internal:5432:app:appuser:{SPW}", ".pgpass"),
+    ("$2b$12$" + (AB + "xY") * 10 + AB, "hash"),
+    ("$2y$10$" + (AB + "xY") * 10 + AB, "hash"),
+    ("$6$rounds=5000$saltsalt$" + ("Ab1/x" * 18)[:86], "hash"),
+    ("$5$saltsalt$" + ("Ab1/x" * 9)[:43], "hash"),
+    ("$1$saltsalt$" + ("Ab1/x" * 5)[:22], "hash"),
+    ("$apr1$" + "abcd1234" + "$" + ("Ab1x" * 6)[:22], "hash"),
+    # keys and tokens
+    ("private key 0x" + HEX64, "private key"),
+    ("privkey: 0x" + HEX64, "private key"),
+    ("secret " + HEX64, "private key"),
+    ("seed phrase: " + " ".join(["abandon", "ability", "able", "about", "above",
+                                 "absent", "absorb", "abstract", "absurd", "abuse",
+                                 "access", "accident"]), "seed phrase"),
+    ("mnemonic: " + " ".join(["zoo"] * 24), "seed phrase"),
+    ("SENTRY_DSN=https://" + HEX32 + "@o123456.ingest.sentry.io/1234567", "Sentry"),
+    ("Authorization: SSWS 00" + AB * 13 + "x", "Okta"),
+    ("AAAA" + "Ab1xY_z" + ":APA91b" + ("Ab1-x" * 30)[:140], "Firebase"),
+    ('"private_key_id": "' + HEXISH * 5 + '"', "key id"),
+    ("AUTH=" + AB * 8, "secret"),
+    ("CREDENTIALS=" + AB * 8, "secret"),
+    ("aws secret wK7p/Q2m+R9sT4v" + "Xy8Zb3Nc6Df1Gh5Jk0Lm" + "P2qR5", "AWS"),
+    # a PEM header with a body after it, or alone
+    ("-----BEGIN OPENSSH PRIVATE KEY----- " + "b3BlbnNz" + AB * 12, "private key"),
+    ("-----BEGIN RSA PRIVATE KEY----- body " + "Ab1+" * 11, "private key"),
+    # dev defaults stay refused
+    ("password=admin", "password"), ("password=root", "password"),
+    ("password=123456", "password"), ("password=" + "hunter" + "2", "password"),
+    ("SECRET_KEY=changeme", "secret"),
+]
+
+
+@pytest.mark.parametrize("text,word", MORE_REFUSED)
+def test_more_credentials_refused(text, word):
+    reason = find_problem(text)
+    assert reason is not None, text
+    assert word.lower() in reason.lower(), reason
+    assert "never the" in reason
+    assert SPW not in reason and HEX32 not in reason
+
+
+MORE_PASSES = [
+    # a bare password flag followed by another option (it prompts)
+    "mysql --user=root --password --host=db",
+    "mongo --username admin --password --authenticationDatabase admin",
+    "psql --db-password -h db; tool --api-key --help; cli --token $TOKEN",
+    "use --client-secret my-secret-name and --max-token 4096",
+    # secret names, not values
+    "gcloud secrets versions access latest --secret=db-password",
+    "--secret=my-api-token passed to the build",
+    "session_secret=from-env",
+    "DJANGO_SECRET_KEY=insecure-dev-only",
+    # talking about the PEM format
+    "-----BEGIN OPENSSH PRIVATE KEY----- is the header of new ssh keys",
+    'Error: "-----BEGIN RSA PRIVATE KEY----- not found" when key path wrong',
+    # prose about passwords: plain words, hash names, adjective compounds
+    "the password is stored in vault", "the password is rotated monthly",
+    "the password is required; my password is wrong; password is expired",
+    "db password: rotated; the password: see vault",
+    "the password is utf-8 encoded and argon2id-hashed",
+    # a passphrase of plain words passes (a word list cannot tell it from prose)
+    "wifi password is correct horse battery staple",
+    'password="see the vault"',
+    "login page / dashboard; login: see the wiki; credentials: see vault:prod/db",
+    "meeting at 10:30:00 and fe80:0:0:0:202:b3ff:fe1e:8329 and 12:00:00:00:00",
+    "localhost:5432:*:postgres:$PGPASSWORD",
+    "the cost is $2 and $5 and $apr1 and $6 per month",
+    "secret santa list; private key is in ~/.ssh; sha256 " + HEX64[:40],
+    "mnemonic: a way to remember",
+    "https://sentry.io/organizations/acme/issues/123/",
+    "AUTH=basic and CREDENTIALS=/etc/app/creds.json and oauth=enabled",
+    "aws secret is in ~/.aws/credentials",
+]
+
+
+@pytest.mark.parametrize("text", MORE_PASSES)
+def test_more_lookalikes_pass(text):
+    assert find_problem(text) is None, (text, find_problem(text))
