@@ -94,6 +94,28 @@ def nfc_inert(residue: bytes) -> bool:
     return all(map(_nfc_inert, set(text)))
 
 
+def _rows_holding(low: bytes, residue: bytes, spellings: list):
+    """The records (indexes, a set) of ``low`` that hold one of
+    ``spellings`` (UTF-8 of non-ASCII characters), or None if over
+    ``MAX_EXCEPTIONS`` might. Each spelling is found through its rarest
+    byte in ``residue`` (``bytes.find`` of one byte is memchr: some 50
+    times faster here than a multi-byte find or an ``re`` scan)."""
+    rows = set()
+    for spelling in spellings:
+        k = min(range(len(spelling)), key=lambda j: residue.count(spelling[j:j + 1]))
+        if residue.count(spelling[k:k + 1]) > 4 * MAX_EXCEPTIONS:
+            return None
+        byte, find, size = spelling[k:k + 1], low.find, len(spelling)
+        pos = find(byte)
+        while pos >= 0:
+            if low[pos - k:pos - k + size] == spelling:
+                rows.add((pos - k) // LOG_RECORD)
+            pos = find(byte, pos + 1)
+        if len(rows) > MAX_EXCEPTIONS:
+            return None
+    return rows
+
+
 def _shape(data: bytes, n: int):
     """The non-printable residue of ``n`` whole records (``bytes``), or None
     unless each record ends in its only newline and holds no control byte."""
@@ -173,7 +195,7 @@ class Counter:
         body = head + look + tail[len(head):]
         if right:
             body += b"(?![" + word + b"])"
-        self.rx = re.compile(body + b"[^\n]*")
+        self.rx = re.compile(body + b".*")  # "." stops at a newline: one match a line
         undecided = []
         if left:
             undecided.append(b"(?<=[\\x80-\\xff]" + head + b")" + tail[len(head):])
@@ -215,22 +237,18 @@ class Counter:
                 low = rx.sub(new, low)
         present = [m for m in present if len(m[0]) != len(m[1])]
         if fixed and present:
-            rows = set()
-            for _, _, rx in present:
-                rows.update(m.start() // LOG_RECORD for m in rx.finditer(low))
-                if len(rows) > MAX_EXCEPTIONS:
-                    break
-            else:
+            rows = _rows_holding(low, residue, [m[0] for m in present])
+            if rows is not None:
                 total = self._count(low)
                 if total is None:
                     return None
                 for r in rows:
                     a, b = r * LOG_RECORD, (r + 1) * LOG_RECORD
-                    line = unicodedata.normalize("NFC", data[a:b].decode("utf-8", "replace"))
                     own = self._count(low[a:b])
                     if own is None:
                         return None
-                    total += bool(self.search(line.rstrip())) - own
+                    # An inert chunk is its own NFC: the line is as stored.
+                    total += bool(self.search(data[a:b].decode("utf-8", "replace").rstrip())) - own
                 return total
         for old, new, rx in present:
             low = rx.sub(new, low)
