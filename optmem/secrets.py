@@ -327,7 +327,14 @@ def _aws_prose(m: re.Match) -> bool:
 
 
 def _no_example(m: re.Match) -> bool:
-    return "EXAMPLE" not in m.group(0)
+    """Not AWS's documented example key, not a filler (``AKIAXXXX...``)."""
+    return "EXAMPLE" not in m.group(0) and len(set(m.group(0)[4:])) >= 6
+
+
+def _not_filler(m: re.Match) -> bool:
+    """Not a placeholder such as ``ghp_xxxx...`` or ``ghp_0000...``: the
+    body holds 6+ different characters."""
+    return len(set(m.group(0)[len(m.group("p")):])) >= 6
 
 
 def _body_random(m: re.Match) -> bool:
@@ -627,7 +634,7 @@ def _curl_user(m: re.Match) -> bool:
 
 def _b64_jwt(m: re.Match) -> bool:
     """Base64 that decodes to a JWT's start (``eyJ``...)."""
-    raw = _b64decode(m.group(0)[:40])
+    raw = _b64decode(m.group(0)[:24])
     return bool(raw) and raw.startswith(b"eyJ") and raw.isascii()
 
 
@@ -1105,7 +1112,7 @@ FAMILIES: tuple = (
            r"(?:[ \t]+(?i:is))?[ \t:=]*[\"']?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
            _aws_prose, _AWS_ADVICE, "aws secret ...", "as aws-secret-access-key"),
     Family("github-token", "a GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-           _L + r"(?P<p>gh[pousr]_)[A-Za-z0-9]{36,300}" + _R, None, _GH_ADVICE, None,
+           _L + r"(?P<p>gh[pousr]_)[A-Za-z0-9]{36,300}" + _R, _not_filler, _GH_ADVICE, None,
            "github.blog/2021-04-05-behind-githubs-new-authentication-token-formats"),
     Family("github-fine-grained-pat", "a GitHub token", ("github_pat_",),
            _L + r"(?P<p>github_pat_)(?P<v>[A-Za-z0-9_]{40,300})", _body_random, _GH_ADVICE,
@@ -1131,7 +1138,7 @@ FAMILIES: tuple = (
            _body_machine, _where("key", "Stripe key is in the STRIPE_API_KEY env var"), None,
            "docs.stripe.com/keys"),
     Family("google-api-key", "a Google API key", ("aiza",),
-           _L + r"(?P<p>AIza)[A-Za-z0-9_-]{35}" + _R, None,
+           _L + r"(?P<p>AIza)[A-Za-z0-9_-]{35}" + _R, _not_filler,
            _where("key", "Google API key is in ~/.config/gcloud"), None,
            "cloud.google.com/docs/authentication/api-keys"),
     Family("google-oauth-secret", "a Google OAuth secret", ("gocspx-", "ya29."),
@@ -1147,7 +1154,7 @@ FAMILIES: tuple = (
            _where("token", "Hugging Face token is in ~/.cache/huggingface/token"), None,
            "huggingface.co/docs/hub/security-tokens"),
     Family("npm-token", "an npm token", ("npm_",),
-           _L + r"(?P<p>npm_)[A-Za-z0-9]{36}" + _R, None,
+           _L + r"(?P<p>npm_)[A-Za-z0-9]{36}" + _R, _not_filler,
            _where("token", "npm token is in ~/.npmrc"), None,
            "docs.npmjs.com/about-access-tokens"),
     Family("pypi-token", "a PyPI token", ("pypi-",),
