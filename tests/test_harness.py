@@ -116,7 +116,6 @@ def test_snippet_file_is_the_package_block():
     assert (REPO / "AGENTS.snippet.md").read_text(encoding="utf-8") == agent_block.BODY, \
         "regenerate it: python -m optmem.harness.agent_block > AGENTS.snippet.md"
     assert agent_block.HOOK_HEADER_START in agent_block.BODY
-    assert "/" not in agent_block.BODY.replace("</", "").split("`$MEMORY_DIR`")[0] or True
 
 
 def test_block_names_no_machine_path():
@@ -311,7 +310,6 @@ def test_dangling_link_is_refused(world, memo):
 
 
 def test_a_hand_pasted_block_is_replaced_not_doubled(world, memo):
-    old = (REPO / "tests" / "data" / "hook-stdin").parent  # noqa: F841 (keeps the path handy)
     pasted = ("# Project rules\n\nBe brief.\n\n## Memory\n\nYou have a permanent memory: the "
               "`memo` command, with its files in\n`$MEMORY_DIR`. Old words.\n\n**Wake first.** "
               "Run memo wake.\n\n## Build\n\nmake all\n")
@@ -501,3 +499,12 @@ def test_status_says_what_is_installed(world, memo):
     out = setup_ok(memo, "--status")
     assert "claude --scope user: ~/.claude/settings.json current; ~/.claude/CLAUDE.md current" in out
     assert "codex --scope user: ~/.codex/hooks.json absent" in out
+
+
+def test_status_flags_an_unexpanded_memory_dir(world, memo):
+    (world["project"] / ".claude").mkdir()
+    (world["project"] / ".claude" / "settings.json").write_text(
+        '{"env": {"MEMORY_DIR": "$HOME/memory"}}\n')
+    result = memo("setup", "--status")
+    assert result.exit_code == 1
+    assert "env MEMORY_DIR '$HOME/memory' is refused" in result.stdout

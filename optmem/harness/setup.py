@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from .. import scope
-from ..errors import BadInput
+from ..errors import BadInput, MemoError
 from . import HARNESSES, Context, edit, launcher
 
 
@@ -111,7 +111,7 @@ def status(environ=None, project: str | None = None) -> tuple:
             ctx.memory_dir = None
             try:
                 ctx.memory_dir = scope.memory_dir(environ.get("MEMORY_DIR"))
-            except Exception:
+            except MemoError:
                 pass
             parts = []
             for e in module.edits(ctx):
@@ -124,4 +124,27 @@ def status(environ=None, project: str | None = None) -> tuple:
                     ok = False
                 parts.append(f"{_short(e.path, ctx.home)} {state}")
             lines.append(f"{name} --scope {scope_name}: " + "; ".join(parts))
+    for path in _env_files(environ, project):
+        try:
+            obj, _ = edit.json_load(edit.read_target(path).data, path)
+        except edit.Refused:
+            continue
+        value = (obj.get("env") or {}).get("MEMORY_DIR") if isinstance(obj.get("env"), dict) else None
+        if value is None:
+            continue
+        try:
+            scope.memory_dir(value)
+        except MemoError as err:
+            ok = False
+            lines.append(f"{path}: env MEMORY_DIR {value!r} is refused: {err}")
     return lines, ok
+
+
+def _env_files(environ, project) -> list:
+    """The Claude Code settings files whose ``env`` reaches the agent."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    cfg = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    root = os.path.abspath(project or os.getcwd())
+    return [os.path.join(cfg, "settings.json"),
+            os.path.join(root, ".claude", "settings.json"),
+            os.path.join(root, ".claude", "settings.local.json")]
