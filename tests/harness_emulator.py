@@ -13,7 +13,8 @@ nothing more:
   spaces, ``,`` and ``|`` are an exact list; anything else an unanchored
   regex. Codex: a regex, ``*``/empty/missing match all);
 - runs each ``command`` with ``sh -c`` from a folder unrelated to the
-  project, stdin the harness's JSON, stopping it at its ``timeout``;
+  project, stdin the harness's JSON (the ``timeout`` is read, not
+  enforced: the tests hold no clock; a handler without one fails);
 - keeps what would reach the model: exit 0 only; stdout that starts with
   ``{`` is JSON (Claude Code: invalid JSON is plain text; Codex: it fails
   the hook, as does a key its strict output schema does not allow), and
@@ -107,11 +108,6 @@ def handlers(harness: str, home: str, project: str, source: str, environ=None) -
     return out, env
 
 
-def _timeout_s(harness: str, handler: dict) -> float:
-    t = handler.get("timeout", 600 if harness != "gemini" else 60_000)
-    return t / 1000 if harness == "gemini" else t
-
-
 def deliver(harness: str, stdout: str) -> tuple:
     """``(text or None, previewed, failed)``: what the model gets from one
     handler that exited 0 with ``stdout``."""
@@ -165,13 +161,11 @@ def session_start(harness: str, home: str, project: str, source: str, stdin: dic
     result = Delivery()
     payload = json.dumps(dict(stdin, source=source, cwd=project))
     for h in found:
-        try:
-            p = subprocess.run(["sh", "-c", h["command"]], input=payload, cwd=cwd,
-                               env=run_env, capture_output=True, text=True,
-                               timeout=_timeout_s(harness, h))
-        except subprocess.TimeoutExpired:
-            result.failed += 1  # a timed-out hook's output is discarded
+        if not isinstance(h.get("timeout"), (int, float)) or h["timeout"] <= 0:
+            result.failed += 1  # ours always sets one: a slow store must not hang a session
             continue
+        p = subprocess.run(["sh", "-c", h["command"]], input=payload, cwd=cwd,
+                           env=run_env, capture_output=True, text=True)
         result.runs.append((h["command"], p.returncode, p.stdout, p.stderr))
         if p.returncode != 0:
             result.failed += 1  # the person sees "hook error"; the model sees nothing

@@ -20,7 +20,7 @@ import jsonschema
 import pytest
 
 import harness_emulator as emu
-from conftest import REPO, shared_file
+from conftest import REPO, data_file
 from optmem.harness import agent_block, edit
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -30,9 +30,8 @@ MEMO = [sys.executable, "-m", "optmem"]
 
 
 def click_history() -> Path:
-    """The click history (real memories): in tests/data once it moved there."""
-    here = DATA / "click-history.txt"
-    return here if here.is_file() else shared_file("data", "click-history.txt")
+    """The click history (real memories, tests/data/README.md)."""
+    return data_file("click-history.txt")
 
 
 def schema(name: str) -> dict:
