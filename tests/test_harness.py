@@ -430,6 +430,25 @@ def test_resume_says_unchanged_only_when_it_is(world, memo, big_store):
     assert text["hookSpecificOutput"]["additionalContext"].endswith("You are awake.")
 
 
+def test_two_hooks_at_once_both_deliver(world, big_store):
+    """Claude Code runs matching hooks in parallel (a plugin's copy beside a
+    settings one): both succeed and the session record stays JSON."""
+    env = hook_env(world["home"], big_store)
+    cmd = MEMO + ["hook", "session-start", "--harness", "claude"]
+    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              cwd=world["elsewhere"], env=env) for _ in range(4)]
+    for i, p in enumerate(procs):
+        p.stdin.write(json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                                  "session_id": f"s{i}"}).encode())
+        p.stdin.close()
+    for p in procs:
+        out = p.stdout.read()
+        assert p.wait() == 0
+        assert json.loads(out)["hookSpecificOutput"]["additionalContext"].endswith("You are awake.")
+    record = world["home"] / ".local" / "state" / "optmem" / "hook-sessions.json"
+    assert json.loads(record.read_text())[str(big_store)]
+
+
 def test_env_file_gets_one_export_line(world, big_store, tmp_path):
     env_file = tmp_path / "env.sh"
     env = dict(hook_env(world["home"], big_store), CODEX_ENV_FILE=str(env_file))
