@@ -50,6 +50,7 @@ import unicodedata
 
 from . import fastcount
 from .errors import BadInput
+from .textform import nfc
 from .store import LOG_RECORD, displayable
 
 CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
@@ -556,7 +557,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     takes over ``TIME_BOUND`` seconds on one chunk of ``CHUNK_RECORDS``
     memories.
     """
-    pattern = unicodedata.normalize("NFC", pattern)
+    pattern = nfc(pattern)  # the one NFC (issue 9)
     rx = compile_pattern(pattern)
     search = rx.search
     prefilter, precheck = _plan(pattern)

@@ -335,10 +335,12 @@ def test_a_bad_regex_is_refused(store, pattern):
 # -- pathological patterns ----------------------------------------------------
 
 @pytest.mark.parametrize("name", ENGINES)
-def test_a_backtracking_regex_is_refused_in_bounded_time(tmp_path, name):
+def test_a_backtracking_regex_is_refused(tmp_path, name):
     records = [encode_memory(i, "2024-01-01", f"note {i}") for i in range(50)]
     records.append(encode_memory(50, "2024-01-01", "a" * 269 + "!"))
     store = _build(str(tmp_path / "mem"), records)
+    # 2**270 ways to split the a's: only the alarm ends it (it fires on the
+    # wall clock, so a loaded machine refuses it as surely as an idle one).
     with engine(name, 16, bound=0.2):
         with pytest.raises(BadInput, match="backtracks"):
             search.recall(store, "(a+)+$", 10 ** 6)
