@@ -3,17 +3,24 @@
 What recall means, exactly: record ``i`` of ``LOG.txt`` (320 bytes) is
 turned into its line by ``line_of`` (UTF-8 decoded with U+FFFD for bad
 bytes, a stray newline read as a space, trailing white space stripped), and
-the line matches when ``re.compile(pattern, re.IGNORECASE).search(line)``
-finds something: Python's ``re``, Unicode, case-insensitive. Everything
-below computes exactly that set of lines, faster.
+the line matches when ``re.compile(NFC(pattern), re.IGNORECASE)`` finds
+something in ``NFC(line)``: Python's ``re``, Unicode, case-insensitive, on
+the Unicode NFC forms (``textform.nfc``, issue 9). Everything below computes
+exactly that set of lines, faster.
 
-- Streaming. The log is read ``CHUNK_RECORDS`` whole records (1.25 MiB) at
-  a time with ``Store.read_log``, up to a fixed end: the record count when
-  the search starts, so a memory noted mid-scan shifts nothing. Only the
-  newest matches that fit the output budget are kept, so peak memory is
-  one chunk plus the kept lines, however large the log is. (Reading into
-  one reused ``bytearray`` with ``os.preadv`` measured three times slower
-  here than a fresh ``os.pread`` per chunk, so recall does not.)
+- Streaming, newest first. The log is read ``CHUNK_RECORDS`` whole records
+  (1.25 MiB) at a time with ``Store.read_log``, from a fixed end (the
+  record count when the search starts, so a memory noted mid-scan shifts
+  nothing) back to the start. Chunks are matched line by line (below) until
+  the output budget is full; every older chunk is only counted, by
+  ``fastcount`` in C when the pattern is a literal, a set of literals or
+  ``\\b``-bounded words (its docstring proves the count equal), else line
+  by line. Peak memory is one chunk plus the kept lines, however large the
+  log is. (Reading into one reused ``bytearray`` with ``os.preadv``
+  measured three times slower here than a fresh ``os.pread`` per chunk, so
+  recall does not.)
+- NFC. A chunk holding a character that NFC might change
+  (``fastcount.nfc_inert``) is normalised before it is matched.
 - Prefilter. Most patterns hold a literal that every match must contain
   (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
   ``foo|bar``); ``requirements`` reads them off the parsed pattern. The raw
