@@ -542,6 +542,30 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
     return found
 
 
+FEW_CANDIDATES = 64  #: candidate records of a chunk that ``_few`` matches one by one
+
+
+def _few(data, n: int, search, prefilter, precheck):
+    """The number of matching records of the chunk when RE2's byte
+    prefilter names at most ``FEW_CANDIDATES`` of them (rare and absent
+    words, dates: one RE2 pass instead of ``fastcount``'s few), else None.
+    Only for a chunk that is its own NFC, where the prefilter never misses
+    a matching record."""
+    if not isinstance(prefilter, _Re2Prefilter):
+        return None
+    if not fastcount.nfc_inert(data.translate(None, fastcount._PRINTABLE)):
+        return None
+    rows = list(itertools.islice(prefilter.candidates(data, n), FEW_CANDIDATES + 1))
+    if len(rows) > FEW_CANDIDATES:
+        return None
+    count = 0
+    for r in rows:
+        record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
+        if (precheck is None or precheck(record)) and search(line_of(record)):
+            count += 1
+    return count
+
+
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
 
@@ -583,7 +607,9 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 if full:
                     if not planned:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
-                    count = counter.count(data, n) if counter is not None else None
+                    count = _few(data, n, search, prefilter, precheck)
+                    if count is None and counter is not None:
+                        count = counter.count(data, n)
                     if count is None:
                         count = len(_exact(data, n, search, prefilter, precheck))
                     total += count
