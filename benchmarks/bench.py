@@ -6,6 +6,7 @@ Run from the checkout::
     python benchmarks/bench.py                       # 1,000 / 100,000 / 1,000,000
     python benchmarks/bench.py --sizes 10000000 --runs 3   # a one-off scale run
     python benchmarks/bench.py --vs "python3 /path/to/reference/memo.py"
+    python benchmarks/bench.py --only recall --runs 3  # recall's classes against grep -ci
 
 Stores are written straight in the record format (``LOG.txt`` records of
 320 bytes, every ``TREE/<s>`` level of 288-byte records built), streamed in
@@ -22,7 +23,13 @@ answering a compression) are undone after every run by cutting the files
 back, so every run sees the same store. The table has one row per command
 and two columns per store size, with baselines below: ``python -c "import
 click"`` with memo's interpreter, and ``grep -ci`` on the same ``LOG.txt``
-for each recall pattern. The goal ratios of issue 4 are printed after it.
+for each recall pattern. Then one row per recall class (issue 11: frequent
+word, alternation, ``\\b`` word, non-ASCII and CJK words, rare and absent
+words, a date) with memo's time, grep's in the same rounds and their
+ratio; check's and recall's rates in MB/s; and the goals of issue 11.
+The generated store has words with a realistic spread: a few in half the
+lines (``FREQUENT``), thousands of rare ones, non-ASCII text in many
+scripts, and now and then a line in NFD.
 """
 
 from __future__ import annotations

@@ -495,6 +495,10 @@ class _Alarm:
         if self.active:
             self.signal.setitimer(self.signal.ITIMER_REAL, TIME_BOUND)
 
+    def disarm(self):
+        if self.active:
+            self.signal.setitimer(self.signal.ITIMER_REAL, 0)
+
     def __exit__(self, *exc):
         if self.active:
             self.signal.setitimer(self.signal.ITIMER_REAL, 0)
@@ -609,7 +613,11 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
                     count = _few(data, n, search, prefilter, precheck)
                     if count is None and counter is not None:
+                        # Linear byte patterns only: no backtracking to bound,
+                        # and a loaded machine must not refuse a plain word.
+                        alarm.disarm()
                         count = counter.count(data, n)
+                        alarm.arm()
                     if count is None:
                         count = len(_exact(data, n, search, prefilter, precheck))
                     total += count
