@@ -607,22 +607,26 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
                 n = min(hi - lo, len(data) // LOG_RECORD)
                 data = data[:n * LOG_RECORD]
-                alarm.arm()
+                # The alarm runs only while Python's re matches lines: not
+                # while a chunk is read (a busy disk must not refuse a
+                # pattern) nor while fastcount counts (linear byte patterns).
                 if full:
                     if not planned:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                    alarm.arm()
                     count = _few(data, n, search, prefilter, precheck)
+                    alarm.disarm()
                     if count is None and counter is not None:
-                        # Linear byte patterns only: no backtracking to bound,
-                        # and a loaded machine must not refuse a plain word.
-                        alarm.disarm()
                         count = counter.count(data, n)
-                        alarm.arm()
                     if count is None:
+                        alarm.arm()
                         count = len(_exact(data, n, search, prefilter, precheck))
+                        alarm.disarm()
                     total += count
                     continue
+                alarm.arm()
                 found = _exact(data, n, search, prefilter, precheck)
+                alarm.disarm()
                 total += len(found)
                 for line in reversed(found):
                     line = displayable(line)
