@@ -81,6 +81,7 @@ def _nfc_inert(ch: str) -> bool:
     return unicodedata.normalize("NFC", ch) == ch
 
 
+@functools.lru_cache(maxsize=4)  # recall asks twice about one chunk
 def nfc_inert(residue: bytes) -> bool:
     """True if the text whose non-ASCII bytes (in order, ASCII bytes
     deleted or kept) are ``residue`` is certainly its own NFC.
@@ -116,15 +117,22 @@ def _rows_holding(low: bytes, residue: bytes, spellings: list):
     return rows
 
 
-def _shape(data: bytes, n: int):
-    """The non-printable residue of ``n`` whole records (``bytes``), or None
-    unless each record ends in its only newline and holds no control byte."""
+def residue(data: bytes) -> bytes:
+    """``data`` without its printable ASCII bytes: newlines, control bytes
+    and the bytes of non-ASCII characters, in order (one C pass)."""
+    return data.translate(None, _PRINTABLE)
+
+
+def _shape(data: bytes, n: int, rest: bytes | None = None):
+    """The residue (``residue``, or ``rest`` when given) of ``n`` whole
+    records, or None unless each record ends in its only newline and holds
+    no control byte."""
     if len(data) != n * LOG_RECORD or data[LOG_RECORD - 1::LOG_RECORD] != b"\n" * n:
         return None
-    residue = data.translate(None, _PRINTABLE)
-    if residue.count(b"\n") != n or residue.translate(None, _HIGH_AND_NEWLINE):
+    rest = residue(data) if rest is None else rest
+    if rest.count(b"\n") != n or rest.translate(None, _HIGH_AND_NEWLINE):
         return None
-    return residue
+    return rest
 
 
 def _expand(seq, parser, c) -> list:
@@ -214,16 +222,17 @@ class Counter:
             return None
         return self.rx.subn(b"", low)[1]
 
-    def count(self, data: bytes, n: int):
+    def count(self, data: bytes, n: int, rest: bytes | None = None):
         """How many of the ``n`` records (``data``: exactly ``n`` * 320 bytes)
         match, or None when this chunk must be matched line by line.
+        ``rest``: ``residue(data)`` when the caller has it.
 
         Non-ASCII spellings of the literal's characters (``Ü`` for ``ü``,
         ``ſ`` for ``s``) are either mapped onto one spelling with a byte
         replacement, or, when at most ``MAX_EXCEPTIONS`` records hold one,
         those records are matched with ``re`` instead (cheaper: a replacement
         that changes lengths copies the chunk)."""
-        residue = _shape(data, n)
+        residue = _shape(data, n, rest)
         if residue is None:
             return None
         fixed = nfc_inert(residue)

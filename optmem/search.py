@@ -529,7 +529,7 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
     (``fastcount.nfc_inert``) has its lines normalised; the lines NFC
     changes are matched whatever the byte prefilter says, the others only
     when it names them (their bytes are what is matched)."""
-    if fastcount.nfc_inert(data.translate(None, fastcount._PRINTABLE)):
+    if fastcount.nfc_inert(fastcount.residue(data)):
         return _matches(data, n, search, prefilter, precheck)
     lines = _all_lines(data, 0, n)
     nfc = unicodedata.normalize("NFC", "\n".join(lines)).split("\n")
@@ -549,15 +549,16 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
 FEW_CANDIDATES = 64  #: candidate records of a chunk that ``_few`` matches one by one
 
 
-def _few(data, n: int, search, prefilter, precheck):
+def _few(data, n: int, search, prefilter, precheck, residue: bytes):
     """The number of matching records of the chunk when RE2's byte
     prefilter names at most ``FEW_CANDIDATES`` of them (rare and absent
     words, dates: one RE2 pass instead of ``fastcount``'s few), else None.
     Only for a chunk that is its own NFC, where the prefilter never misses
-    a matching record."""
+    a matching record. ``residue``: the chunk without printable ASCII
+    (``fastcount.residue``)."""
     if not isinstance(prefilter, _Re2Prefilter):
         return None
-    if not fastcount.nfc_inert(data.translate(None, fastcount._PRINTABLE)):
+    if not fastcount.nfc_inert(residue):
         return None
     rows = list(itertools.islice(prefilter.candidates(data, n), FEW_CANDIDATES + 1))
     if len(rows) > FEW_CANDIDATES:
@@ -613,11 +614,12 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 if full:
                     if not planned:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                    residue = fastcount.residue(data)  # one C pass, shared
                     alarm.arm()
-                    count = _few(data, n, search, prefilter, precheck)
+                    count = _few(data, n, search, prefilter, precheck, residue)
                     alarm.disarm()
                     if count is None and counter is not None:
-                        count = counter.count(data, n)
+                        count = counter.count(data, n, residue)
                     if count is None:
                         alarm.arm()
                         count = len(_exact(data, n, search, prefilter, precheck))
