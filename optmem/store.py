@@ -211,12 +211,12 @@ class Store:
         """Open an existing store; raise ``NoStore`` naming ``memo init``."""
         if not root:
             raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\", then Run: memo init")
+                          "export MEMORY_DIR=\"$HOME/memory\"; then a person can run: memo init")
+        from .protocol import no_memory
         try:
             st = os.stat(root)
         except FileNotFoundError:
-            raise NoStore(f"no memory store at {root} (MEMORY_DIR); check the path, "
-                          f"or create it with: memo init") from None
+            raise NoStore(no_memory(root)) from None
         except OSError as err:
             raise NoStore(f"cannot open the memory store {root}: {err.strerror}; "
                           f"check MEMORY_DIR") from None
@@ -225,8 +225,10 @@ class Store:
                           f"MEMORY_DIR at a directory and Run: memo init")
         store = cls(root)
         if not os.path.lexists(store.log_path):
-            raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; "
-                          f"check MEMORY_DIR, or create one there with: memo init")
+            # An existing directory without a log is not a store either: an
+            # unmounted mount point or a folder not synced yet looks like one,
+            # and starting a memory there would fork the identity.
+            raise NoStore(no_memory(root))
         if not os.path.isfile(store.log_path):
             raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
                           f"broken link?); restore the log there, then Run: memo check")
@@ -241,7 +243,7 @@ class Store:
         """
         if not root:
             raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\", then Run: memo init")
+                          "export MEMORY_DIR=\"$HOME/memory\"; then a person can run: memo init")
         if os.path.lexists(root) and not os.path.isdir(root):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)
@@ -309,7 +311,11 @@ class Store:
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
         if self._config is None:
+            from .config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
             self._config = Config(**self.config_values())
+            if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
+                self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
+                                                        top=REFERENCE_ENTRY_MAX))
         return self._config
 
     def update_config(self, changes: dict) -> list:

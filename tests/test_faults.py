@@ -157,7 +157,7 @@ def test_a_tail_memo_did_not_write_blocks_every_write_and_is_kept(memo, inited, 
         assert log_of(inited) == before, args
     # Reads still work on the whole records.
     assert "#4 " in awake(memo("wake"))
-    assert "1 memory matches" in ok(memo("recall", "token3x"))
+    assert "1 match." in ok(memo("recall", "token3x"))
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1
@@ -230,7 +230,7 @@ def test_a_damaged_memory_is_named_by_wake_and_check_and_redact_recovers(memo, i
     assert "#2 ????-??-?? [damaged record: a human can see it with memo check]" in out
     assert "#1 " in out and "#3 " in out
     # recall works around it (the other memories are still found).
-    assert "1 memory matches" in ok(memo("recall", "token5x"))
+    assert "1 match." in ok(memo("recall", "token5x"))
     # a note is appended behind the last (good) record.
     assert ok(memo("note", "still working")).startswith("Saved as #8.")
     assert log_of(inited)[:8 * LOG] == before
@@ -636,7 +636,7 @@ def test_non_utf8_bytes_in_arguments(memory_dir, args):
     proc = memo_process(args, env)
     if args[0] == b"recall":
         assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
-        assert b"No memory matches" in proc.stdout
+        assert proc.stdout == b"No match.\n"
     else:
         proc_refused(proc)
     assert log_of(memory_dir) == before
@@ -727,7 +727,7 @@ def test_import_accepts_bom_crlf_and_blank_lines(memo, inited, tmp_path, content
     path = tmp_path / "in.txt"
     path.write_bytes(content)
     out = ok(memo("import", str(path)))
-    assert out.startswith("Imported 2 memories as #0-1.")
+    assert out.startswith("Imported 2 memories, #0 to #1.")
     data = log_of(inited)
     assert len(data) == 2 * LOG
     assert b"\r" not in data and b"\xef\xbb\xbf" not in data
@@ -737,14 +737,12 @@ def test_import_accepts_bom_crlf_and_blank_lines(memo, inited, tmp_path, content
 
 BAD_CONFIGS = {
     "unknown": ("WAKELINES=10\n", "WAKELINES", "ENTRY_CHARS"),
-    "not-a-number": ("WAKE_LINES=ten\n", "WAKE_LINES", "1 to"),
-    "float": ("WAKE_LINES=10.5\n", "WAKE_LINES", "1 to"),
-    "zero": ("WAKE_LINES=0\n", "WAKE_LINES", "1 to"),
-    "negative": ("PART_LINES=-5\n", "PART_LINES", "10 to"),
-    "too-wide": ("ENTRY_CHARS=300\n", "ENTRY_CHARS", "to 287"),
-    "no-equals": ("WAKE_LINES 10\n", "NAME=VALUE", "ENTRY_CHARS"),
-    "arabic": ("WAKE_LINES=١٠\n", "WAKE_LINES", "1 to"),
-}
+    "not-a-number": ("WAKE_LINES=ten\n", "WAKE_LINES", "1 or more"),
+    "float": ("WAKE_LINES=10.5\n", "WAKE_LINES", "1 or more"),
+    "zero": ("WAKE_LINES=0\n", "WAKE_LINES", "1 or more"),
+    "negative": ("PART_LINES=-5\n", "PART_LINES", "1 or more"),
+    "too-wide": ("ENTRY_CHARS=300\n", "ENTRY_CHARS", "to 280"),
+}  # what the reference also refuses (tests/test_protocol.py: what it accepts)
 
 
 @pytest.mark.parametrize("bad", BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
@@ -778,7 +776,7 @@ def test_shrinking_entry_chars_does_not_break_reading_older_longer_memories(memo
     ok(memo("note", "x" * 200))
     ok(memo("config", "ENTRY_CHARS=16"))
     awake(memo("wake"))
-    assert "1 memory matches" in ok(memo("recall", "xxx"))
+    assert "1 match." in ok(memo("recall", "xxx"))
 
 
 # -- output encoding and closed pipes ---------------------------------------------
@@ -817,7 +815,7 @@ def test_utf8_arguments_are_read_as_utf8_whatever_the_locale(memory_dir, env):
     assert proc.returncode == 0, proc.stderr
     assert f"#0 {today()} {UNI}".encode() in log_of(memory_dir)
     proc = memo_process([b"recall", "中".encode()], env)
-    assert proc.returncode == 0 and b"1 memory matches" in proc.stdout, proc.stdout
+    assert proc.returncode == 0 and b"1 match." in proc.stdout, proc.stdout
 
 
 def big_store(root: Path, n: int) -> None:
