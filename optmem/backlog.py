@@ -141,8 +141,8 @@ def pay(store, command: str, progress=None) -> Paid:
         raise Stopped(f"stopped{where}: {why.rstrip('.')}. {saved:,} "
                       f"{'summary was' if saved == 1 else 'summaries were'} saved this run and "
                       f"{left:,} {'compression is' if left == 1 else 'compressions are'} "
-                      f"pending; nothing was lost. Fix the command, then a person can run: "
-                      f"{again} (or an agent answers by hand; Run: memo sleep)")
+                      f"pending; nothing was lost. Fix the command and go on. A person can "
+                      f"run: {again} . Or an agent answers them by hand. Run: memo sleep")
 
     try:
         while True:
