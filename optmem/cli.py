@@ -226,13 +226,22 @@ class TextCommand(click.Command):
     def _flags(self) -> set:
         return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
 
+    def _valued(self) -> set:
+        """Options that take a value (``sleep --with CMD``): the next word is it."""
+        return {o for p in self.params if isinstance(p, click.Option) and not p.is_flag
+                for o in p.opts}
+
     def parse_args(self, ctx, args):
         args = list(args)
         flags = self._flags()
+        valued = self._valued()
         opts, i, dashed = [], 0, False
-        while i < len(args) and args[i] in flags:
+        while i < len(args) and (args[i] in flags or args[i].split("=", 1)[0] in valued):
             opts.append(args[i])
             i += 1
+            if opts[-1] in valued and i < len(args):
+                opts.append(args[i])
+                i += 1
         if i < len(args) and args[i] == "--":
             dashed, i = True, i + 1
         heads = []

@@ -258,7 +258,9 @@ def test_sleep_with_stops_at_bad_output(memo, imported, tmp_path, body, why):
 
 
 def test_sleep_with_refuses_a_block_argument(memo, imported):
-    res = memo("sleep", "0-1", "--with", "true")
+    res = memo("sleep", "--with", "true", "0-1")
+    assert res.exit_code == 1 and "give no block or text" in res.stderr
+    res = memo("sleep", "--with=true", "0-1", "x")
     assert res.exit_code == 1 and "give no block or text" in res.stderr
 
 
