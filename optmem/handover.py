@@ -151,7 +151,8 @@ def batch_prompt(store, T: int | None = None) -> str:
                     mine.append(f"    #{blocks.block_name(a, b)} (your line above)")
                 else:
                     mine.append("    " + core.summary_line(store, a, b))
-        cost = _size(add_raw.values()) + _size(mine) + _size(order_lines([name])[1:2])
+        # its line in the order: "LO-HI <your line>" (or ' "LO-HI <your line>"')
+        cost = _size(add_raw.values()) + _size(mine) + len(name) + 16
         if chosen and used + cost > limit_bytes:
             break
         used += cost
@@ -160,14 +161,19 @@ def batch_prompt(store, T: int | None = None) -> str:
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
-    lines = _head(names[0], len(names), cfg.ENTRY_CHARS)
+    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS)
+
+
+def _render(names: list, raw: dict, block_lines: list, total: int, limit: int) -> str:
+    """The batch prompt's text from its parts (see ``batch_prompt``)."""
+    lines = _head(names[0], len(names), limit)
     if raw:
         lines.append("Memories:")
         lines += [raw[i] for i in sorted(raw)]
     lines.append("Blocks, in the order to answer them:")
     lines += block_lines
     lines.append("")
-    lines += _remains(total - len(chosen))
+    lines += _remains(total - len(names))
     lines += order_lines(names)
     return "\n".join(lines)
 

@@ -159,7 +159,10 @@ def test_line_orders_take_one_argument_per_block(memo, inited, batch, monkeypatc
     assert res.exit_code == 0 and res.stdout.startswith("0-1 saved.\n2-3 saved.\n0-3 saved.")
 
 
-def test_a_backlog_comes_in_batches_within_part_chars(memo, inited, batch, tmp_path):
+@pytest.mark.parametrize("orders", ["heredoc", "line"])
+def test_a_backlog_comes_in_batches_within_part_chars(memo, inited, batch, tmp_path,
+                                                      monkeypatch, orders):
+    monkeypatch.setenv("MEMO_ORDERS", orders)
     memo("config", "PART_CHARS=2048")
     f = tmp_path / "lines.txt"
     f.write_text("".join(f"2024-01-{1 + i // 10:02d} memory {i} of the project Ωmega, "
@@ -170,7 +173,9 @@ def test_a_backlog_comes_in_batches_within_part_chars(memo, inited, batch, tmp_p
     while True:
         turns += 1
         assert len(prompt.encode()) + 1 <= 2048
-        res = memo("sleep", "-", input=answer(prompt))
+        names = (order_names(prompt) if orders == "heredoc"
+                 else re.findall(r'"(\d+-\d+) <your line>"', prompt))
+        res = memo("sleep", "-", input="".join(f"{n} line of {n}\n" for n in names))
         assert res.exit_code == 0, res.stdout
         if "Compress memories" not in res.stdout:
             break
