@@ -491,7 +491,7 @@ class _LateBar:
 def _pay_with(store, command: str) -> None:
     """``memo sleep --with CMD``: pay every pending compression with CMD."""
     from . import backlog
-    bar = _LateBar("memo: compressions")
+    bar = _LateBar("memo: paying compressions")
     try:
         paid = backlog.pay(store, command, progress=bar)
     finally:

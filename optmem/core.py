@@ -366,8 +366,8 @@ def import_lines(store: Store, path: str, before_write=None, progress=None) -> t
     ones the first pass checked. Returns ``(first_id, count, pending)``.
     Raises ``BadInput`` naming the line.
 
-    ``before_write(count, created)``, when given, is called after the
-    first pass and before anything is written, with the number of memories
+    ``before_write(count, created)``, when given, is called under the lock
+    once every check has passed, before anything is written, with the number of memories
     and of compressions the import creates (it may raise to stop the
     import). ``progress(done, total)``, when given, is called every few
     thousand lines with bytes read so far over both passes (``total`` is
@@ -390,14 +390,14 @@ def import_lines(store: Store, path: str, before_write=None, progress=None) -> t
                                            progress=progress, progress_base=(0, total)))
     if count == 0:
         raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
-    if before_write is not None:
-        before = pending_in(T, store.built(T))
-        before_write(count, pending_in(T + count, store.built(T + count)) - before)
     with store.locked():
         store.check_last_memory()
         T = store.count()
         check_levels_fit(store, T)
         floor = store.memory(T - 1).date if T else None
+        if before_write is not None:  # every check passed; nothing written yet
+            before = pending_in(T, store.built(T))
+            before_write(count, pending_in(T + count, store.built(T + count)) - before)
 
         def records():
             i = T
