@@ -65,12 +65,13 @@ def test_tilde_is_expanded(memo, monkeypatch, tmp_path):
     assert memo("init").exit_code == 0
     assert (tmp_path / "memory" / "LOG.txt").is_file()
     assert memo("note", "kept under the home").stdout == "Saved as #0.\n"
-    assert memory_dir({"MEMORY_DIR": "~/memory"}) == str(tmp_path / "memory")
+    assert memory_dir("~/memory") == str(tmp_path / "memory")
 
 
 def test_the_resolver_is_one_function():
     assert check_memory_dir("/abs/path") == "/abs/path"
-    for bad in ("", "rel", "$X/y", "/a/$b"):
+    assert memory_dir("/abs//path/") == "/abs/path"
+    for bad in ("", "rel", "$X/y", "/a/$b", "/a/`b`", None):
         with pytest.raises(NoStore):
             check_memory_dir(bad)
 
