@@ -319,12 +319,13 @@ def _stdin(what: str, instead: str = ""):
     return getattr(stream, "buffer", None)
 
 
-def _text_arg(words: tuple, what: str) -> str:
+def _text_arg(words: tuple, what: str, limit: int) -> str:
     """The text of a note or summary: the words joined, or stdin for ``-``.
 
     Standard input may be closed (refused), empty (the core refuses an empty
     text), a terminal (a hint on stderr first) or longer than
-    ``STDIN_LIMIT`` bytes (refused, saying so). Raises ``BadInput``.
+    ``STDIN_LIMIT`` bytes (refused, saying so and naming ``limit``, the
+    ``ENTRY_CHARS`` in force). Raises ``BadInput``.
     """
     if words == ("-",):
         buffer = _stdin(what)
@@ -335,9 +336,8 @@ def _text_arg(words: tuple, what: str) -> str:
             raise BadInput(f"standard input cannot be read ({err.strerror}); give the "
                            f"{what} as an argument") from None
         if len(data) > STDIN_LIMIT:
-            raise BadInput(f"the {what} on standard input is over {STDIN_LIMIT} bytes; a "
-                           f"{what} is one line of at most ENTRY_CHARS bytes (memo config "
-                           f"shows it)")
+            raise BadInput(f"the {what} on standard input is over {STDIN_LIMIT} bytes; the "
+                           f"limit is {limit} bytes (ENTRY_CHARS): one line")
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         try:
@@ -410,7 +410,7 @@ def note(text):
     """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
     store = _store()
     keeping("nothing was saved")
-    i, prompt = core.note(store, _text_arg(text, "memory"))
+    i, prompt = core.note(store, _text_arg(text, "memory", store.config().ENTRY_CHARS))
     keeping(f"memory #{i} was saved")
     click.echo(core.saved_as(i))
     if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
@@ -439,7 +439,7 @@ def sleep(block, text):
         raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
                        f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
     keeping("nothing was saved")
-    said, prompt = core.sleep(store, block, _text_arg(text, "summary"))
+    said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
     if said:
         click.echo(said)
