@@ -141,44 +141,41 @@ def pay(store, command: str, progress=None) -> Paid:
         raise Stopped(f"stopped{where}: {why.rstrip('.')}. {saved:,} "
                       f"{'summary was' if saved == 1 else 'summaries were'} saved this run and "
                       f"{left:,} {'compression is' if left == 1 else 'compressions are'} "
-                      f"pending; nothing was lost. Fix the command and go on. A person can "
-                      f"run: {again} . Or an agent answers them by hand. Run: memo sleep")
+                      f"pending; nothing was lost. An agent can answer them by hand with "
+                      f"memo sleep instead. To go on, fix the command; A person can run: "
+                      f"{again}")
 
-    try:
-        while True:
-            prompt = core.compression(store)
-            if prompt == core.NOTHING_LEFT:
-                return Paid(runs, saved)
-            T = store.count()
-            built = store.built(T)
-            block = (next(blocks.pending_by_end(T, built)) if batch
-                     else core.next_pending(store, T, built))
-            first = blocks.block_name(*block)
-            runs += 1
-            lines, why = _run(command, prompt)
-            if why is not None:
-                stop(first, why)
-            if batch:
-                result = handover.store_batch(store, handover.parse_items(lines))
-                saved += len(result.saved)
-                if result.refused is not None:
-                    name, why = result.refused
-                    stop(name or first, why)
-                if not result.saved:
-                    stop(first, "the answer stored nothing new")
-            else:
-                if len(lines) != 1:
-                    stop(first, f"the command printed {len(lines)} lines; a summary is "
-                                f"one line")
-                try:
-                    core.sleep(store, first, lines[0])
-                except Stopped:
-                    raise
-                except MemoError as err:
-                    stop(first, str(err))
-                saved += 1
-            if progress is not None:
-                progress(saved, total)
-    except KeyboardInterrupt:
-        raise Stopped(f"interrupted; {saved:,} summaries were saved this run and "
-                      f"nothing was lost. A person can run: {again}") from None
+    while True:
+        prompt = core.compression(store)
+        if prompt == core.NOTHING_LEFT:
+            return Paid(runs, saved)
+        T = store.count()
+        built = store.built(T)
+        block = (next(blocks.pending_by_end(T, built)) if batch
+                 else core.next_pending(store, T, built))
+        first = blocks.block_name(*block)
+        runs += 1
+        lines, why = _run(command, prompt)
+        if why is not None:
+            stop(first, why)
+        if batch:
+            result = handover.store_batch(store, handover.parse_items(lines))
+            saved += len(result.saved)
+            if result.refused is not None:
+                name, why = result.refused
+                stop(name or first, why)
+            if not result.saved:
+                stop(first, "the answer stored nothing new")
+        else:
+            if len(lines) != 1:
+                stop(first, f"the command printed {len(lines)} lines; a summary is "
+                            f"one line")
+            try:
+                core.sleep(store, first, lines[0])
+            except Stopped:
+                raise
+            except MemoError as err:
+                stop(first, str(err))
+            saved += 1
+        if progress is not None:
+            progress(saved, total)

@@ -247,7 +247,8 @@ def test_sleep_with_stops_at_a_secret_without_echoing_it(memo, imported, tmp_pat
     assert line.count("\n") == 0
     assert "stopped at 0-1:" in line and "GitHub token" in line
     assert "0 summaries were saved this run and 97 compressions are pending" in line
-    assert "A person can run: memo sleep --with" in line and line.endswith("Run: memo sleep")
+    assert "A person can run: memo sleep --with" in line and line.endswith(f"{bad}'")
+    assert "Run:" not in line  # a person's step: no agent order to rerun the command
 
 
 @pytest.mark.parametrize("body,why", [
