@@ -508,9 +508,10 @@ class _LateBar:
     """A progress bar on stderr that appears only once a second has passed
     (click's ``progressbar``; on a non-terminal it prints its label once)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, counts: bool = True):
         import time
         self.label, self.start, self.bar, self.done = label, time.monotonic(), None, 0
+        self.counts = counts  # show "done/total" (items), else a percentage (bytes)
         self._clock = time.monotonic
 
     def __call__(self, done: int, total: int) -> None:
@@ -518,7 +519,8 @@ class _LateBar:
             if self._clock() - self.start < 1.0:
                 return
             self.bar = click.progressbar(length=max(total, 1), label=self.label,
-                                         file=sys.stderr, show_pos=True)
+                                         file=sys.stderr, show_pos=self.counts,
+                                         show_percent=not self.counts)
             self.bar.__enter__()
         self.bar.update(max(0, min(done, total) - self.done))
         self.done = max(self.done, min(done, total))
@@ -623,7 +625,7 @@ def import_(file, yes):
     from . import backlog
     store = _store()
     keeping("nothing was imported")
-    bar = _LateBar("memo: importing")
+    bar = _LateBar("memo: importing", counts=False)
 
     def before_write(count, created):
         bar.close()
