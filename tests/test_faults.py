@@ -567,7 +567,8 @@ def test_negative_numbers_are_usage_errors(memo, inited, args):
     result = memo(*args)
     no_traceback(result)
     assert result.exit_code == 2, (result.stdout, result.stderr)
-    assert "Error: No such option '-1'" in result.stderr
+    cmd = args[0]
+    assert result.stderr == f"memo: No such option '-1'. Run: memo {cmd} --help\n"
     assert result.stdout == ""
 
 
