@@ -44,7 +44,6 @@ def problem_line(names: list, executable: str = None, version: tuple = None) -> 
     ``names`` are missing import names from ``REQUIRED``; ``version`` is
     ``sys.version_info`` by default. Returns ``""`` when nothing is wrong.
     """
-    import shlex
     executable = executable or sys.executable or "python3"
     version = tuple(version or sys.version_info)[:3]
     if version[:2] < MIN_PYTHON:
@@ -57,11 +56,19 @@ def problem_line(names: list, executable: str = None, version: tuple = None) -> 
     which = " and ".join(names)
     noun = "package" if len(names) == 1 else "packages"
     verb = "is" if len(names) == 1 else "are"
-    command = " ".join([shlex.quote(executable), "-m", "pip", "install"]
-                       + [shlex.quote(REQUIRED[name]) for name in names])
+    command = install_command(names, executable)
     return (f"memo: the Python {noun} {which} {verb} missing for {executable}; install "
             f"with: {command} (a system Python that refuses pip: install memo in a venv "
             f"as README.md shows)")
+
+
+def install_command(names: list, executable: str = None) -> str:
+    """The shell command that installs the ``REQUIRED`` packages ``names``
+    for the interpreter ``executable`` (default: this one), quoted."""
+    import shlex
+    executable = executable or sys.executable or "python3"
+    return " ".join([shlex.quote(executable), "-m", "pip", "install"]
+                    + [shlex.quote(REQUIRED[name]) for name in names])
 
 
 def require() -> None:

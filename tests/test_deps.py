@@ -112,3 +112,14 @@ def test_a_bare_venv_gets_its_own_install_command(tmp_path, memory_dir, how):
                           f"{python}; install with: {python} -m pip install ")
     assert err.count("\n") == 1
     assert not memory_dir.exists()
+
+
+def test_a_writer_without_filelock_names_the_command(memo, inited, monkeypatch):
+    # Reached only when memo runs without the launcher's check (an import of
+    # the package into a Python that lacks filelock): still one line.
+    monkeypatch.setitem(sys.modules, "filelock", None)
+    result = memo("note", "no lock to take")
+    assert result.exit_code == 1
+    assert result.stderr == (f"memo: the Python package filelock is missing; install with: "
+                             f"{deps.install_command(['filelock'])}\n")
+    assert (inited / "LOG.txt").read_bytes() == b""
