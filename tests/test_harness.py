@@ -197,6 +197,16 @@ def test_claude_writes_env_and_hook_as_documented(world, memo):
     assert "--memory-dir" in handler["command"]
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_claude_project_warns_when_git_would_commit_the_local_settings(world, memo):
+    subprocess.run(["git", "init", "-q", str(world["project"])], check=True)
+    out = setup_ok(memo, "claude", "--scope", "project")
+    assert "git does not ignore it here" in out
+    setup_ok(memo, "claude", "--scope", "project", "--uninstall")
+    (world["project"] / ".gitignore").write_text(".claude/settings.local.json\n")
+    assert "git does not ignore" not in setup_ok(memo, "claude", "--scope", "project")
+
+
 def test_codex_prints_the_trust_step(world, memo):
     out = setup_ok(memo, "codex")
     assert "A person's next step: Codex runs a new or changed hook only after you trust it" in out
@@ -474,6 +484,16 @@ def test_emulated_startup_and_compact_deliver_the_memory(world, memo, big_store,
         assert "Run: memo sleep" in text
     setup_ok(memo, harness, "--scope", scope, "--uninstall")
     assert run_emulated(harness, world, "startup", store=big_store).texts == []
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_emulated_gemini_gets_the_memory_on_every_source(world, memo, big_store, scope):
+    setup_ok(memo, "gemini", "--scope", scope, "--memory-dir", str(big_store))
+    for source in ("startup", "resume", "clear"):
+        got = run_emulated("gemini", world, source, store=big_store)
+        assert got.failed == 0, got.runs
+        (text,) = got.texts
+        assert text.endswith("You are awake.") and "#999 " in text
 
 
 def test_claude_user_and_project_hooks_with_one_command_run_once(world, memo, big_store):
