@@ -347,6 +347,22 @@ def test_uninstall_keeps_what_a_person_added_since(world, memo):
     assert md.read_text() == "# Mine\n"
 
 
+def test_an_edit_between_two_setups_survives_the_uninstall(world, memo, tmp_path):
+    """Setup, a person's edit, setup again with another store (the entry
+    changes), uninstall: the person's edit stays, ours goes."""
+    setup_ok(memo, "claude")
+    settings = world["home"] / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["model"] = "opus"
+    data["env"].pop("MEMORY_DIR")
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    moved = tmp_path / "mem2"
+    shutil.copytree(world["store"], moved)
+    setup_ok(memo, "claude", "--memory-dir", str(moved))
+    setup_ok(memo, "claude", "--uninstall")
+    assert json.loads(settings.read_text()) == {"model": "opus"}
+
+
 def test_uninstall_without_the_record_takes_out_only_ours(world, memo):
     """The record of what setup wrote is lost: a canonical file still comes
     back byte for byte, because only our entries are taken out."""
