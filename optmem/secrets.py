@@ -512,9 +512,7 @@ def _assignment(m: re.Match) -> bool:
     elif key.group("pw") is None:  # token, api key: long and machine-made
         if _public_name(m.group("k")):
             return False  # RequestToken=<uuid>, cache_key=<hash>
-        if key.group("gk") is not None:  # DATADOG_KEY: only a generated value
-            return (len(v) >= 20 and _random(v)) or _high_entropy(v)
-        return (len(v) >= 16 and _random(v)) or _high_entropy(v)
+        return (len(v) >= 14 and _random(v)) or _high_entropy(v)
     if quoted or m.group("sep") == "=":
         return _secret_value(v)
     # Loose: "Password: SHA-256", "secret: vault/prod/db" and
@@ -621,7 +619,35 @@ def _public_name(name: str) -> bool:
 def _option_value(m: re.Match) -> bool:
     """A value after a long option named like a secret: not for an
     identifier's option (``--lock-token <uuid>``)."""
-    return not _public_name(m.group("k")) and _loose_secret(m.group("v"))
+    v = m.group("v")
+    return not _public_name(m.group("k")) and not _option_spec(v) and _loose_secret(v)
+
+
+def _option_spec(v: str) -> bool:
+    """``id=npm,src=$HOME/.npmrc`` (``docker build --secret``): a list of
+    ``name=value`` where each value is a placeholder, a path or a plain word."""
+    parts = v.strip("\"'").split(",")
+    for part in parts:
+        m = re.fullmatch(r"[a-z]{1,20}=(\S*)", part)
+        if m is None:
+            return False
+        val = m.group(1)
+        if not (_placeholder(val) or _path_like(val) or val.startswith(("$", "~"))
+                or (re.fullmatch(r"[\w.-]{1,40}", val) and not _random(val))):
+            return False
+    return True
+
+
+def _k8s_secret(m: re.Match) -> bool:
+    """A value under ``data:`` of a Kubernetes ``kind: Secret`` written on
+    one line: base64 that decodes to printable text."""
+    if re.search(r"(?i)kind:[ \t]*[\"']?secret(?![\w-])", m.string) is None:
+        return False
+    raw = _b64decode(m.group("v"))
+    try:
+        return bool(raw) and len(raw) >= 4 and raw.decode("utf-8").isprintable()
+    except UnicodeDecodeError:
+        return False
 
 
 def _curl_user(m: re.Match) -> bool:
@@ -972,6 +998,11 @@ _CONFIGS: tuple = (
     Family("putty-private-key", "a PuTTY private key", ("putty-user-key-file-",),
            r"(?P<p>PuTTY-User-Key-File-)[0-9]+:", None, _KEY_ADVICE, None,
            "the PuTTY manual, appendix C (PPK format)"),
+    Family("kubernetes-secret", "a Kubernetes secret value", ("data:",),
+           r"(?i)(?<![\w-])data:[ \t]*\{?[ \t]*[\"']?[\w.-]{1,100}[\"']?:[ \t]*[|>]?[ \t]*[\"']?"
+           r"(?P<v>[A-Za-z0-9+/]{8,4000}={0,2})(?![A-Za-z0-9+/=])", _k8s_secret,
+           _where("secret", "the app's secret is in the prod-app Secret, namespace web"),
+           "kind: Secret ... data: ...", _gl("kubernetes-secret-yaml")),
     Family("cookie", "a session cookie", ("cookie",),
            r"(?<![A-Za-z0-9_-])(?i:set-cookie|cookie)[\"']?[ \t]*:[ \t]*"
            r"(?P<v>[^\"'`\r\n]{1,600})", _cookie,
@@ -1213,7 +1244,7 @@ FAMILIES: tuple = (
     Family("assignment", "a password or secret",
            ("pass", "pwd", "secret", "key", "token", "auth", "cred"),
            r"(?<![A-Za-z0-9_./-])(?P<k>[A-Za-z0-9_.-]{1,80})[\"']?"
-           r"(?P<sep>[ \t]*(?:=>|:{1,3}=|\?=|==|[:=])[ \t]*)"
+           r"(?P<sep>[ \t]*(?:=>|:{1,3}=|\?=|==|[:=]|(?<=[\"']),)[ \t]*)"
            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\s]{0,300})(?P=q)"
            r"|(?P<v>[^\s\"'`,;&)}\]]{0,300}))", _assignment, _ASSIGN_ADVICE, None,
            "generic-api-key in gitleaks; detect-secrets KeywordDetector"),
