@@ -147,6 +147,13 @@ _KEY_END = (
 )
 
 
+def _code(v: str) -> bool:
+    """``args.password``, ``DB_PASSWORD``: code that names a value. A dotted
+    name with a generated part (``pk.<random>.<random>``) is a token."""
+    return re.fullmatch(_CODE, v) is not None and not any(
+        len(p) >= 16 and _random(p) for p in v.split("."))
+
+
 def _classes_change(s: str) -> int:
     """How often ``s`` switches between lower case, upper case and digits."""
     n = 0
@@ -241,7 +248,7 @@ def _secret_value(v: str, min_len: int = 6) -> bool:
     always is)."""
     if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"`":
         v = v[1:-1]
-    if _placeholder(v) or re.fullmatch(_CODE, v) or _path_like(v):
+    if _placeholder(v) or _code(v) or _path_like(v):
         return False
     if v.lower() in _WEAK or v.lower() in _DEFAULTS:
         return True
@@ -251,7 +258,7 @@ def _secret_value(v: str, min_len: int = 6) -> bool:
 def _loose_secret(v: str) -> bool:
     """Does ``v``, written loosely after a password word, look like one?"""
     v = v.rstrip(".,;:!?")
-    if _placeholder(v) or re.fullmatch(_CODE, v):
+    if _placeholder(v) or _code(v):
         return False
     if v.lower() in _WEAK:
         return True
@@ -278,7 +285,7 @@ def _chosen_password(v: str) -> bool:
     low = v.lower()
     if low in _WEAK or low in _DEFAULTS:
         return True
-    if (len(v) < 6 or _placeholder(v) or re.fullmatch(_CODE, v) or _path_like(v)
+    if (len(v) < 6 or _placeholder(v) or _code(v) or _path_like(v)
             or _expression(v)):
         return False
     parts = [x for x in re.split(r"[-_.]", v) if x]
@@ -492,7 +499,7 @@ def _assignment(m: re.Match) -> bool:
         return False  # arn:aws:secretsmanager:...:secret:name is a name
     quoted = m.group("qv") is not None
     v = m.group("qv") if quoted else m.group("v")
-    if _placeholder(v) or re.fullmatch(_CODE, v):
+    if _placeholder(v) or _code(v):
         return False
     low = v.lower()
     stripped = re.sub(r"[^a-z0-9]", "", low)
@@ -660,7 +667,7 @@ def _curl_user(m: re.Match) -> bool:
 
 def _b64_jwt(m: re.Match) -> bool:
     """Base64 that decodes to a JWT's start (``eyJ``...)."""
-    raw = _b64decode(m.group(0)[:24])
+    raw = _b64decode(m.group(0)[:12])
     return bool(raw) and raw.startswith(b"eyJ") and raw.isascii()
 
 
@@ -668,7 +675,7 @@ def _header_value(m: re.Match) -> bool:
     """A credential in a request header (``-H "X-Api-Key: ..."``): 8+
     characters, not a placeholder, not one plain word."""
     v = m.group("v")
-    return len(v) >= 8 and not _placeholder(v) and not re.fullmatch(_CODE, v) and (
+    return len(v) >= 8 and not _placeholder(v) and not _code(v) and (
         _machine_made(v) or any(ch.isdigit() for ch in v))
 
 
@@ -918,7 +925,7 @@ _PROVIDERS: tuple = (
            "GR1348941", "[A-Za-z0-9_-]{20}", _body_machine, "token", "RUNNER_TOKEN",
            _gl("gitlab-rrt")),
     _token("jwt-base64", "a base64-encoded JSON Web Token", "ZXlK",
-           "[A-Za-z0-9+/_-]{40,4000}={0,2}", _b64_jwt, "token", "API_TOKEN"),
+           r"[A-Za-z0-9+/_\\-]{40,4000}={0,2}", _b64_jwt, "token", "API_TOKEN"),
 )
 
 #: Shapes without a fixed prefix at their start.
