@@ -35,7 +35,10 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
 
     ``limit`` is ``ENTRY_CHARS`` in bytes of UTF-8. Raises ``BadText`` (the
     write guard: line breaks, control and invisible characters, credentials)
-    or ``BadInput`` (empty, too long).
+    or ``BadInput`` (empty, too long). The length is checked before the
+    guard runs: every write path (note, sleep, import, stdin) comes here, so
+    the guard never judges more than ``limit`` (at most ``MAX_ENTRY_BYTES``)
+    characters and its worst case is bounded (``benchmarks/guard.py``).
     """
     from . import guard
     from .textform import nfc
@@ -560,7 +563,10 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
     Returns ``(ok, text)``: ``ok`` False means compressions are pending and
-    ``text`` is the prompt (the CLI exits 1). Raises ``BadInput`` for a ``T``
+    ``text`` is the prompt (the CLI exits 1). On a store this user cannot
+    write (``Store.writable``), pending work does not stop wake: the document
+    is the ``--max-bytes`` one in ``PART_CHARS`` bytes (unbuilt blocks as
+    their built halves) and says the store is read-only. Raises ``BadInput`` for a ``T``
     past the log or a part that does not exist.
     """
     count = store.count()
@@ -570,6 +576,10 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
                        f"memo wake without T shows all of it")
     prompt = require_no_pending(store, T)
+    if prompt is not None and T == count and not store.writable():
+        # A sleep could not be saved: show what is built instead of ordering it.
+        from . import hook
+        return True, hook.wake_max_bytes(store, store.config().PART_CHARS, read_only=True)
     if prompt is not None:
         return False, ("Compressions are pending, and wake shows nothing until they are "
                        f"done. Do this one and each that follows until \"{NOTHING_LEFT}\", "
