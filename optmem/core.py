@@ -35,7 +35,10 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
 
     ``limit`` is ``ENTRY_CHARS`` in bytes of UTF-8. Raises ``BadText`` (the
     write guard: line breaks, control and invisible characters, credentials)
-    or ``BadInput`` (empty, too long).
+    or ``BadInput`` (empty, too long). The length is checked before the
+    guard runs: every write path (note, sleep, import, stdin) comes here, so
+    the guard never judges more than ``limit`` (at most ``MAX_ENTRY_BYTES``)
+    characters and its worst case is bounded (``benchmarks/guard.py``).
     """
     from . import guard
     from .textform import nfc

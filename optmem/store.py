@@ -582,8 +582,9 @@ class Store:
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
         except ImportError:
-            raise MemoError("the Python package 'filelock' is missing; install it with: "
-                            "python3 -m pip install filelock") from None
+            from .deps import install_command
+            raise MemoError(f"the Python package filelock is missing; install with: "
+                            f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; move it away (memo makes a new one)")

@@ -305,7 +305,10 @@ def test_a_closed_output_pipe_ends_quietly(memory_dir, memo, unbuffered, count):
 
 def test_head_reads_ten_bytes(memory_dir, memo):
     assert memo("init").exit_code == 0
-    lines = "".join(f"2024-05-01 line {k} of the Zürich move\n" for k in range(400))
+    # More output than a pipe holds (64 KiB), so memo is still writing when
+    # head exits, however busy the machine: 4,000 lines, ~190 KB in one part.
+    (memory_dir / "config").write_text("PART_CHARS=1000000\n")
+    lines = "".join(f"2024-05-01 line {k} of the Zürich move\n" for k in range(4000))
     assert memo("import", "-", input=lines).exit_code == 0
     launcher = REPO / "memo"
     proc = subprocess.run(["bash", "-c", f'"{launcher}" recall zürich | head -c 10; '
