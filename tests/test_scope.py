@@ -100,6 +100,28 @@ def test_a_directory_that_is_not_a_store(memo, memory_dir):
 
 # -- another user, a read-only store ---------------------------------------------
 
+_READABLE = []
+
+
+def _readable_packages() -> str:
+    """A folder every user can read holding copies of optmem, click and
+    filelock (made once per test process)."""
+    if not _READABLE:
+        import importlib.util
+        top = tempfile.mkdtemp(prefix="optmem-packages-")
+        for name in ("optmem", "click", "filelock"):
+            where = importlib.util.find_spec(name).submodule_search_locations[0]
+            shutil.copytree(where, os.path.join(top, name),
+                            ignore=shutil.ignore_patterns("__pycache__"))
+        for dirpath, dirs, files in os.walk(top):
+            os.chmod(dirpath, 0o755)
+            for f in files:
+                os.chmod(os.path.join(dirpath, f), 0o644)
+        os.chmod(top, 0o755)
+        _READABLE.append(top)
+    return _READABLE[0]
+
+
 def as_user(args, memory_dir, uid=NOBODY, input=None):
     """``memo`` as another user: a subprocess that drops to ``uid``."""
     if os.geteuid() != 0:
@@ -114,9 +136,10 @@ def as_user(args, memory_dir, uid=NOBODY, input=None):
         os.setuid(uid)
 
     # The venv's interpreter may live where that user cannot go (/root): then
-    # the system's, of the same version, with this venv's packages on its path.
-    import site
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *site.getsitepackages()])
+    # the system's, of the same version. The checkout and the venv may be
+    # private too (a clone under mktemp -d is 0700), so the packages memo
+    # needs are copied where every user can read them.
+    env["PYTHONPATH"] = _readable_packages()
     system = f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}"
     for python in (sys.executable, system):
         try:
