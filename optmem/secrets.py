@@ -485,6 +485,16 @@ def _expression(v: str) -> bool:
 
 
 def _assignment(m: re.Match) -> bool:
+    """A credential assignment (``_assignment_value``) that is not the tail
+    of an ARN: ``arn:aws:secretsmanager:...:secret:name`` names a secret."""
+    if not _assignment_value(m):
+        return False
+    k = m.start("k")
+    return k == 0 or m.string[k - 1] != ":" or re.search(
+        r"(?<![A-Za-z0-9])arn:\S*:$", m.string[max(0, k - 300):k]) is None
+
+
+def _assignment_value(m: re.Match) -> bool:
     """``password=hunter22``, ``"api_key": "..."``, ``SECRET_KEY = '...'``.
 
     Written tightly (``key=value`` or a quoted value) any plausible value
@@ -495,8 +505,6 @@ def _assignment(m: re.Match) -> bool:
     key = re.search(_KEY_END, m.group("k"))
     if key is None:
         return False
-    if re.search(r"(?<![A-Za-z0-9])arn:\S*:$", m.string[max(0, m.start("k") - 300):m.start("k")]):
-        return False  # arn:aws:secretsmanager:...:secret:name is a name
     quoted = m.group("qv") is not None
     v = m.group("qv") if quoted else m.group("v")
     if _placeholder(v) or _code(v):
