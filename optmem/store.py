@@ -269,6 +269,10 @@ class Store:
         if not root:
             from .scope import check_memory_dir
             check_memory_dir(root)  # raises: not set
+        if os.path.islink(root) and not os.path.exists(root):
+            raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which does "
+                          f"not exist; check the path (memo init does not follow a broken "
+                          f"link)")
         if os.path.lexists(root) and not os.path.isdir(root):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)

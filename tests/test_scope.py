@@ -82,12 +82,14 @@ def test_a_missing_store_says_to_check_the_path(memo, memory_dir):
     assert "A person can run: memo init" in line
 
 
-def test_a_broken_symlink_is_named_with_its_target(memo, memory_dir, tmp_path):
+@pytest.mark.parametrize("command", [("wake",), ("init",), ("note", "x"), ("stats",)])
+def test_a_broken_symlink_is_named_with_its_target(memo, memory_dir, tmp_path, command):
     memory_dir.symlink_to(tmp_path / "gone")
-    line = one_line(memo("wake"))
+    line = one_line(memo(*command))
     assert f"MEMORY_DIR {memory_dir} is a link to {tmp_path / 'gone'}, which does not exist" \
         in line
-    assert "memo init" not in line
+    assert "memo init" not in line.split("(")[0]
+    assert not (tmp_path / "gone").exists()
 
 
 def test_a_directory_that_is_not_a_store(memo, memory_dir):
