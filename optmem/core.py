@@ -31,7 +31,10 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
 
     ``limit`` is ``ENTRY_CHARS`` in bytes of UTF-8. Raises ``BadText`` (the
     write guard: line breaks, control and invisible characters, credentials)
-    or ``BadInput`` (empty, too long).
+    or ``BadInput`` (empty, too long). The length is checked before the
+    guard runs: every write path (note, sleep, import, stdin) comes here, so
+    the guard never judges more than ``limit`` (at most ``MAX_ENTRY_BYTES``)
+    characters and its worst case is bounded (``benchmarks/guard.py``).
     """
     from . import guard
     from .textform import nfc
@@ -160,8 +163,13 @@ def compression(store: Store, T: int | None = None, form: str | None = None) -> 
 
     Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
     larger block shows its two halves' summaries. ``form`` is the order form
-    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``).
+    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). With
+    ``MEMO_HANDOVER=batch`` in the environment it is the batched hand-over
+    instead (``optmem.handover``).
     """
+    from . import handover
+    if handover.batch_mode():
+        return handover.batch_prompt(store, T)
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
@@ -338,7 +346,7 @@ def _nearest_date(store: Store, i: int, T: int) -> str:
     return today()
 
 
-def import_lines(store: Store, path: str) -> tuple:
+def import_lines(store: Store, path: str, before_write=None, progress=None) -> tuple:
     """Append every ``YYYY-MM-DD <text>`` line of ``path``; all or nothing.
 
     The file is read twice, streaming (never held in memory): once to check
@@ -347,6 +355,13 @@ def import_lines(store: Store, path: str) -> tuple:
     digests what it reads and the append is undone unless the bytes are the
     ones the first pass checked. Returns ``(first_id, count, pending)``.
     Raises ``BadInput`` naming the line.
+
+    ``before_write(count, created)``, when given, is called under the lock
+    once every check has passed, before anything is written, with the number of memories
+    and of compressions the import creates (it may raise to stop the
+    import). ``progress(done, total)``, when given, is called every few
+    thousand lines with bytes read so far over both passes (``total`` is
+    twice the file's size).
     """
     import hashlib
     cfg = store.config()
@@ -355,7 +370,14 @@ def import_lines(store: Store, path: str) -> tuple:
     if T:
         floor = store.memory(T - 1).date
     checked = hashlib.sha256()
-    count = sum(1 for _ in _import_entries(path, cfg, floor, checked))
+    total = 0
+    if progress is not None:
+        try:
+            total = 2 * os.stat(path).st_size
+        except OSError:
+            pass  # _import_entries names the problem
+    count = sum(1 for _ in _import_entries(path, cfg, floor, checked,
+                                           progress=progress, progress_base=(0, total)))
     if count == 0:
         raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
     with store.locked():
@@ -363,13 +385,17 @@ def import_lines(store: Store, path: str) -> tuple:
         T = store.count()
         check_levels_fit(store, T)
         floor = store.memory(T - 1).date if T else None
+        if before_write is not None:  # every check passed; nothing written yet
+            before = pending_in(T, store.built(T))
+            before_write(count, pending_in(T + count, store.built(T + count)) - before)
 
         def records():
             i = T
             batch = []
             again = hashlib.sha256()
             for date, text in _import_entries(path, cfg, floor, again, guard=False,
-                                              clamped=clamped):
+                                              clamped=clamped, progress=progress,
+                                              progress_base=(total // 2, total)):
                 batch.append(encode_memory(i, date, text))
                 i += 1
                 if len(batch) >= 4096:
@@ -398,14 +424,16 @@ IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
 
 
 def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
-                    clamped: list | None = None):
+                    clamped: list | None = None, progress=None, progress_base=(0, 0)):
     """Yield ``(date, text)`` for each line, checking every one as ``note``
     does (the write guard only with ``guard``), and that no date is after
     today; raises ``BadInput`` naming the file and line. Every byte read is
     fed to ``digest`` when given. ``path`` must be a regular file (it is
     read twice). Dates follow ``optmem.dates``: a line up to
     ``ZONE_SPAN_DAYS`` before ``floor`` (the newest memory's date) is dated
-    ``floor``, and its own date is appended to ``clamped`` when given."""
+    ``floor``, and its own date is appended to ``clamped`` when given.
+    ``progress(base + bytes_read, total)`` is called every 4,096 lines when
+    given, ``progress_base`` being ``(base, total)``."""
     import stat as stat_mod
     try:
         st = os.stat(path)
@@ -427,6 +455,7 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
     lowest = dates.shift(floor, -dates.ZONE_SPAN_DAYS) if floor is not None else None
     with f:
         number = 0
+        done = 0
         while True:
             try:
                 raw = f.readline(IMPORT_LINE_LIMIT)
@@ -438,6 +467,10 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
             if digest is not None:
                 digest.update(raw)
             number += 1
+            if progress is not None:
+                done += len(raw)
+                if number % 4096 == 0:
+                    progress(progress_base[0] + done, progress_base[1])
             where = f"{path} line {number}"
             if len(raw) == IMPORT_LINE_LIMIT and not raw.endswith(b"\n"):
                 raise BadInput(f"{where} is longer than {IMPORT_LINE_LIMIT} bytes (a memory "
@@ -540,8 +573,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     and the next compression (the seed's strings, the later OptMem's rule).
     Otherwise ``text`` is the part; the last part ends ``You are awake.``
     and, when compressions are pending, a blank line and the next one (the
-    hand-over). An empty log gives ``protocol.empty_store``. Raises
-    ``BadInput`` for a ``T`` past the log or a part that does not exist.
+    hand-over). An empty log gives ``protocol.empty_store``.
+
+    On a store this user cannot write (``Store.writable``), pending work
+    does not stop wake: the document is the ``--max-bytes`` one in
+    ``PART_CHARS`` bytes (unbuilt blocks as their built halves) and says the
+    store is read-only. Raises ``BadInput`` for a ``T`` past the log or a
+    part that does not exist.
     """
     cfg = store.config()  # a bad config stops every command (as in the reference)
     count = store.count()
@@ -556,6 +594,10 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
         return True, "\n".join(protocol.empty_store(form))
     tiling = blocks.cover(T, cfg.WAKE_LINES)
     if missing_in(T, tiling, store.built(T)):
+        if T == count and not store.writable():
+            # A sleep could not be saved: show what is built instead of ordering it.
+            from . import hook
+            return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
         prompt = compression(store, form=form)
         if prompt == NOTHING_LEFT:  # another session just built it
             return wake(store, part, T, form)
@@ -572,7 +614,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     text = parts[part - 1]
     if part == len(parts):
         prompt = compression(store, form=form)
-        if prompt != NOTHING_LEFT:  # the hand-over, after ``You are awake.``
+        if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text
 

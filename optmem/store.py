@@ -60,20 +60,32 @@ _CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160
                                    0x2028, 0x2029]))
 import re as _re  # noqa: E402  (cheap: click imports it anyway)
 _CONTROL = _re.compile("[" + _re.escape(_CONTROL_CHARS) + "]")
-#: Also never printed: bidirectional controls and zero-width characters
-#: that another tool may have written (they can reorder or hide text).
-_HIDDEN_CHARS = "".join(map(chr, [0x200B, 0x200C, 0x200E, 0x200F, *range(0x202A, 0x202F),
-                                  *range(0x2066, 0x206A), 0xFEFF]))
-_UNSAFE = _re.compile("[\t" + _re.escape(_CONTROL_CHARS + _HIDDEN_CHARS) + "]")
-_DISPLAY = {ord(c): "\ufffd" for c in _CONTROL_CHARS + _HIDDEN_CHARS}
-_DISPLAY[9] = " "
+#: Characters that may need a look before printing, besides those
+#: ``str.isprintable`` already flags (controls, every format character, line
+#: separators): the invisible letters and the variation selectors.
+_SUSPECT = _re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\ufe00-\ufe0f"
+                       "\U000e0100-\U000e01ef]")
 
 
 def displayable(text: str) -> str:
-    """``text`` safe to print: controls, bidi controls and zero-width
-    characters become U+FFFD and TAB a space, so a record written by another
-    tool can never move the cursor, reorder text or forge a line."""
-    return text.translate(_DISPLAY) if _UNSAFE.search(text) else text
+    """``text`` safe to print, by the write guard's own rule
+    (``guard.shown``): what the guard refuses as hiding, moving or breaking
+    text (controls, line breaks, bidi controls, invisible characters outside
+    the script that needs them, stray variation selectors) becomes U+FFFD and
+    a tab a space, so a record written by another tool can never move the
+    cursor, reorder text or forge a line; what the guard accepts is shown as
+    written."""
+    if text.isprintable() and not _SUSPECT.search(text):
+        return text
+    from .guard import shown  # only for the rare line that needs it
+    return shown(text)
+
+
+def _permission(path: str) -> str:
+    """The one line for a store this user may not read (another user's)."""
+    return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
+            f"(MEMORY_DIR); check the path, and that the store belongs to this user "
+            f"(its owner and mode)")
 
 
 def _digest(data: bytes) -> str:
@@ -228,30 +240,44 @@ class Store:
 
     @classmethod
     def open(cls, root: str) -> "Store":
-        """Open an existing store; raise ``NoStore`` naming ``memo init``."""
+        """Open an existing store at ``root`` (an absolute path; see
+        ``optmem.scope``). Raises ``NoStore`` saying what is wrong with the
+        path (missing, a broken link named with its target, a file, not a
+        store, or no permission for this user); no message orders
+        ``memo init``: creating a store is a person's step."""
         if not root:
-            raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\"; then a person can run: memo init")
+            from .scope import check_memory_dir
+            check_memory_dir(root)  # raises: not set
         from .protocol import no_memory
         try:
             st = os.stat(root)
         except FileNotFoundError:
+            if os.path.islink(root):
+                raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which "
+                              f"does not exist; check the path") from None
             raise NoStore(no_memory(root)) from None
+        except PermissionError:
+            raise NoStore(_permission(root)) from None
         except OSError as err:
             raise NoStore(f"cannot open the memory store {root}: {err.strerror}; "
                           f"check MEMORY_DIR") from None
         if not stat_mod.S_ISDIR(st.st_mode):
-            raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; point "
-                          f"MEMORY_DIR at a directory and Run: memo init")
+            raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; check the path")
         store = cls(root)
-        if not os.path.lexists(store.log_path):
+        try:
+            os.lstat(store.log_path)
+        except FileNotFoundError:
             # An existing directory without a log is not a store either: an
             # unmounted mount point or a folder not synced yet looks like one,
             # and starting a memory there would fork the identity.
-            raise NoStore(no_memory(root))
+            raise NoStore(no_memory(root)) from None
+        except PermissionError:
+            raise NoStore(_permission(root)) from None
         if not os.path.isfile(store.log_path):
             raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
                           f"broken link?); restore the log there, then Run: memo check")
+        if not os.access(store.log_path, os.R_OK):
+            raise NoStore(_permission(store.log_path))
         return store
 
     @classmethod
@@ -262,8 +288,12 @@ class Store:
         directory is 0700, ``LOG.txt`` and the commented ``config`` are 0600.
         """
         if not root:
-            raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\"; then a person can run: memo init")
+            from .scope import check_memory_dir
+            check_memory_dir(root)  # raises: not set
+        if os.path.islink(root) and not os.path.exists(root):
+            raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which does "
+                          f"not exist; check the path (memo init does not follow a broken "
+                          f"link)")
         if os.path.lexists(root) and not os.path.isdir(root):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)
@@ -272,7 +302,7 @@ class Store:
         ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
-                          f"or new directory for MEMORY_DIR, then Run: memo init")
+                          f"or new directory for MEMORY_DIR, then run memo init again")
         os.makedirs(root, mode=0o700, exist_ok=True)
         with store.locked(repair=False):  # parallel inits: one creates, the rest see it
             if os.path.lexists(store.log_path):
@@ -360,6 +390,20 @@ class Store:
             self._fsync_dir(self.root)
         self._config = None
         return notes
+
+    def writable(self) -> bool:
+        """Can this process write the store? False when the filesystem is
+        mounted read-only, or the directory, ``LOG.txt`` or ``TREE`` is not
+        writable by this user (``os.access``, so root passes mode bits)."""
+        try:
+            if os.statvfs(self.root).f_flag & getattr(os, "ST_RDONLY", 1):
+                return False
+        except (OSError, AttributeError):
+            pass
+        paths = [self.root, self.log_path]
+        if os.path.isdir(self.tree_path):
+            paths.append(self.tree_path)
+        return all(os.access(p, os.W_OK) for p in paths)
 
     # -- reading ---------------------------------------------------------
 
@@ -636,8 +680,9 @@ class Store:
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
         except ImportError:
-            raise MemoError("the Python package 'filelock' is missing; install it with: "
-                            "python3 -m pip install filelock") from None
+            from .deps import install_command
+            raise MemoError(f"the Python package filelock is missing; install with: "
+                            f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; move it away (memo makes a new one)")
