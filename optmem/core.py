@@ -593,11 +593,11 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
             raise BadInput(f"part {part} does not exist: the memory is empty; Run: memo wake")
         return True, "\n".join(protocol.empty_store(form))
     tiling = blocks.cover(T, cfg.WAKE_LINES)
+    if T == count and pending_in(T, store.built(T)) and not store.writable():
+        # A sleep could not be saved: show what is built instead of ordering it.
+        from . import hook
+        return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, store.built(T)):
-        if T == count and not store.writable():
-            # A sleep could not be saved: show what is built instead of ordering it.
-            from . import hook
-            return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
         prompt = compression(store, form=form)
         if prompt == NOTHING_LEFT:  # another session just built it
             return wake(store, part, T, form)

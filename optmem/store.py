@@ -270,6 +270,15 @@ class Store:
             # An existing directory without a log is not a store either: an
             # unmounted mount point or a folder not synced yet looks like one,
             # and starting a memory there would fork the identity.
+            ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+            try:
+                others = set(os.listdir(root)) - ours
+            except OSError:
+                others = set()
+            if others:  # someone's files: memo init would refuse there too
+                raise NoStore(f"No memory at {root} (MEMORY_DIR): {root} has no {LOG_NAME}, "
+                              f"so it is not a memory store; check MEMORY_DIR (a new store "
+                              f"goes in an empty or new directory)") from None
             raise NoStore(no_memory(root)) from None
         except PermissionError:
             raise NoStore(_permission(root)) from None
