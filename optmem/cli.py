@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from . import __version__, core
+from . import __version__, core, protocol
 from .errors import BadInput, MemoError
 
 
@@ -226,13 +226,22 @@ class TextCommand(click.Command):
     def _flags(self) -> set:
         return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
 
+    def _valued(self) -> set:
+        """Options that take a value (``sleep --with CMD``): the next word is it."""
+        return {o for p in self.params if isinstance(p, click.Option) and not p.is_flag
+                for o in p.opts}
+
     def parse_args(self, ctx, args):
         args = list(args)
         flags = self._flags()
+        valued = self._valued()
         opts, i, dashed = [], 0, False
-        while i < len(args) and args[i] in flags:
+        while i < len(args) and (args[i] in flags or args[i].split("=", 1)[0] in valued):
             opts.append(args[i])
             i += 1
+            if opts[-1] in valued and i < len(args):
+                opts.append(args[i])
+                i += 1
         if i < len(args) and args[i] == "--":
             dashed, i = True, i + 1
         heads = []
@@ -271,7 +280,8 @@ class TextCommand(click.Command):
 
 def _store():
     from .store import Store
-    store = Store.open(os.path.expanduser(os.environ.get("MEMORY_DIR", "")))
+    from .scope import memory_dir
+    store = Store.open(memory_dir())
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(lambda: _close(store))
@@ -297,16 +307,46 @@ def _undo_surrogates(text: str) -> str:
     return text
 
 
-def _text_arg(words: tuple, what: str) -> str:
-    """The text of a note or summary: the words joined, or stdin for ``-``."""
+#: Most bytes read for a note or summary on stdin: far above any record, so a
+#: longer input is refused as "over STDIN_LIMIT bytes" without reading on.
+STDIN_LIMIT = 1 << 16
+
+
+def _stdin(what: str, instead: str = ""):
+    """The binary standard input, after a one-line hint on stderr when it is a
+    terminal (a person typing); ``BadInput`` when it is closed."""
+    stream = sys.stdin
+    if stream is None or getattr(stream, "closed", False):
+        raise BadInput(f"standard input is closed; {instead or f'give the {what} as an argument'}"
+                       f", or pipe it in")
+    try:
+        if stream.isatty():
+            click.echo(f"memo: reading the {what} from the terminal; end it with Enter "
+                       f"and Ctrl-D", err=True)
+    except (ValueError, OSError):
+        pass
+    return getattr(stream, "buffer", None)
+
+
+def _text_arg(words: tuple, what: str, limit: int) -> str:
+    """The text of a note or summary: the words joined, or stdin for ``-``.
+
+    Standard input may be closed (refused), empty (the core refuses an empty
+    text), a terminal (a hint on stderr first) or longer than
+    ``STDIN_LIMIT`` bytes (refused, saying so and naming ``limit``, the
+    ``ENTRY_CHARS`` in force). Raises ``BadInput``.
+    """
     if words == ("-",):
-        stream = sys.stdin
-        if stream is None:
-            raise BadInput(f"standard input is closed; give the {what} as an argument "
-                           f"in quotes, or pipe it in")
-        # At most a little more than a record: a longer text is refused anyway.
-        data = (stream.buffer.read(1 << 16) if hasattr(stream, "buffer")
-                else stream.read(1 << 16).encode("utf-8", "surrogateescape"))
+        buffer = _stdin(what)
+        try:
+            data = (buffer.read(STDIN_LIMIT + 1) if buffer is not None
+                    else sys.stdin.read(STDIN_LIMIT + 1).encode("utf-8", "surrogateescape"))
+        except OSError as err:
+            raise BadInput(f"standard input cannot be read ({err.strerror}); give the "
+                           f"{what} as an argument") from None
+        if len(data) > STDIN_LIMIT:
+            raise BadInput(f"the {what} on standard input is over {STDIN_LIMIT} bytes; the "
+                           f"limit is {limit} bytes (ENTRY_CHARS): one line")
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         try:
@@ -338,12 +378,13 @@ def cli():
 def init():
     """Create the store at MEMORY_DIR (safe to run again: changes nothing)."""
     from .store import Store
-    root = os.path.expanduser(os.environ.get("MEMORY_DIR", ""))
+    from .scope import memory_dir
+    root = memory_dir()
     _, created = Store.init(root)
     if created:
-        click.echo(f"Created an empty memory at {root}. Next: memo wake")
+        click.echo(f"Created an empty memory at {root}. Run: memo wake")
     else:
-        click.echo(f"{root} is already a memory store; nothing was changed. Next: memo wake")
+        click.echo(f"{root} is already a memory store; nothing was changed. Run: memo wake")
 
 
 @cli.command()
@@ -360,8 +401,8 @@ def wake(part, t, max_bytes):
     if max_bytes is not None:
         from . import hook
         if part is not None or t is not None:
-            raise BadInput("--max-bytes prints the whole memory as one part; "
-                           "drop PART and T, or page with: memo wake PART T")
+            raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
+                           "and T, or page through the parts instead. Run: memo wake")
         click.echo(hook.wake_max_bytes(store, core.parse_count(max_bytes, "--max-bytes")))
         return
     k = core.parse_count(part, "PART") if part is not None else 1
@@ -377,7 +418,9 @@ def wake(part, t, max_bytes):
 def note(text):
     """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
     store = _store()
-    i, prompt = core.note(store, _text_arg(text, "memory"))
+    keeping("nothing was saved")
+    i, prompt = core.note(store, _text_arg(text, "memory", store.config().ENTRY_CHARS))
+    keeping(f"memory #{i} was saved")
     click.echo(core.saved_as(i))
     if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
         click.echo(prompt, err=True)
@@ -390,24 +433,123 @@ def note(text):
 @cli.command(cls=TextCommand, heads=1)
 @click.argument("block", required=False)
 @click.argument("text", nargs=-1)
-def sleep(block, text):
+@click.option("--with", "with_cmd", metavar="CMD",
+              help="For a person paying a backlog: run CMD (through sh) on each "
+                   "prompt, in the foreground, and store what it prints.")
+def sleep(block, text, with_cmd):
     """Compress: show the next compression, or store LO-HI's summary TEXT.
 
     Answer each prompt until it prints `Nothing left to compress.`
     `memo nap` is the same command. TEXT `-` reads the line from stdin.
+    `memo sleep -` answers a batched hand-over (MEMO_HANDOVER=batch): one
+    `LO-HI <line>` per block on stdin, or one quoted argument each.
+
+    With --with CMD memo runs CMD once per prompt (per batch with
+    MEMO_HANDOVER=batch), prompt on its stdin; CMD prints the answer, which
+    is checked like any summary. It stops at the first answer refused.
     """
     store = _store()
+    if with_cmd is not None:
+        if block is not None or text:
+            raise BadInput("--with answers every pending compression itself; give no "
+                           "block or text with it")
+        _pay_with(store, with_cmd)
+        return
     if block is None:
         click.echo(core.compression(store))
         return
+    if block == "-":
+        _answer_batch(store, text)
+        return
     core.parse_block(block)
     if not text:
-        raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
-                       f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
-    said, prompt = core.sleep(store, block, _text_arg(text, "summary"))
-    if said:
-        click.echo(said)
+        raise BadInput("give your summary line after the block, as the last lines of the "
+                       "compression prompt show; Run: memo sleep")
+    keeping("nothing was saved")
+    said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
+    keeping(f"the summary of {block} was saved")
+    click.echo(said)
+    if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
+        click.echo("")
     click.echo(prompt)
+
+
+def _answer_batch(store, items: tuple) -> None:
+    """``memo sleep -``: store a batched answer, print the reply."""
+    from . import handover
+    if items:
+        lines = [_undo_surrogates(item) for item in items]
+    else:
+        buffer = _stdin("answer", "give one quoted 'LO-HI <line>' argument per block")
+        limit = 1 << 24
+        try:
+            data = (buffer.read(limit + 1) if buffer is not None
+                    else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
+        except OSError as err:
+            raise BadInput(f"standard input cannot be read ({err.strerror}); give one "
+                           f"quoted 'LO-HI <line>' argument per block") from None
+        if len(data) > limit:
+            raise BadInput(f"the answer on standard input is over {limit} bytes; a batch "
+                           f"answer is one short line per block")
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        try:
+            lines = data.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            raise BadInput("the answer on standard input is not UTF-8 text") from None
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    result = handover.store_batch(store, handover.parse_items(lines))
+    for line in handover.reply_lines(result):
+        click.echo(line)
+    if result.refused is not None:
+        sys.exit(1)
+
+
+class _LateBar:
+    """A progress bar on stderr that appears only once a second has passed
+    (click's ``progressbar``; on a non-terminal it prints its label once)."""
+
+    def __init__(self, label: str, counts: bool = True):
+        import time
+        self.label, self.start, self.bar, self.done = label, time.monotonic(), None, 0
+        self.counts = counts  # show "done/total" (items), else a percentage (bytes)
+        self._clock = time.monotonic
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if self._clock() - self.start < 1.0:
+                return
+            self.bar = click.progressbar(length=max(total, 1), label=self.label,
+                                         file=sys.stderr, show_pos=self.counts,
+                                         show_percent=not self.counts)
+            self.bar.__enter__()
+        self.bar.update(max(0, min(done, total) - self.done))
+        self.done = max(self.done, min(done, total))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _pay_with(store, command: str) -> None:
+    """``memo sleep --with CMD``: pay every pending compression with CMD."""
+    from . import backlog
+    bar = _LateBar("memo: paying compressions")
+
+    def progress(saved, total):
+        keeping(f"{saved:,} {'summary was' if saved == 1 else 'summaries were'} saved; "
+                f"the same command goes on from there")
+        bar(saved, total)
+
+    try:
+        paid = backlog.pay(store, command, progress=progress)
+    finally:
+        bar.close()
+    if paid.saved:
+        click.echo(f"Saved {paid.saved:,} {'summary' if paid.saved == 1 else 'summaries'} "
+                   f"from {paid.runs:,} {'run' if paid.runs == 1 else 'runs'} of the command.")
+    click.echo(core.NOTHING_LEFT)
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
@@ -430,7 +572,7 @@ def recall(pattern, as_json):
     store = _store()
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, _undo_surrogates(pattern), budget - 200)
+    result = core.recall(store, _undo_surrogates(pattern), max(budget - 200, budget // 2))
     if as_json:
         import json
         out = []
@@ -449,15 +591,11 @@ def recall(pattern, as_json):
     for line in result.lines:
         click.echo(line)
     if result.total == 0:
-        shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-        click.echo(f"No memory matches {shown!r}.")
+        click.echo(protocol.NO_MATCH)
     elif result.cut:
-        click.echo(f"Showing the newest {len(result.lines)} of {result.total} matching "
-                   f"memories; the rest did not fit. Narrow the regex (add a word or a "
-                   f"date such as 2024-05).")
+        click.echo(protocol.newest_matches(len(result.lines), result.total))
     else:
-        n = result.total
-        click.echo(f"{n} {'memory matches' if n == 1 else 'memories match'}.")
+        click.echo(protocol.matches(result.total))
 
 
 @cli.command()
@@ -466,34 +604,63 @@ def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
     store = _store()
     gone = core.forget(store, block)
-    name = block.strip()
-    click.echo(f"Forgot {gone} {'summary' if gone == 1 else 'summaries'}, from {name} up. "
-               f"Run: memo sleep")
+    from .blocks import block_name
+    click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
 
 
 @cli.command("import")
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=True))
-def import_(file):
-    """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin)."""
+@click.option("--yes", is_flag=True, help="Import more than 10,000 memories (each one "
+              "is about one compression, an agent turn).")
+def import_(file, yes):
+    """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin).
+
+    Before writing it says on stderr how many compressions the import
+    creates; above 10,000 memories it asks for --yes.
+    """
+    from . import backlog
     store = _store()
+    keeping("nothing was imported")
+    bar = _LateBar("memo: importing", counts=False)
+
+    def before_write(count, created):
+        bar.close()
+        line = backlog.import_warning(count, created)
+        if line:
+            click.echo(line, err=True)
+
+    def import_lines(path):
+        backlog.check_import_size(path, file, yes)
+        try:
+            return core.import_lines(store, path, before_write=before_write, progress=bar)
+        finally:
+            bar.close()
+
     if file == "-":  # stdin is read once; the import reads its file twice
         import shutil
         import tempfile
+        source = _stdin("lines to import", "give the path of a file to import")
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
-            shutil.copyfileobj(sys.stdin.buffer, tmp)
+            try:
+                shutil.copyfileobj(source if source is not None else sys.stdin, tmp)
+            except OSError as err:
+                if err.errno == errno.ENOSPC:
+                    raise
+                raise BadInput(f"standard input cannot be read ({err.strerror}); nothing "
+                               f"was imported") from None
             tmp.flush()
             try:
-                first, count, pending = core.import_lines(store, tmp.name)
+                first, count, pending = import_lines(tmp.name)
             except MemoError as err:  # name what the user gave, not the spool file
                 raise type(err)(str(err).replace(tmp.name, "standard input")) from None
     else:
-        first, count, pending = core.import_lines(store, file)
+        first, count, pending = import_lines(file)
     last = first + count - 1
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
-    click.echo(f"Imported {count} {'memory' if count == 1 else 'memories'} as {ids}. "
-               f"{pending} {'compression is' if pending == 1 else 'compressions are'} pending.")
+    keeping(f"the import was saved as {ids}")
+    click.echo(protocol.imported(count, first))
     if pending:
-        click.echo("Run: memo sleep")
+        click.echo(protocol.pending_after_import(pending))
 
 
 @cli.command()
@@ -511,7 +678,7 @@ def zoom(block):
 def config_(settings, repair):
     """Show the settings, or change them: NAME=VALUE (NAME= restores the default)."""
     store = _store()
-    shows = [s for s in settings if "=" not in s]
+    shows = [s.strip().upper() for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
     from .config import KNOBS, check_value
     for name in shows:
