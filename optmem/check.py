@@ -14,7 +14,7 @@ import os
 import re
 import stat as stat_mod
 
-from . import blocks
+from . import blocks, replicas
 from .errors import ConfigError
 from .store import (JOURNAL_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
                     problem_in_memory, problem_in_summary)
@@ -94,7 +94,7 @@ def _heads_fine(data: bytes, start: int, n: int, good_dates: set) -> bool:
             and all(is_date(h[1]) for h in heads))
 
 
-def _check_log(store: Store, T: int, problems: list) -> None:
+def _check_log(store: Store, T: int, damage: replicas.LogDamage) -> None:
     good_dates = set()
     for start in range(0, T, CHUNK_RECORDS):
         n = min(CHUNK_RECORDS, T - start)
@@ -103,12 +103,13 @@ def _check_log(store: Store, T: int, problems: list) -> None:
             continue
         for k in range(n):
             i = start + k
-            why = problem_in_memory(i, data[k * LOG_RECORD:(k + 1) * LOG_RECORD])
+            record = data[k * LOG_RECORD:(k + 1) * LOG_RECORD]
+            why = problem_in_memory(i, record)
             if why:
-                problems.append(str(store.damaged_memory(i, why)))
+                damage.add(i, why, record)
 
 
-def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
+def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -> None:
     try:
         names = sorted(os.listdir(store.tree_path))
     except FileNotFoundError:
@@ -124,6 +125,8 @@ def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
     for name in names:
         path = os.path.join(store.tree_path, name)
         size = int(name) if name.isascii() and name.isdigit() and len(name) < 25 else 0
+        if not size and replicas.copy_of(name, in_tree=True):
+            continue  # a conflict copy: replicas.findings names it
         if size < 2 or not blocks.is_power_of_two(size):
             problems.append(f"{path} is not a level file memo knows (names are 2, 4, 8, ...); "
                             f"move it out of TREE/")
@@ -145,10 +148,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
                          f"the next memo note (or summary stored at this level) cuts them")
         allowed = T // size
         if n > allowed:
-            lo = allowed * size
-            problems.append(f"{path} holds {n} summaries but the log completes only {allowed} "
-                            f"blocks of {size}; Run: memo forget "
-                            f"{blocks.block_name(lo, lo + size)}")
+            over[size] = n  # replicas.overrun_problem: an older log put back?
         with open(path, "rb") as f:
             for first in range(0, min(n, allowed), CHUNK_RECORDS):
                 m = min(CHUNK_RECORDS, min(n, allowed) - first)
@@ -196,7 +196,10 @@ def check(store: Store) -> tuple:
         notes.append(f"{extra} record{'s' if extra > 1 else ''} after the last memory belong to an append "
                      f"that never finished (NUL bytes, or a crashed import); readers skip "
                      f"them and the next memo note cuts them")
-    if size % LOG_RECORD:
+    damage = replicas.LogDamage()
+    _check_log(store, T, damage)
+    damage.settle(store)
+    if size % LOG_RECORD and not damage.out_of_place():
         extra = size % LOG_RECORD
         problems.append(f"{store.log_path} {store.tail_problem()}; the next write cuts them if "
                         f"they are an unfinished append, else refuses to append. A human "
@@ -213,8 +216,15 @@ def check(store: Store) -> tuple:
     if os.path.lexists(store.lock_path) and not os.path.isfile(store.lock_path):
         problems.append(f"{store.lock_path} is not a regular file, so no write can take the "
                         f"lock; move it away (memo makes a new one)")
-    _check_log(store, T, problems)
-    _check_tree(store, T, problems, notes)
+    problems += [str(store.damaged_memory(i, why)) for i, why in damage.in_itself]
+    over = {}
+    _check_tree(store, T, problems, notes, over)
+    # What sync tools and merges left comes first: it explains the rest, and
+    # while it stands no order may drop anything (replicas.defer).
+    marks = replicas.findings(store, T, replicas.conflict_copies(store), damage, over)
+    if marks:
+        problems = marks + [replicas.defer(p) for p in problems]
+    notes += replicas.surroundings(store)
     built = {}
     try:
         built = store.built(T)

@@ -245,10 +245,14 @@ def check_levels_fit(store: Store, T: int) -> None:
             store.cut_level(size, n)
         if n > T // size:
             lo = (T // size) * size
+            blocks_n = T // size
             raise Damaged(f"{store.level_path(size)} holds {n} summaries but the log "
-                          f"completes only {T // size} blocks of {size}, so nothing is "
-                          f"appended (if the log was cut by mistake, restore it first); "
-                          f"Run: memo forget {blocks.block_name(lo, lo + size)}")
+                          f"completes only {blocks_n} block{'' if blocks_n == 1 else 's'} "
+                          f"of {size}, so nothing is appended: {store.log_path} may be an "
+                          f"older copy put back over a newer one, and these summaries the "
+                          f"only trace of the newer memories. Run: memo check (only once "
+                          f"no newer log exists can a person run: memo forget "
+                          f"{blocks.block_name(lo, lo + size)})")
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -536,17 +540,25 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
                        f"memo wake without T shows all of it")
+    from . import replicas
+    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     prompt = require_no_pending(store, T)
     if prompt is not None:
-        return False, ("Compressions are pending, and wake shows nothing until they are "
-                       f"done. Do this one and each that follows until \"{NOTHING_LEFT}\", "
-                       "then wake again.\n\n" + prompt)
+        return False, replicas.insert_after_first_line(
+            "Compressions are pending, and wake shows nothing until they are "
+            f"done. Do this one and each that follows until \"{NOTHING_LEFT}\", "
+            "then wake again.\n\n" + prompt, warning)
     cfg = store.config()
     try:
         body = wake_lines(store, T, cfg.WAKE_LINES)
     except NotBuilt:  # another session forgot a summary while we read
         return wake(store, part, T)
-    parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES, cfg.PART_CHARS)
+    # The warning stands after the first line of every part: room for it is
+    # kept in each, so the parts stay within PART_LINES and PART_CHARS.
+    room = len(warning.encode("utf-8")) + 1 if warning else 0
+    parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES - bool(warning),
+                           cfg.PART_CHARS - room)
+    parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")

@@ -62,7 +62,9 @@ def wake_max_bytes(store, max_bytes: int) -> str:
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    head = [core.wake_intro(store, T)]
+    from . import replicas
+    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
+    head = [core.wake_intro(store, T)] + ([warning] if warning else [])
     pending = core.pending_in(T, built)
     tail = ([f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
              f"do them before your next action.", "Run: memo sleep"] if pending else [])
