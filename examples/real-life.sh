@@ -5,12 +5,12 @@
 # prompt's lines), wake through every part, recall, forget a block and
 # rebuild it to the same bytes.
 #
-#   examples/real-life.sh [HISTORY_FILE]    (default: ../shared/data/click-history.txt)
+#   examples/real-life.sh [HISTORY_FILE]    (default: tests/data/click-history.txt)
 #
 # Needs `memo` on PATH. Uses a fresh store in a temporary directory.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-history=${1:-$here/../../shared/data/click-history.txt}
+history=${1:-$here/../tests/data/click-history.txt}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export MEMORY_DIR=$work/mem

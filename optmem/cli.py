@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 
 import click
@@ -39,21 +40,141 @@ def _oserror_line(err: OSError) -> str:
     return f"{where}: {what}; nothing was half-written. {hint}"
 
 
+class UsageFailure(click.UsageError):
+    """A usage error as one line: ``memo: <what>. Run: memo <command> --help``
+    on stderr, exit 2 (README "Errors"; click's own form takes four lines)."""
+
+    def show(self, file=None):
+        path = " ".join(["memo", *(self.ctx.command_path.split()[1:] if self.ctx else [])])
+        what = self.format_message().replace("\r", "\\r").replace("\n", "\\n").rstrip(".")
+        click.echo(f"memo: {what}. Run: {path} --help", err=True)
+
+
+#: Exit statuses for a stop from outside (README "Interrupts and pipes"):
+#: 128 + the signal's number, as a shell reports a process the signal ended.
+EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
+
+
+class Interrupted(KeyboardInterrupt):
+    """Raised by the SIGTERM handler (SIGINT raises ``KeyboardInterrupt``),
+    so a stop unwinds through every ``finally`` (the store's append rolls
+    back) and ends as one line saying what was kept."""
+
+    signum = 15
+
+
+def _on_sigterm(signum, frame):
+    raise Interrupted()
+
+
+def _kept(ctx) -> str:
+    """What a stop keeps, as the running command last declared it."""
+    return ctx.meta.get("optmem.kept", "nothing was changed") if ctx else "nothing was changed"
+
+
+def keeping(what: str) -> None:
+    """Declare what an interrupt at this point keeps (``nothing was imported``,
+    ``memory #4 was saved``): the line a stop prints."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta["optmem.kept"] = what
+
+
+class PipeClosed(Exception):
+    """Standard output was closed by its reader (``memo recall x | head``);
+    carried past click, which would turn it into a silent exit 1."""
+
+
+def _quiet_stdout() -> None:
+    """After a closed output pipe: point stdout at /dev/null so the flush at
+    exit cannot fail again (and print nothing)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 class MemoGroup(click.Group):
     """The ``memo`` group: one place that turns failures into one line."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        """Run one command. Bare ``memo`` prints the help on stdout (exit 0).
+        Usage errors are one line (exit 2); Ctrl-C and SIGTERM say what was
+        kept (exit 130, 143); a closed output pipe ends quietly (exit 141),
+        whether the output was still buffered or not."""
+        args = list(sys.argv[1:] if args is None else args)
+        if not args:
+            args = ["--help"]
+        import signal
+        old = None
+        try:
+            old = signal.signal(signal.SIGTERM, _on_sigterm)
+        except (ValueError, OSError):  # not the main thread (tests): leave it
+            pass
+        try:
+            try:
+                code = super().main(args, "memo", complete_var,
+                                    standalone_mode=False, **extra)
+            except SystemExit as err:  # a command's own exit status (wake, note)
+                code = err.code
+            except click.exceptions.Exit as err:
+                code = err.exit_code
+            except click.UsageError as err:
+                if not isinstance(err, UsageFailure):
+                    err = UsageFailure(err.format_message(), err.ctx)
+                err.show()
+                code = err.exit_code
+            except click.ClickException as err:
+                err.show()
+                code = err.exit_code
+            except click.Abort:  # EOF at a prompt (memo asks none): be quiet
+                code = 1
+            sys.stdout.flush()
+        except (BrokenPipeError, PipeClosed):
+            _quiet_stdout()
+            code = EXIT_PIPE
+        except KeyboardInterrupt as err:  # between commands: nothing was running
+            term = isinstance(err, Interrupted)
+            click.echo(f"memo: stopped by {'SIGTERM' if term else 'SIGINT'}; nothing "
+                       f"was changed", err=True)
+            code = EXIT_SIGTERM if term else EXIT_SIGINT
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGTERM, old)
+        if not standalone_mode:
+            return code
+        sys.exit(code or 0)
+
+    def format_commands(self, ctx, formatter):
+        """The command list of ``memo --help``, each description whole."""
+        rows = [(name, cmd.help.split("\n\n", 1)[0].replace("\n", " ").strip()
+                 if cmd.help else "")
+                for name, cmd in sorted(self.commands.items()) if not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt as err:
+            sig = "SIGTERM" if isinstance(err, Interrupted) else "SIGINT"
+            code = EXIT_SIGTERM if isinstance(err, Interrupted) else EXIT_SIGINT
+            failure = MemoFailure(f"stopped by {sig}; {_kept(ctx)}")
+            failure.exit_code = code
+            raise failure from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except MemoError as err:
             raise MemoFailure(str(err)) from None
         except BrokenPipeError:
-            raise
+            raise PipeClosed() from None
         except OSError as err:
             if err.errno == errno.EPIPE:
-                raise
+                raise PipeClosed() from None
             raise MemoFailure(_oserror_line(err)) from None
         except RecursionError:
             raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
@@ -75,10 +196,77 @@ def _utf8_streams() -> None:
                 pass
 
 
-#: Text may start with "-" ("- fixed it", "-5 degrees"): not an option. With no
-#: short options at all, click passes such a word through unchanged (a "-h"
-#: alias would fire on any text holding an "h").
-_TEXT_ARGS = {"ignore_unknown_options": True, "help_option_names": ["--help"]}
+_OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(=.*)?", re.S)
+
+
+class TextCommand(click.Command):
+    """A command whose last argument is free text: ``note``, ``sleep``, ``recall``.
+
+    The argv rule (README "What you type is what is stored"):
+
+    * ``-h`` or ``--help`` as the first word shows the help, on every command;
+    * options come before the text (``recall`` also takes them right after
+      its one PATTERN);
+    * ``--`` before the text is a separator, taken once and never stored
+      (``sleep`` takes it before BLOCK or right after it);
+    * a first word shaped like an option (``-x``, ``--verbose``) that is not
+      one of the command's options is a usage error naming ``--``: it is never
+      stored; ``-5 degrees``, ``-`` and ``->`` are not option-shaped;
+    * from the first word of text on, every word is kept as typed, ``--``,
+      ``-h`` and ``--help`` included.
+
+    ``heads`` is how many positional words come before the text (``sleep``:
+    BLOCK); ``one_word`` marks a text of exactly one word (``recall``).
+    """
+
+    def __init__(self, *args, heads: int = 0, one_word: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.heads, self.one_word = heads, one_word
+
+    def _flags(self) -> set:
+        return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        flags = self._flags()
+        opts, i, dashed = [], 0, False
+        while i < len(args) and args[i] in flags:
+            opts.append(args[i])
+            i += 1
+        if i < len(args) and args[i] == "--":
+            dashed, i = True, i + 1
+        heads = []
+        while len(heads) < self.heads and i < len(args):
+            if not dashed:
+                self._not_an_option(ctx, args[i], heads)
+            heads.append(args[i])
+            i += 1
+            if not dashed and i < len(args) and args[i] == "--":
+                dashed, i = True, i + 1
+        words = args[i:]
+        if words and not dashed:
+            self._not_an_option(ctx, words[0], heads)
+        if self.one_word and len(words) > 1:
+            extra = words[1:]
+            if not dashed and all(w in flags for w in extra):
+                opts += extra
+                words = words[:1]
+            else:
+                raise click.UsageError(
+                    f"{self.name} takes one {self.params[0].human_readable_name}; quote "
+                    f"it when it holds spaces", ctx)
+        return super().parse_args(ctx, opts + ["--"] + heads + words)
+
+    def _not_an_option(self, ctx, word: str, heads: list) -> None:
+        """Show the help for ``-h``/``--help``; refuse any other option-shaped word."""
+        if word in ("-h", "--help"):
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        if _OPTION_SHAPE.fullmatch(word):
+            raise click.UsageError(
+                f"{word.split('=', 1)[0]!r} is not an option of memo {self.name}; to "
+                f"write text that starts with '-', put -- before it "
+                f"(memo {' '.join([self.name, *heads])} -- {word[:20]} ...)", ctx)
 
 
 def _store():
@@ -184,7 +372,7 @@ def wake(part, t, max_bytes):
         sys.exit(1)
 
 
-@cli.command(context_settings=_TEXT_ARGS)
+@cli.command(cls=TextCommand)
 @click.argument("text", nargs=-1, required=True)
 def note(text):
     """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
@@ -199,7 +387,7 @@ def note(text):
         click.echo(prompt)
 
 
-@cli.command(context_settings=_TEXT_ARGS)
+@cli.command(cls=TextCommand, heads=1)
 @click.argument("block", required=False)
 @click.argument("text", nargs=-1)
 def sleep(block, text):
@@ -224,13 +412,13 @@ def sleep(block, text):
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
 # keep saying ``sleep``.
-cli.add_command(click.Command(
-    "nap", callback=sleep.callback, params=sleep.params,
+cli.add_command(TextCommand(
+    "nap", heads=1, callback=sleep.callback, params=sleep.params,
     help="Another name for `memo sleep` (the later OptMem's word).",
     short_help="Another name for sleep."))
 
 
-@cli.command(context_settings=_TEXT_ARGS)
+@cli.command(cls=TextCommand, one_word=True)
 @click.argument("pattern")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {id, date, text}.")
 def recall(pattern, as_json):

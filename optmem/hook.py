@@ -101,5 +101,8 @@ def wake_max_bytes(store, max_bytes: int) -> str:
         if tiling is not None:
             body = [line for block in tiling for line in block_lines(block)[0]]
             return "\n".join(head + body + tail)
-    raise BadInput(f"--max-bytes {max_bytes} is too small: even the shortest document "
-                   f"does not fit. Give more bytes, or page with: memo wake")
+    smallest = min(fixed + sum(block_lines(b)[1] for b in (blocks.cover(T, n) if T else []))
+                   for n in candidates)
+    # The document's lines are joined with newlines and echo adds the last one.
+    raise BadInput(f"--max-bytes {max_bytes} is too small: the shortest document is "
+                   f"{smallest} bytes. Run: memo wake --max-bytes {smallest}")

@@ -8,12 +8,12 @@ see) is re-raised so the test fails loudly.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from optmem.cli import cli
 
@@ -21,24 +21,24 @@ from optmem.cli import cli
 REPO = Path(__file__).resolve().parents[1]
 
 
-def shared_dir() -> Path:
-    """``/work/shared`` (the spec and the data), found beside the repo.
+# No test may fail because the machine is busy: hypothesis's per-example
+# deadline and its too-slow health check are clocks, so both are off for every
+# test (a test's own @settings keeps its other choices). Work is bounded by
+# max_examples and sizes instead.
+settings.register_profile("optmem", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("optmem")
 
-    CI runs in a fresh clone with ``shared/`` next to the repo directory, so
-    ``<repo>/../shared`` holds; ``OPTMEM_SHARED`` overrides.
-    """
-    override = os.environ.get("OPTMEM_SHARED")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / "shared"
+#: The test data, in the repository (``tests/data/README.md`` names each
+#: file's source and licence).
+DATA = Path(__file__).resolve().parent / "data"
 
 
-def shared_file(*parts: str) -> Path:
-    """A file under ``shared/``; skips the test with a clear reason if absent."""
-    path = shared_dir().joinpath(*parts)
-    if not path.is_file():
-        pytest.skip(f"{path} not found: the shared spec/data directory is expected beside "
-                    f"the repo (<repo>/../shared) or at $OPTMEM_SHARED")
+def data_file(name: str) -> Path:
+    """``tests/data/<name>``; a missing file is an error (it ships with the
+    repository), never a skip."""
+    path = DATA / name
+    assert path.is_file(), f"{path} is missing: it ships in tests/data/ with the repository"
     return path
 
 
@@ -161,16 +161,3 @@ def snapshot(root: Path) -> dict:
         else:
             out[rel] = (st.st_mode, None, None)
     return out
-
-
-def pytest_report_header(config):
-    """Say up front whether the shared spec and data were found (else the
-    tests that need them skip)."""
-    try:
-        where = shared_dir()
-    except Exception as err:  # pragma: no cover - only for the header
-        return f"optmem shared/: not found ({err}); the vector and real-input tests skip"
-    if where is None or not Path(where).is_dir():
-        return ("optmem shared/: not found beside the checkout and OPTMEM_SHARED unset; "
-                "the cover-vector and real-input tests skip")
-    return f"optmem shared/: {where}"

@@ -1,17 +1,17 @@
 """``cover`` reproduces every answer of the reference tool
-(``shared/spec/cover_vectors.jsonl``: 5,452 ``(T, budget)`` pairs)."""
+(``tests/data/cover_vectors.jsonl``: 5,452 ``(T, budget)`` pairs)."""
 
 from __future__ import annotations
 
 import json
 
-from conftest import shared_file
+from conftest import data_file
 
 from optmem import blocks
 
 
 def load_vectors():
-    path = shared_file("spec", "cover_vectors.jsonl")
+    path = data_file("cover_vectors.jsonl")
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 

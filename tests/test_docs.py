@@ -28,6 +28,9 @@ def listed_commands() -> list:
     for line in lines[lines.index("Commands:") + 1:]:
         if not line.strip():
             break
+        if out and re.match(r"^   +\S", line):  # a long description wraps
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}")
+            continue
         m = re.match(r"^  (\S+)\s*(.*)$", line)
         assert m, line
         out.append((m.group(1), m.group(2).strip()))
@@ -52,6 +55,13 @@ def test_every_command_has_help_text(name, short):
     body = [line for line in result.stdout.splitlines()
             if line.strip() and not line.startswith(("Usage:", "Options:", "  -"))]
     assert body, f"memo {name} --help shows no description"
+
+
+@pytest.mark.parametrize("name, short", listed_commands())
+def test_memo_help_lists_each_description_whole(name, short):
+    """``memo --help`` does not cut a description short (click's list does)."""
+    first = " ".join(cli.commands[name].help.split("\n\n", 1)[0].split())
+    assert " ".join(short.split()) == first
 
 
 def readme_text() -> str:

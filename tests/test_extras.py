@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import (SLEEP_ORDER, answer_all, shared_file, snapshot, tree_records,
+from conftest import (SLEEP_ORDER, answer_all, data_file, snapshot, tree_records,
                       write_import)
 
 from optmem.cli import cli
@@ -37,7 +37,7 @@ WAKE_ID = re.compile(r"^#(\d+)(?:-(\d+))? ")
 
 def history(n: int) -> list:
     """The first ``n`` lines (``YYYY-MM-DD text``) of the click history."""
-    path = shared_file("data", "click-history.txt")
+    path = data_file("click-history.txt")
     lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
              if line.strip()]
     assert len(lines) >= n

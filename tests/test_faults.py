@@ -570,7 +570,8 @@ def test_negative_numbers_are_usage_errors(memo, inited, args):
     result = memo(*args)
     no_traceback(result)
     assert result.exit_code == 2, (result.stdout, result.stderr)
-    assert "Error: No such option '-1'" in result.stderr
+    cmd = args[0]
+    assert result.stderr == f"memo: No such option '-1'. Run: memo {cmd} --help\n"
     assert result.stdout == ""
 
 
@@ -605,7 +606,7 @@ def memo_process(args, env_extra=None, stdin=None, **kw):
     env.update(env_extra or {})
     return subprocess.run([os.fsencode(sys.executable), b"-m", b"optmem", *args],
                           env=env, cwd=str(REPO), input=stdin, capture_output=True,
-                          timeout=60, **kw)
+                          **kw)
 
 
 def proc_refused(proc, code=1):
@@ -836,7 +837,7 @@ def test_a_closed_pipe_ends_quietly(memory_dir, args):
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
     cmd = f"{sys.executable} -m optmem {' '.join(args)} | head -1"
     proc = subprocess.run(["bash", "-c", "set -o pipefail; " + cmd], env=env, cwd=str(REPO),
-                          capture_output=True, timeout=60)
+                          capture_output=True)
     assert b"Traceback" not in proc.stderr, proc.stderr
     assert b"Exception ignored" not in proc.stderr, proc.stderr
     assert proc.stderr == b"", proc.stderr
@@ -849,7 +850,7 @@ def test_a_pipe_closed_before_any_output(memory_dir):
     proc = subprocess.Popen([sys.executable, "-m", "optmem", "recall", "."], env=env,
                             cwd=str(REPO), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate()
     assert b"Traceback" not in err and b"Exception ignored" not in err, err
 
 
@@ -868,7 +869,7 @@ def test_import_that_hits_the_file_size_limit_leaves_the_log_untouched(memory_di
     path = write_import(tmp_path / "big.txt", [f"{today()} imported line {i}" for i in range(5000)])
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
     proc = subprocess.run([sys.executable, "-m", "optmem", "import", str(path)], env=env,
-                          cwd=str(REPO), capture_output=True, timeout=60,
+                          cwd=str(REPO), capture_output=True,
                           preexec_fn=limit_fsize(len(before) + 300 * LOG + 17))
     proc_refused(proc)
     assert str(memory_dir / "LOG.txt").encode() in proc.stderr
@@ -876,7 +877,7 @@ def test_import_that_hits_the_file_size_limit_leaves_the_log_untouched(memory_di
     assert not (memory_dir / ".append").exists()
     # And the store still works afterwards.
     proc = subprocess.run([sys.executable, "-m", "optmem", "note", "after"], env=env,
-                          cwd=str(REPO), capture_output=True, timeout=60)
+                          cwd=str(REPO), capture_output=True)
     assert proc.stdout.startswith(b"Saved as #10."), proc.stderr
 
 
@@ -885,7 +886,7 @@ def test_a_note_at_the_file_size_limit(memory_dir):
     before = log_of(memory_dir)
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
     proc = subprocess.run([sys.executable, "-m", "optmem", "note", "one more"], env=env,
-                          cwd=str(REPO), capture_output=True, timeout=60,
+                          cwd=str(REPO), capture_output=True,
                           preexec_fn=limit_fsize(len(before) + 100))
     proc_refused(proc)
     assert log_of(memory_dir) == before
@@ -896,7 +897,7 @@ def test_a_summary_at_the_file_size_limit_is_not_reported_saved(memory_dir):
     (memory_dir / "TREE" / "2").write_bytes(srec("summary zero"))
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
     proc = subprocess.run([sys.executable, "-m", "optmem", "sleep", "2-3", "summary one"],
-                          env=env, cwd=str(REPO), capture_output=True, timeout=60,
+                          env=env, cwd=str(REPO), capture_output=True,
                           preexec_fn=limit_fsize(TREE + 100))
     assert b"Traceback" not in proc.stderr
     size = (memory_dir / "TREE" / "2").stat().st_size

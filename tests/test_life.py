@@ -10,7 +10,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from conftest import answer_all, shared_file, tree_records
+from conftest import answer_all, data_file, tree_records
 
 from optmem.cli import cli
 
@@ -24,7 +24,7 @@ def bits(n):
 
 @pytest.fixture(scope="module")
 def history():
-    path = shared_file("data", "click-history.txt")
+    path = data_file("click-history.txt")
     lines = path.read_text(encoding="utf-8").splitlines()[:T]
     assert len(lines) == T
     return [tuple(line.split(" ", 1)) for line in lines]

@@ -64,7 +64,7 @@ def spawn(root: Path, *args, stdin=None):
 
 def run(root: Path, *args, stdin=None) -> subprocess.CompletedProcess:
     return subprocess.run(MEMO + list(args), env=env_for(root), cwd=str(REPO), input=stdin,
-                          capture_output=True, timeout=60)
+                          capture_output=True)
 
 
 def clean(stdout: bytes, stderr: bytes) -> None:
@@ -97,7 +97,7 @@ def test_parallel_noters_lose_and_duplicate_no_id(memory_dir):
              for k in range(WORKERS)]
     saved = {}
     for k, p in enumerate(procs):
-        out, err = p.communicate(timeout=120)
+        out, err = p.communicate()
         clean(out, err)
         assert p.returncode == 0 and err == b"", err
         text = out.decode()
@@ -134,7 +134,7 @@ def test_parallel_sessions_answering_the_same_compression_store_it_once(memory_d
     procs = [spawn(memory_dir, "sleep", "0-1", f"session {k} says 0-1") for k in range(SESSIONS)]
     results = []
     for p in procs:
-        out, err = p.communicate(timeout=60)
+        out, err = p.communicate()
         clean(out, err)
         results.append((p.returncode, out.decode(), err.decode()))
     assert all(rc == 0 and err == "" for rc, _, err in results), results
@@ -171,7 +171,7 @@ for _ in range(200):
                               cwd=str(REPO), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for _ in range(3)]
     for p in procs:
-        out, err = p.communicate(timeout=120)
+        out, err = p.communicate()
         clean(out, err)
         assert p.returncode == 0, err
         for line in out.decode().splitlines():
@@ -206,7 +206,7 @@ def test_wake_during_the_last_compression_is_refusal_or_whole_document(memory_di
         for _ in range(5):
             time.sleep(0.04)
             readers.append(spawn(memory_dir, "wake"))
-        out, err = writer.communicate(timeout=60)
+        out, err = writer.communicate()
         clean(out, err)
         assert writer.returncode == 0 and out == b"Nothing left to compress.\n", (out, err)
         if final is None:
@@ -215,7 +215,7 @@ def test_wake_during_the_last_compression_is_refusal_or_whole_document(memory_di
             final = done.stdout
             assert final.endswith(b"You are awake.\n")
         for p in readers:
-            rout, rerr = p.communicate(timeout=60)
+            rout, rerr = p.communicate()
             clean(rout, rerr)
             outcomes[p.returncode] = outcomes.get(p.returncode, 0) + 1
             if p.returncode == 0:
@@ -279,7 +279,7 @@ def test_a_wake_part_is_a_snapshot_while_the_store_grows(memory_dir):
             clean(p.stdout, p.stderr)
             assert p.returncode == 0 and p.stdout == want, (k, p.stdout, p.stderr)
             seen += 1
-    out, err = writer.communicate(timeout=120)
+    out, err = writer.communicate()
     assert writer.returncode == 0, err
     assert (memory_dir / "LOG.txt").stat().st_size == (T + NEW) * LOG
     assert all_parts(memory_dir, T) == before
@@ -298,7 +298,7 @@ def test_parallel_inits_all_succeed_on_one_store(tmp_path):
         procs = [spawn(root, "init") for _ in range(6)]
         outs = []
         for p in procs:
-            out, err = p.communicate(timeout=60)
+            out, err = p.communicate()
             clean(out, err)
             outs.append((p.returncode, out.decode(), err.decode()))
         assert all(rc == 0 for rc, _, _ in outs), (round_, outs)
@@ -357,16 +357,15 @@ def test_an_import_killed_midway_is_rolled_back_by_the_next_write(memory_dir, tm
     log = memory_dir / "LOG.txt"
     for attempt in range(3):
         p = spawn(memory_dir, "import", str(path))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and p.poll() is None:
+        while p.poll() is None:  # the import ends by itself: 40,000 lines
             if log.stat().st_size > len(before):
                 break
             time.sleep(0.002)
         if p.poll() is None:
             p.send_signal(signal.SIGKILL)
-            p.wait(timeout=30)
+            p.wait()
             break
-        p.communicate(timeout=30)
+        p.communicate()
         log.write_bytes(before)  # it finished too soon (a loaded machine): again
     else:
         pytest.skip("the import always finished before it could be killed")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 import re
 import signal
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -326,15 +325,15 @@ def test_a_bad_regex_is_refused(store, pattern):
 # -- pathological patterns ----------------------------------------------------
 
 @pytest.mark.parametrize("name", ENGINES)
-def test_a_backtracking_regex_is_refused_in_bounded_time(tmp_path, name):
+def test_a_backtracking_regex_is_refused(tmp_path, name):
     records = [encode_memory(i, "2024-01-01", f"note {i}") for i in range(50)]
     records.append(encode_memory(50, "2024-01-01", "a" * 269 + "!"))
     store = _build(str(tmp_path / "mem"), records)
-    started = time.monotonic()
+    # 2**270 ways to split the a's: only the alarm ends it (it fires on the
+    # wall clock, so a loaded machine refuses it as surely as an idle one).
     with engine(name, 16, bound=0.2):
         with pytest.raises(BadInput, match="backtracks"):
             search.recall(store, "(a+)+$", 10 ** 6)
-    assert time.monotonic() - started < 60  # a hang guard, not a timing goal
 
 
 @pytest.mark.parametrize("name", ENGINES)
