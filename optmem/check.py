@@ -199,7 +199,7 @@ def check(store: Store) -> tuple:
     damage = replicas.LogDamage()
     _check_log(store, T, damage)
     damage.settle(store)
-    if size % LOG_RECORD and not damage.out_of_place():
+    if size % LOG_RECORD and not damage.shifted:  # a shift explains the size
         extra = size % LOG_RECORD
         problems.append(f"{store.log_path} {store.tail_problem()}; the next write cuts them if "
                         f"they are an unfinished append, else refuses to append. A human "

@@ -246,7 +246,7 @@ def check_levels_fit(store: Store, T: int) -> None:
         if n > T // size:
             lo = (T // size) * size
             blocks_n = T // size
-            raise Damaged(f"{store.level_path(size)} holds {n} summaries but the log "
+            raise Damaged(f"{store.level_path(size)} holds {n} summar{'y' if n == 1 else 'ies'} but the log "
                           f"completes only {blocks_n} block{'' if blocks_n == 1 else 's'} "
                           f"of {size}, so nothing is appended: {store.log_path} may be an "
                           f"older copy put back over a newer one, and these summaries the "

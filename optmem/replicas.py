@@ -388,10 +388,10 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     if git.top and this and other:
         other_dir = _aside(store, "other")
         steps += [
-            f"make a store of the other machine's log from git: a person can run: "
+            f"make a store of one side's log as git kept it ({other}): a person can run: "
             f"mkdir -m 700 {_q(other_dir)} && git -C {_q(store.root)} show "
             f"{other}:./{LOG_NAME} > {_q(os.path.join(other_dir, LOG_NAME))}",
-            f"put back this machine's log from before the merge: a person can run: "
+            f"put back the other side's log ({this}) here: a person can run: "
             f"git -C {_q(store.root)} show {this}:./{LOG_NAME} > {_q(log)}",
         ] + _carry_steps(store, other_dir, fork)
     elif git.top:
@@ -468,7 +468,7 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
     compare = f"see the difference: a person can run: diff -a {_q(log)} {_q(c.path)}"
     steps = []
     if theirs <= agree:
-        head += (f" The copy's {_plural(theirs, 'memory', 'memories')} are all in {LOG_NAME} "
+        head += (f" The copy's {_plural(theirs, 'memory is', 'memories are')} all in {LOG_NAME} "
                  f"(#0-#{theirs - 1}), so it holds nothing the log lacks." if theirs else
                  " The copy holds no whole memory.")
         steps = [compare, keep_copy + " (or delete it once the diff shows nothing of its own)"]
@@ -484,8 +484,9 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
         head += (f" {LOG_NAME} and the copy agree on " +
                  (f"#0-#{agree - 1}" if agree else "no memory") + ", then differ: "
                  f"{LOG_NAME} has {_plural(ours - agree, 'memory', 'memories')} the copy "
-                 f"lacks (#{agree}-#{ours - 1}), the copy has {theirs - agree} that exist only "
-                 f"there (its #{agree}-#{theirs - 1}). Nothing is lost yet: keep both files.")
+                 f"lacks (#{agree}-#{ours - 1}), the copy has {theirs - agree} that "
+                 f"{'exists' if theirs - agree == 1 else 'exist'} only there (its "
+                 f"#{agree}-#{theirs - 1}). Nothing is lost yet: keep both files.")
         steps = ["let only one machine write this store from now on",
                  compare, keep_copy] + _carry_steps(store, other_dir, agree)
         block = _forget_from(store, agree)

@@ -364,9 +364,15 @@ def test_a_level_longer_than_the_log_allows_is_reported_and_forget_recovers(memo
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1
-    line = next(line for line in result.stdout.splitlines() if str(level) in line)
-    assert "run: memo forget " in line.lower(), line
-    command = line.lower().split("run: memo ", 1)[1].split()
+    out = result.stdout
+    assert out.startswith(str(level)), out
+    # Issue 14: the newer log is looked for first; forget is a person's last
+    # step, never an agent's order.
+    assert "Run: memo forget" not in out
+    line = next(line for line in out.splitlines() if "memo forget " in line)
+    assert "only if no newer log exists" in line and "a person can run:" in line, line
+    assert out.index("look for the newer log") < out.index(line)
+    command = line.split("&& memo ", 1)[1].split()
     ok(memo(*command))
     assert memo("check").exit_code == 0
 

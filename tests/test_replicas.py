@@ -399,6 +399,7 @@ def test_check_counts_agree_in_number(memo, inited):
 def test_export_round_trips_byte_for_byte(tmp_path, memo, inited):
     texts = ["zoë met the optmem team", "- a line that starts with a dash",
              "東京 and Ελληνικά", "[redacted]", "quotes ' and \" and $HOME"]
+    texts += [f"filler {k} so ids cross from one digit to two" for k in range(7)]
     for text in texts:
         assert memo("note", text).exit_code == 0
     out = memo("export")
@@ -406,7 +407,7 @@ def test_export_round_trips_byte_for_byte(tmp_path, memo, inited):
     assert [line[11:] for line in out.stdout.splitlines()] == texts
     path = tmp_path / "export.txt"
     done = memo("export", path)
-    assert done.stdout.startswith("Exported 5 memories to ")
+    assert done.stdout.startswith("Exported 12 memories to ")
     assert path.read_text(encoding="utf-8") == out.stdout
     again = memo("export", path)  # never replaces a file
     assert again.exit_code == 1 and "exists" in again.stderr
