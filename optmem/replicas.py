@@ -625,6 +625,49 @@ def _unmerged_problem(store: Store, damage: LogDamage) -> str | None:
     return head + "\n" + _steps(steps)
 
 
+def _level_marker_problems(store: Store) -> dict:
+    """``{size: problem}`` for level files holding git conflict markers.
+    Only a level that is not a whole number of records is read (a marker
+    line makes it so), in 4 MiB chunks."""
+    out = {}
+    for size, nbytes in sorted(store.level_bytes().items()):
+        if nbytes % TREE_RECORD == 0:
+            continue
+        path = store.level_path(size)
+        first = None
+        try:
+            with open(path, "rb") as f:
+                offset = 0
+                while first is None:
+                    data = f.read(1 << 22)
+                    if not data:
+                        break
+                    m = _MARKER.search(data)
+                    if m:
+                        first = offset + m.start()
+                    offset += len(data) - 16
+                    f.seek(offset)
+                    if len(data) < (1 << 22):
+                        break
+        except OSError:
+            continue
+        if first is None:
+            continue
+        k = first // TREE_RECORD
+        lo = k * size
+        kept = _aside(store, f"TREE-{size}-as-found")
+        out[size] = (f"{path} holds git conflict markers (the first at byte offset {first:,}): a "
+                   f"merge wrote both machines' summaries into it, so from record {k} on they "
+                   f"are out of place. Summaries are a cache of the log: nothing is lost while "
+                   f"the log is whole.\n" + _steps([
+                       "settle the log first (any finding above)",
+                       f"keep this file: a person can run: cp -p {_q(path)} {_q(kept)}",
+                       f"then a person can run: memo forget {blocks.block_name(lo, lo + size)} "
+                       f"(the markers and the summaries from there on go; memo sleep rebuilds "
+                       f"them from the log)"]))
+    return out
+
+
 def findings(store: Store, T: int, copies: list, damage: LogDamage, over: dict) -> list:
     """Problems (one multi-line entry each) for what sync tools and merges
     left: out-of-place records in the log, conflict copies, levels longer
@@ -639,6 +682,9 @@ def findings(store: Store, T: int, copies: list, damage: LogDamage, over: dict) 
     others = [c for c in copies if c.of != LOG_NAME]
     if others:
         out.append(_other_copies_problem(store, others))
+    marked = _level_marker_problems(store)
+    over = {s: n for s, n in over.items() if s not in marked}  # the markers explain it
     if over:
         out.append(overrun_problem(store, T, over, copies))
+    out += marked.values()
     return out

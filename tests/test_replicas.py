@@ -145,8 +145,6 @@ def test_a_conflict_copy_of_the_log_is_named_with_advice_that_loses_nothing(
     memo = at(ws)
     check, wake = unchanged(tmp_path, memo)
     out = check.stdout
-    print(out)
-    print(wake.stdout)
     assert check.exit_code == 1
     first = out.splitlines()[0]
     assert first.startswith(f"{ws / name} is a conflict copy of LOG.txt left by {tool}"), first
@@ -428,3 +426,26 @@ def test_export_of_an_empty_store_and_of_a_damaged_log(tmp_path, memo, inited):
     result = memo("export", tmp_path / "x.txt")
     assert result.exit_code == 1 and "record #1" in result.stderr
     assert "memo check" in result.stderr and not (tmp_path / "x.txt").exists()
+
+
+def test_conflict_markers_in_a_level_are_named(memo, inited):
+    for k in range(8):
+        memo("note", f"memory {k}")
+    answer_all(memo)
+    level = inited / "TREE" / "2"
+    data = level.read_bytes()
+    mine, theirs = data[2 * 288:], data[2 * 288:].replace(b"memory", b"MEMORY")
+    level.write_bytes(data[:2 * 288] + b"<<<<<<< HEAD\n" + mine + b"=======\n" + theirs
+                      + b">>>>>>> laptop\n")
+    before = tree_of(inited)
+    result = memo("check")
+    assert tree_of(inited) == before
+    out = result.stdout
+    assert result.exit_code == 1
+    assert out.startswith(f"{level} holds git conflict markers (the first at byte offset 576)")
+    assert "a person can run: memo forget 4-5" in out
+    no_destructive_advice(out)
+    # the step as printed recovers
+    assert memo("forget", "4-5").exit_code == 0
+    answer_all(memo)
+    assert memo("check").exit_code == 0
