@@ -598,6 +598,96 @@ def redact(memory_id, yes):
                f"later ones on their levels). Run: memo sleep")
 
 
+@cli.command()
+@click.argument("harness", required=False)
+@click.option("--scope", "scope_name", metavar="user|project",
+              help="user: your own settings (the default); project: this project's files.")
+@click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR); absolute.")
+@click.option("--project", metavar="DIR", help="The project folder (default: the current one).")
+@click.option("--dry-run", is_flag=True, help="Show each file's diff; write nothing.")
+@click.option("--uninstall", is_flag=True, help="Take out exactly what setup added.")
+@click.option("--status", "show_status", is_flag=True, help="Say what is installed where.")
+def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_status):
+    """Wire memo into an agent: claude, codex, gemini or agents.
+
+    Writes the harness's SessionStart hook (the memory in context at start
+    and after compaction), MEMORY_DIR where the harness takes it, and the
+    agent's rules into CLAUDE.md / AGENTS.md / GEMINI.md. Running it again
+    changes nothing; --uninstall restores what was there. For people, not
+    agents.
+    """
+    from .harness import setup as harness_setup
+    if show_status:
+        lines, ok = harness_setup.status(project=project)
+        for line in lines:
+            click.echo(line)
+        if not ok:
+            sys.exit(1)
+        return
+    if not harness:
+        from .harness import HARNESSES
+        raise click.UsageError(f"name the harness: memo setup {'|'.join(HARNESSES)}")
+    for line in harness_setup.run(harness, scope_name, memory_dir, project, dry_run, uninstall):
+        click.echo(line)
+
+
+@cli.group()
+def hook():
+    """What a harness runs; memo setup writes these commands for you."""
+
+
+def _hook_stdin(limit: int = 1 << 20, wait: float = 5.0) -> str:
+    """The harness's JSON on stdin: at most ``limit`` bytes, given up after
+    ``wait`` seconds of silence; empty for a terminal or closed stdin."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return ""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # not a real file (tests)
+        return stream.read(limit) if hasattr(stream, "read") else ""
+    import select
+    chunks, size = [], 0
+    while size < limit:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+@hook.command("session-start")
+@click.option("--harness", "harness_name", default="claude", metavar="claude|codex|gemini",
+              help="Whose output shape to print (setup writes it).")
+@click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")
+@click.option("--max-bytes", metavar="N", help="Budget of the whole injected text "
+              "(default: the harness's, under its cap).")
+def session_start(harness_name, memory_dir, max_bytes):
+    """Print the memory as the SessionStart JSON a harness injects (exit 0).
+
+    Reads the harness's JSON on stdin (source: startup, resume, clear,
+    compact). Always exits 0: a problem becomes a line in the context.
+    """
+    import json
+    from .harness import HARNESSES, inject
+    module = HARNESSES.get(harness_name)
+    if module is None or not hasattr(module, "hook_output"):
+        module = HARNESSES["claude"]
+    try:
+        budget = core.parse_count(max_bytes, "--max-bytes") if max_bytes else None
+        text = inject.context(module, _hook_stdin(),
+                              memory_dir if memory_dir is not None
+                              else os.environ.get("MEMORY_DIR"), os.environ, budget)
+    except Exception as err:  # the hook never fails: the reason goes to the model
+        text = inject.failure(f"memo hook failed ({type(err).__name__}: {err})")
+    if text is not None:
+        click.echo(json.dumps(module.hook_output(text), ensure_ascii=False))
+
+
 def main() -> None:
     """Console entry point."""
     cli.main(prog_name="memo")

@@ -13,6 +13,7 @@ import os
 from . import blocks, pager
 from .errors import BadInput, Damaged, MemoError
 from .errors import NotBuilt
+from .dates import ZONE_SPAN_DAYS
 from .store import (LOG_RECORD, REDACTED, TREE_RECORD, Memory, Store, displayable,
                     encode_memory, is_date)
 
@@ -37,7 +38,8 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
     or ``BadInput`` (empty, too long).
     """
     from . import guard
-    text = text.strip()
+    from .textform import nfc
+    text = nfc(text.strip())
     if not text:
         raise BadInput(f"the {what} is empty; write one line of text")
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -53,9 +55,11 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
 
 
 def fold(text: str) -> str:
-    """Fold text for the duplicate check: case, runs of white space and
-    trailing punctuation do not count (DESIGN.md "Beyond the seed")."""
-    text = " ".join(text.casefold().split())
+    """Fold text for the duplicate check: case, runs of white space,
+    trailing punctuation and the Unicode form (NFC or NFD, ``textform``) do
+    not count (DESIGN.md "Beyond the seed")."""
+    from .textform import nfc
+    text = " ".join(nfc(nfc(text).casefold()).split())
     return text.rstrip(" .,;:!?…")
 
 
@@ -135,8 +139,10 @@ def shown(store: Store, lo: int, hi: int) -> list:
 
 def dates_of(store: Store, lo: int, hi: int) -> str:
     """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
+    from .dates import span
     first = store.date(lo) or "????-??-??"
     last = (store.date(hi - 1) or "????-??-??") if hi - lo > 1 else first
+    first, last = span(first, last)  # another tool's log may run backwards
     return first if first == last else f"{first}..{last}"
 
 
@@ -198,9 +204,9 @@ def compression(store: Store, T: int | None = None) -> str:
 # -- writes ----------------------------------------------------------------
 
 def today() -> str:
-    """Today's local date as ``YYYY-MM-DD``."""
-    import datetime
-    return datetime.date.today().isoformat()
+    """Today's local date as ``YYYY-MM-DD`` (``optmem.dates.today``)."""
+    from . import dates
+    return dates.today()
 
 
 def note(store: Store, text: str, date: str | None = None) -> tuple:
@@ -210,13 +216,18 @@ def note(store: Store, text: str, date: str | None = None) -> tuple:
     ``ENTRY_CHARS`` bytes, and an exact duplicate (after ``fold``) of one of
     the last ``WAKE_LINES`` memories, naming its id.
     """
+    from . import dates
     cfg = store.config()
     text = clean_text(text, cfg.ENTRY_CHARS, "memory")
-    date = date or today()
     with store.locked():
         store.check_last_memory()
         T = store.count()
         check_levels_fit(store, T)
+        newest = store.memory(T - 1).date if T else None
+        date = date or dates.note_date(newest)
+        ahead = dates.ahead_of_earth(date)
+        if ahead:
+            store.notices.append(ahead)
         key = fold(text)
         lo = max(0, T - cfg.WAKE_LINES)
         for m in _readable(store, lo, T):
@@ -385,7 +396,8 @@ def import_lines(store: Store, path: str) -> tuple:
             i = T
             batch = []
             again = hashlib.sha256()
-            for date, text in _import_entries(path, cfg, floor, again, guard=False):
+            for date, text in _import_entries(path, cfg, floor, again, guard=False,
+                                              clamped=clamped):
                 batch.append(encode_memory(i, date, text))
                 i += 1
                 if len(batch) >= 4096:
@@ -397,7 +409,15 @@ def import_lines(store: Store, path: str) -> tuple:
             if batch:
                 yield b"".join(batch)
 
+        clamped = []
         first = store.append(records(), count * LOG_RECORD)
+    if clamped:
+        n = len(clamped)
+        store.notices.append(
+            f"{n} line{'s' if n > 1 else ''} dated {min(clamped)}"
+            f"{'..' + max(clamped) if max(clamped) != min(clamped) else ''}, before the "
+            f"newest memory ({floor}) by at most {ZONE_SPAN_DAYS} days (today in another "
+            f"time zone), {'were' if n > 1 else 'was'} dated {floor}: dates never go backwards")
     T = first + count
     return first, count, pending_in(T, store.built(T))
 
@@ -405,12 +425,15 @@ def import_lines(store: Store, path: str) -> tuple:
 IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
 
 
-def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True):
+def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
+                    clamped: list | None = None):
     """Yield ``(date, text)`` for each line, checking every one as ``note``
     does (the write guard only with ``guard``), and that no date is after
     today; raises ``BadInput`` naming the file and line. Every byte read is
     fed to ``digest`` when given. ``path`` must be a regular file (it is
-    read twice)."""
+    read twice). Dates follow ``optmem.dates``: a line up to
+    ``ZONE_SPAN_DAYS`` before ``floor`` (the newest memory's date) is dated
+    ``floor``, and its own date is appended to ``clamped`` when given."""
     import stat as stat_mod
     try:
         st = os.stat(path)
@@ -425,8 +448,11 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True):
                        f"YYYY-MM-DD text lines") from None
     except OSError as err:
         raise BadInput(f"{path} cannot be read: {err.strerror}") from None
-    last = floor
-    newest = today()
+    from . import dates
+    from .textform import nfc
+    last = None  # the previous line's own date
+    newest = dates.latest_today()
+    lowest = dates.shift(floor, -dates.ZONE_SPAN_DAYS) if floor is not None else None
     with f:
         number = 0
         while True:
@@ -463,21 +489,28 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True):
                                f"nothing was imported")
             if not text.strip():
                 raise BadInput(f"{where} has a date and no text; nothing was imported")
-            if date > newest:
-                raise BadInput(f"{where} is dated {date}, after today ({newest}); a memory "
-                               f"cannot come from the future. Fix the date; nothing was "
-                               f"imported")
+            if date > newest and (floor is None or date > floor):
+                raise BadInput(f"{where} is dated {date}, after today anywhere on Earth "
+                               f"({newest}); a memory cannot come from the future. Fix the "
+                               f"date; nothing was imported")
             if last is not None and date < last:
-                why = ("the newest memory" if last == floor and floor is not None
-                       else "the line before")
-                raise BadInput(f"{where} is dated {date}, before {why} ({last}); dates "
-                               f"must never decrease, so nothing was imported. Sort the file "
-                               f"by date" + (f" and keep only lines dated {floor} or later"
-                                             if floor is not None else "")
-                               + ", then import it again")
+                raise BadInput(f"{where} is dated {date}, before the line before ({last}); "
+                               f"dates must never decrease, so nothing was imported. Sort "
+                               f"the file by date, then import it again")
             last = date
+            if floor is not None and date < floor:
+                if date < lowest:
+                    raise BadInput(
+                        f"{where} is dated {date}, more than {dates.ZONE_SPAN_DAYS} days "
+                        f"before the newest memory ({floor}); dates must never decrease, "
+                        f"so nothing was imported. Keep only lines dated {lowest} or later "
+                        f"(a line up to {dates.ZONE_SPAN_DAYS} days earlier is today in "
+                        f"another time zone and is dated {floor}), then import it again")
+                if clamped is not None:
+                    clamped.append(date)
+                date = floor
             if not guard:  # the first pass checked these very bytes
-                yield date, text.strip()
+                yield date, nfc(text.strip())
                 continue
             try:
                 text = clean_text(text, cfg.ENTRY_CHARS, "memory")
@@ -520,8 +553,8 @@ def wake_intro(store: Store, T: int) -> str:
         if store.count():
             return "Your memory as of T=0 holds nothing (wake without T shows all of it)."
         return "Your memory is empty: nothing has been noted yet."
-    first = shown(store, 0, 1)[0].date
-    last = shown(store, T - 1, T)[0].date
+    from .dates import span
+    first, last = span(shown(store, 0, 1)[0].date, shown(store, T - 1, T)[0].date)
     what = "1 memory (#0)" if T == 1 else f"{T} memories (#0-{T - 1})"
     return (f"Your memory: {what}, {first} to {last}, oldest first. "
             f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
@@ -678,7 +711,9 @@ def stats(store: Store) -> dict:
 def stats_text(info: dict) -> str:
     """``stats`` as text with a small chart of the wake shape."""
     T = info["memories"]
-    lines = [f"memories     {T}" + (f" ({info['first_date']} to {info['last_date']})" if T else ""),
+    from .dates import span
+    lines = [f"memories     {T}" + (" ({} to {})".format(*span(info['first_date'],
+                                                             info['last_date'])) if T else ""),
              f"summaries    {info['summaries']} of {info['summaries_expected']} built, "
              f"{info['pending']} pending",
              f"on disk      {info['bytes']['total']} bytes (log {info['bytes']['log']}, "

@@ -1,0 +1,94 @@
+"""The agent block: the one source of the rules an agent reads about memo.
+
+``memo setup`` writes ``BODY`` between ``BEGIN`` and ``END`` into the
+memory file a harness reads (``CLAUDE.md``, ``AGENTS.md``, ``GEMINI.md``);
+``AGENTS.snippet.md`` at the repository root is this same text for people
+who paste it by hand (``tests/test_harness.py`` checks they agree;
+``python -m optmem.harness.agent_block > AGENTS.snippet.md`` rewrites it).
+
+The text holds no path of this machine: it names ``$MEMORY_DIR`` only, so
+it may go into a file a repository commits (DESIGN.md "Harness wiring").
+"""
+
+from __future__ import annotations
+
+#: The first and last line of the block ``memo setup`` manages. ``v1`` is
+#: the block's format, not its wording: the wording may change freely.
+BEGIN = "<!-- optmem:begin v1 (written by memo setup; memo setup --uninstall removes it) -->"
+END = "<!-- optmem:end -->"
+
+#: Sentences that identify a hand-pasted block: ours (``AGENTS.snippet.md``)
+#: and the OptMem README's. A ``## Memory``-style section holding one of
+#: them is the legacy block ``memo setup`` replaces instead of adding a
+#: second one.
+LEGACY_MARKS = (
+    "You have a permanent memory: the `memo` command",
+    "Your memory is OptMem:",
+)
+
+#: The header line ``memo hook`` puts above the memory it injects; the
+#: block tells the agent to look for it.
+HOOK_HEADER_START = "Your OptMem memory"
+
+BODY = f"""\
+## Memory
+
+You have a permanent memory: the `memo` command, with its files in
+`$MEMORY_DIR`. It outlives this session, every context compaction and any
+change of model or vendor. Without it you do not know what was already
+decided, tried or learned here.
+
+**Wake first.** Where `memo setup` installed a hook, your memory is already
+in your context at session start and again after every compaction, under a
+line that begins `{HOOK_HEADER_START}`. If it is there, do any compression
+it orders, then work. If it is not there, before any other tool call run
+`memo wake`. It prints your memory in numbered parts; each part that is not
+the last ends with a `Run: memo wake <k> <T>` line. Run each one exactly as
+printed until a part ends with `You are awake.` Do not stop early: the
+first part is your distant past, the last part is the recent days. If wake
+refuses because compressions are pending, do them (below) and run
+`memo wake` again. If memo says there is no memory at `$MEMORY_DIR`, stop
+and tell the person; never create one yourself.
+
+**Note what lasts.** Run `memo note "<one line>"` at the moment something
+happens, you learn something, or something changes, and only if it is new
+to you, it matters, and it will still matter later: a task worth real effort,
+a decision and its reason, a fact the user teaches you, something you learn
+about them, work of yours that lands. Never note what you already know,
+never narrate your own steps, never store a secret (memo refuses keys and
+tokens: write where the secret lives instead). One line, at most 280 bytes.
+A memory cannot be edited: to correct one, note the correction.
+
+**Compress when handed work.** When `memo note`, `memo sleep` or `memo wake`
+prints a compression, do it before your next action: write one line that
+keeps every name, number, date, decision and outcome, and run the `Run:` order
+it ends with, putting your line where it says `<your line>`. Keep going until
+`Nothing left to compress.` Before your context ends, run `memo sleep` and do
+the same.
+
+**Look closer when vague.** `memo recall <regex>` searches every memory word
+for word (ids and dates too: `memo recall '^#42 '`, `memo recall 2026-11`).
+`memo zoom <lo>-<hi>` opens one summary line of wake into its two halves.
+
+**Only memo writes.** Never create, edit or delete anything in
+`$MEMORY_DIR` yourself, and never run `memo redact` (it is for humans).
+
+**Subagents never run memo.** Parallel sessions on this machine are you and
+may all use memo. A subagent is not you: it cannot tell what is already
+known, so its notes would be duplicated and at the wrong grain. Begin every
+brief you hand to one with: `You are a subagent. Do not run memo.` If your
+own first message is a brief from another agent, you are that subagent:
+ignore this section.
+"""
+
+
+def block() -> str:
+    """The managed block as written: ``BEGIN``, ``BODY``, ``END``, with
+    ``\\n`` line ends and a final newline (the file's own line ends are
+    applied when it is written)."""
+    return f"{BEGIN}\n{BODY}{END}\n"
+
+
+if __name__ == "__main__":  # python -m optmem.harness.agent_block > AGENTS.snippet.md
+    import sys
+    sys.stdout.write(BODY)

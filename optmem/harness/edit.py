@@ -1,0 +1,620 @@
+"""Safe edits of a harness's files: what ``memo setup`` may change, and how.
+
+Every file is changed the same way (harness-facts.md B4, from the faults of
+other setups listed there):
+
+- Every target is read and its new bytes computed before the first write;
+  one refusal (a file that is not JSON, a dangling link, malformed markers,
+  a folder that cannot be written) stops the run with nothing written.
+  Just before writing, each file is read again: if it changed meanwhile,
+  nothing is written.
+- Links: a symlink is followed (the link stays a link); two targets that are
+  one file (a symlink, or a hard link: same device and inode) are written
+  once. A file with several hard links is rewritten in place, so the names
+  stay one file; any other file is replaced atomically (temporary file in
+  the same folder, fsync, rename), keeping its mode.
+- Before a file changes, its bytes are copied under
+  ``<state>/backups/`` (never over an older backup).
+- Installing what is already installed changes no byte and makes no backup.
+- ``--uninstall`` of a file nobody touched since setup writes back its
+  exact bytes from before (or removes the file and the folders setup made);
+  a file changed since gets only memo's entries taken out.
+- Text files keep their BOM and line ends; JSON files keep their indent,
+  key order and final newline.
+
+The content rules are pure functions over bytes (``json_*``, ``md_*``);
+``Edit`` ties one to a file, ``apply`` does the writing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import stat as stat_mod
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ..errors import MemoError
+from . import agent_block, state
+
+
+class Refused(MemoError):
+    """A target cannot be edited safely; nothing was written."""
+
+
+# -- text files: the managed block ------------------------------------------
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _decode(data: bytes, path: str) -> tuple:
+    """``(bom, text, newline)`` of a text file's bytes: the BOM (``b""`` or
+    UTF-8's), the text after it, and its line end (``"\\r\\n"`` when most
+    lines end so, else ``"\\n"``). Raises ``Refused`` for non-UTF-8 bytes."""
+    bom = BOM if data.startswith(BOM) else b""
+    try:
+        text = data[len(bom):].decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path} is not UTF-8 text; memo setup leaves it alone. Add the "
+                      f"agent block by hand (AGENTS.snippet.md)") from None
+    crlf = text.count("\r\n")
+    newline = "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
+    return bom, text, newline
+
+
+def _markers(lines: list, path: str) -> Optional[tuple]:
+    """``(begin, end)`` line indexes of the one managed block, or None.
+    Raises ``Refused`` for markers that do not make one block."""
+    begins = [i for i, line in enumerate(lines) if line.strip().startswith("<!-- optmem:begin")]
+    ends = [i for i, line in enumerate(lines) if line.strip() == agent_block.END]
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise Refused(f"{path} has {len(begins)} optmem:begin and {len(ends)} optmem:end "
+                      f"lines, not one block; fix them by hand so one begin line comes "
+                      f"before one end line (or delete both), then run memo setup again")
+    return begins[0], ends[0]
+
+
+def _legacy(lines: list, path: str) -> Optional[tuple]:
+    """``(first, last)`` line indexes (inclusive) of a hand-pasted agent
+    block: the markdown section (its heading up to the next heading of the
+    same or a higher level, trailing blank lines left out) that holds one of
+    ``agent_block.LEGACY_MARKS``. None when there is none."""
+    for i, line in enumerate(lines):
+        if any(mark in line for mark in agent_block.LEGACY_MARKS):
+            break
+    else:
+        return None
+    head = next((j for j in range(i, -1, -1) if lines[j].startswith("#")), None)
+    if head is None:
+        raise Refused(f"{path} line {i + 1} holds a hand-pasted memo block without a "
+                      f"heading above it, so memo setup cannot tell where it ends; delete "
+                      f"it (memo setup writes its own), then run memo setup again")
+    level = len(lines[head]) - len(lines[head].lstrip("#"))
+    last = len(lines) - 1
+    for j in range(i + 1, len(lines)):
+        m = re.match(r"(#+)\s", lines[j])
+        if m and len(m.group(1)) <= level:
+            last = j - 1
+            break
+    while last > head and not lines[last].strip():
+        last -= 1
+    return head, last
+
+
+def md_state(data: Optional[bytes], path: str) -> str:
+    """``"absent"``, ``"current"`` (our block, this wording), ``"stale"``
+    (our markers, other wording) or ``"legacy"`` (a hand-pasted block)."""
+    if not data:
+        return "absent"
+    _, text, newline = _decode(data, path)
+    lines = text.splitlines(keepends=True)
+    pair = _markers(lines, path)
+    if pair:
+        mine = agent_block.block().replace("\n", newline)
+        got = "".join(lines[pair[0]:pair[1] + 1])
+        return "current" if got.rstrip("\r\n") == mine.rstrip("\r\n") else "stale"
+    return "legacy" if _legacy(lines, path) else "absent"
+
+
+def md_install(data: Optional[bytes], path: str) -> bytes:
+    """The file with the agent block in it: our block's lines replaced in
+    place, else a hand-pasted block replaced, else the block appended after
+    a blank line. A new file is the block alone."""
+    bom, text, newline = _decode(data or b"", path)
+    block = agent_block.block().replace("\n", newline)
+    lines = text.splitlines(keepends=True)
+    span = _markers(lines, path) or _legacy(lines, path)
+    if span:
+        first, last = span
+        tail = lines[last]
+        if not tail.endswith("\n"):  # the block ended the file without a newline
+            block = block[:-len(newline)]
+        lines[first:last + 1] = [block]
+        new = "".join(lines)
+    else:
+        new = text
+        if new and not new.endswith("\n"):
+            new += newline
+        if new.strip() and not new.endswith(newline + newline):
+            new += newline
+        new += block
+    return bom + new.encode("utf-8")
+
+
+def md_uninstall(data: Optional[bytes], path: str) -> Optional[bytes]:
+    """The file without our marked block (and the blank line that set it
+    off at the end). A hand-pasted block is left alone. ``None`` (remove the
+    file) when nothing but the block was in it."""
+    if data is None:
+        return None
+    bom, text, newline = _decode(data, path)
+    lines = text.splitlines(keepends=True)
+    pair = _markers(lines, path)
+    if not pair:
+        return data
+    first, last = pair
+    del lines[first:last + 1]
+    if first == len(lines) and first > 0 and not lines[first - 1].strip():
+        del lines[first - 1]  # the blank line setup put before an appended block
+    new = "".join(lines)
+    if not new.strip() and not bom:
+        return None
+    return bom + new.encode("utf-8")
+
+
+# -- JSON settings files: our hook entry ------------------------------------
+
+#: A hook handler is ours when its command runs memo's session-start hook
+#: (whichever path or launcher it names): that is how an old entry with a
+#: stale path is found and replaced, with no private key in the handler
+#: (the Claude Code schema forbids unknown handler keys).
+OURS = re.compile(r"(memo|optmem)\S*['\"]?\s.*\bhook\s+session-start\b")
+
+
+def is_ours(handler) -> bool:
+    """Whether a hook handler object is one ``memo setup`` writes."""
+    return isinstance(handler, dict) and bool(OURS.search(str(handler.get("command", ""))))
+
+
+def json_load(data: Optional[bytes], path: str) -> tuple:
+    """``(object, layout)`` of a JSON settings file; a missing or blank file
+    is ``{}``. ``layout`` (BOM, indent, line end, final newline) is what
+    ``json_dump`` needs to write it back alike. Raises ``Refused`` for a
+    file that is not one strict JSON object."""
+    raw = data or b""
+    bom = BOM if raw.startswith(BOM) else b""
+    try:
+        text = raw[len(bom):].decode("utf-8")
+        obj = json.loads(text) if text.strip() else {}
+    except (UnicodeDecodeError, ValueError) as err:
+        raise Refused(f"{path} is not strict JSON ({err}); memo setup does not rewrite "
+                      f"it. Fix it, or add the entry by hand (memo setup --dry-run on a "
+                      f"copy shows it), then run memo setup again") from None
+    if not isinstance(obj, dict):
+        raise Refused(f"{path} holds a JSON {type(obj).__name__}, not an object; fix it, "
+                      f"then run memo setup again")
+    m = re.search(r"\n([ \t]+)\S", text)
+    layout = {"bom": bom, "indent": m.group(1) if m else "  ",
+              "newline": "\r\n" if "\r\n" in text else "\n",
+              "final": text.endswith("\n") or not text.strip()}
+    return obj, layout
+
+
+def json_dump(obj: dict, layout: dict) -> bytes:
+    """``obj`` written in ``layout`` (see ``json_load``)."""
+    indent = layout["indent"]
+    text = json.dumps(obj, indent=indent, ensure_ascii=False)
+    if layout["final"]:
+        text += "\n"
+    if layout["newline"] != "\n":
+        text = text.replace("\n", layout["newline"])
+    return layout["bom"] + text.encode("utf-8")
+
+
+def _container(obj: dict, key: str, kind: type, path: str, where: str):
+    value = obj.get(key)
+    if value is None:
+        value = obj[key] = kind()
+    if not isinstance(value, kind):
+        raise Refused(f"{path}: {where} is a JSON {type(value).__name__}, not "
+                      f"{'an object' if kind is dict else 'a list'}; fix it, then run memo setup again")
+    return value
+
+
+def json_install(data: Optional[bytes], path: str, event: str, group: dict,
+                 env: Optional[dict] = None) -> bytes:
+    """The settings file with ``group`` as the only group of ours under
+    ``hooks.<event>`` (our older entries dropped, every other entry kept in
+    place) and ``env`` merged into its ``env`` object. An ``env`` name that
+    already holds another value is refused, not overwritten."""
+    obj, layout = json_load(data, path)
+    before = json.dumps(obj, sort_keys=False)
+    for name, value in (env or {}).items():
+        have = _container(obj, "env", dict, path, "env")
+        if name in have and have[name] != value:
+            raise Refused(f"{path} already sets {name} to {have[name]!r}; to use that "
+                          f"memory pass --memory-dir with it as an absolute path, or "
+                          f"remove it from {path}, then run memo setup again")
+        have[name] = value
+    hooks = _container(obj, "hooks", dict, path, "hooks")
+    groups = _container(hooks, event, list, path, f"hooks.{event}")
+    mine = [g for g in groups if isinstance(g, dict) and any(map(is_ours, g.get("hooks") or []))]
+    if mine != [group]:
+        _drop_ours(groups)
+        groups.append(group)
+    if json.dumps(obj, sort_keys=False) == before:
+        return data  # already installed: not one byte changes
+    return json_dump(obj, layout)
+
+
+def _drop_ours(groups: list) -> bool:
+    """Remove our handlers from ``groups`` in place (and the groups they
+    leave empty); return whether any went."""
+    gone = False
+    for g in list(groups):
+        if not isinstance(g, dict) or not isinstance(g.get("hooks"), list):
+            continue
+        keep = [h for h in g["hooks"] if not is_ours(h)]
+        if len(keep) != len(g["hooks"]):
+            gone = True
+            if keep:
+                g["hooks"] = keep
+            else:
+                groups.remove(g)
+    return gone
+
+
+def json_uninstall(data: Optional[bytes], path: str, event: str,
+                   env: Optional[dict] = None) -> Optional[bytes]:
+    """The settings file without our handlers under ``hooks.<event>`` and
+    without the ``env`` values setup added (each only if it still holds the
+    value written). Containers emptied by that go too; a file left holding
+    ``{}`` is removed (``None``). A file with nothing of ours is returned
+    unchanged."""
+    if data is None:
+        return None
+    obj, layout = json_load(data, path)
+    changed = False
+    hooks = obj.get("hooks")
+    if isinstance(hooks, dict) and isinstance(hooks.get(event), list):
+        if _drop_ours(hooks[event]):
+            changed = True
+            if not hooks[event]:
+                del hooks[event]
+            if not hooks:
+                del obj["hooks"]
+    have = obj.get("env")
+    for name, value in (env or {}).items():
+        if isinstance(have, dict) and have.get(name) == value:
+            del have[name]
+            changed = True
+            if not have:
+                del obj["env"]
+    if not changed:
+        return data
+    return json_dump(obj, layout) if obj else None
+
+
+def json_state(data: Optional[bytes], path: str, event: str, group: dict) -> str:
+    """``"absent"``, ``"current"`` (exactly ``group``) or ``"stale"`` (an
+    entry of ours that differs: another path, store or matcher)."""
+    try:
+        obj, _ = json_load(data, path)
+    except Refused:
+        return "unreadable"
+    groups = (obj.get("hooks") or {}).get(event) if isinstance(obj.get("hooks"), dict) else None
+    if not isinstance(groups, list):
+        return "absent"
+    mine = [g for g in groups if isinstance(g, dict) and any(map(is_ours, g.get("hooks") or []))]
+    if not mine:
+        return "absent"
+    return "current" if mine == [group] else "stale"
+
+
+# -- one file, one edit -----------------------------------------------------
+
+@dataclass
+class Edit:
+    """One change ``memo setup`` makes to one file.
+
+    ``install`` and ``uninstall`` map the file's bytes (``None``: no file)
+    to its new bytes (``None``: remove it); ``uninstall`` also gets the
+    manifest record (``env`` values setup added). ``state`` names what is
+    installed there. ``local`` says the file stays on this machine, so it
+    may hold a path of this machine (DESIGN.md "Harness wiring")."""
+    path: str
+    what: str
+    install: Callable
+    uninstall: Callable
+    state: Callable
+    local: bool
+    env: dict = field(default_factory=dict)
+
+
+def settings_edit(path: str, event: str, group: dict, env: Optional[dict] = None,
+                  local: bool = True, what: str = "") -> Edit:
+    """An ``Edit`` that puts ``group`` under ``hooks.<event>`` of a JSON
+    settings file (and ``env`` into its ``env``)."""
+    env = dict(env or {})
+    return Edit(
+        path=path, what=what or f"{event} hook" + (", env " + ", ".join(env) if env else ""),
+        install=lambda data: json_install(data, path, event, group, env),
+        uninstall=lambda data, added: json_uninstall(data, path, event, added),
+        state=lambda data: json_state(data, path, event, group),
+        local=local, env=env)
+
+
+def block_edit(path: str) -> Edit:
+    """An ``Edit`` that puts the agent block into a markdown memory file."""
+    return Edit(path=path, what="agent block",
+                install=lambda data: md_install(data, path),
+                uninstall=lambda data, added: md_uninstall(data, path),
+                state=lambda data: md_state(data, path), local=False)
+
+
+# -- reading targets --------------------------------------------------------
+
+@dataclass
+class Target:
+    """A file as read before any write: where it really is, and its bytes."""
+    path: str            #: as the harness names it
+    real: str            #: links followed
+    data: Optional[bytes]  #: None: no such file yet
+    identity: tuple      #: (device, inode), or the real path for a new file
+    nlink: int = 1
+    mode: Optional[int] = None
+
+
+def read_target(path: str) -> Target:
+    """Read ``path`` for editing. Raises ``Refused`` for a dangling link, a
+    folder, a file that cannot be read, or a folder that cannot be written."""
+    if os.path.islink(path) and not os.path.exists(path):
+        raise Refused(f"{path} is a link to {os.readlink(path)}, which does not exist; "
+                      f"create that file or remove the link, then run memo setup again")
+    real = os.path.realpath(path)
+    if os.path.isdir(real):
+        raise Refused(f"{path} is a folder, not a file; move it away, then run memo setup again")
+    folder = os.path.dirname(real)
+    probe = folder
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise Refused(f"cannot write in {probe} (for {path}): permission denied; "
+                      f"check its owner and mode, then run memo setup again")
+    try:
+        with open(real, "rb") as f:
+            st = os.fstat(f.fileno())
+            data = f.read()
+    except FileNotFoundError:
+        return Target(path, real, None, ("new", real))
+    except OSError as err:
+        raise Refused(f"cannot read {path}: {err.strerror}; check its owner and mode, "
+                      f"then run memo setup again") from None
+    if not os.access(real, os.W_OK):
+        raise Refused(f"{path} is read-only; make it writable (chmod u+w), then run memo "
+                      f"setup again")
+    return Target(path, real, data, (st.st_dev, st.st_ino), st.st_nlink,
+                  stat_mod.S_IMODE(st.st_mode))
+
+
+# -- planning and writing ---------------------------------------------------
+
+@dataclass
+class Step:
+    """One planned file change: ``new`` is None to remove the file."""
+    edit: Edit
+    target: Target
+    new: Optional[bytes]
+    aliases: list = field(default_factory=list)  #: other names of the same file
+    note: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return self.new != self.target.data
+
+    def diff(self) -> str:
+        """A unified diff of the change (text; binary-safe enough for JSON/markdown)."""
+        old = (self.target.data or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = (self.new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, self.target.path, self.target.path))
+
+
+def _sha(data: Optional[bytes]) -> Optional[str]:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def manifest_path(environ=None) -> str:
+    """Where ``memo setup`` records what it wrote (see ``plan``)."""
+    return os.path.join(state.state_dir(environ), "setup.json")
+
+
+def plan(edits: list, key: str, uninstall: bool, environ=None) -> list:
+    """Read every target and compute its new bytes; return the ``Step``s.
+
+    ``key`` names this install (``claude:user``...). Targets that are one
+    file are planned once (the later names become ``aliases``). For an
+    uninstall, a file another install still uses keeps its content, and a
+    file unchanged since setup wrote it gets back its exact bytes from
+    before. Raises ``Refused`` (nothing written) for the first target that
+    cannot be edited safely.
+    """
+    manifest = state.load(manifest_path(environ)).get("files", {})
+    steps, seen = [], {}
+    for edit in edits:
+        target = read_target(edit.path)
+        if target.identity in seen:
+            seen[target.identity].aliases.append(edit.path)
+            continue
+        record = manifest.get(_record_key(manifest, target), {})
+        if not uninstall:
+            new = edit.install(target.data)
+        else:
+            others = [u for u in record.get("users", []) if u != key]
+            if others:
+                new, note = target.data, f"kept: memo setup {others[0].split(':')[0]} uses it too"
+                step = Step(edit, target, new, note=note)
+                steps.append(step)
+                seen[target.identity] = step
+                continue
+            if record and record.get("after") == _sha(target.data) and "before" in record:
+                new = _restore(record)
+            else:
+                new = edit.uninstall(target.data, record.get("env") or {})
+        step = Step(edit, target, new)
+        steps.append(step)
+        seen[target.identity] = step
+    return steps
+
+
+def _record_key(files: dict, target: Target) -> str:
+    """The manifest key of ``target``: its real path, or the path of a
+    record that is the same file under another name (a hard link)."""
+    if target.real in files or target.data is None:
+        return target.real
+    for key in files:
+        try:
+            if os.path.samefile(key, target.real):
+                return key
+        except OSError:
+            continue
+    return target.real
+
+
+def _restore(record: dict) -> Optional[bytes]:
+    """The bytes a file had before setup first changed it (None: no file)."""
+    if record["before"] is None:
+        return None
+    try:
+        with open(record["before"], "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise Refused(f"the backup {record['before']} cannot be read ({err.strerror}); "
+                      f"restore it, then run memo setup --uninstall again") from None
+
+
+def _backup(target: Target, folder: str) -> str:
+    """Copy the file's bytes under ``folder``; return the backup's path."""
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", target.real.strip(os.sep))
+    for n in range(1000):
+        dest = os.path.join(folder, f"{stamp}-{n}-{name}")
+        try:
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as f:
+            f.write(target.data)
+            f.flush()
+            os.fsync(f.fileno())
+        return dest
+    raise Refused(f"too many backups in {folder}; clear some, then run memo setup again")
+
+
+def _write(target: Target, data: bytes, new_mode: int) -> list:
+    """Write ``data`` to the file; return the folders created for it."""
+    made = []
+    folder = os.path.dirname(target.real)
+    probe = folder
+    while not os.path.isdir(probe):
+        made.append(probe)
+        probe = os.path.dirname(probe)
+    for d in reversed(made):
+        os.mkdir(d, 0o700)
+    if target.data is not None and target.nlink > 1:
+        # Several names, one file: rewrite in place so the names stay one.
+        with open(target.real, "r+b") as f:
+            f.write(data)
+            f.truncate()
+            f.flush()
+            os.fsync(f.fileno())
+        return made
+    mode = target.mode if target.mode is not None else new_mode
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target.real)}.optmem-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+            os.fchmod(f.fileno(), mode)
+        os.replace(tmp, target.real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return made
+
+
+def apply(steps: list, key: str, uninstall: bool, environ=None) -> None:
+    """Write the planned changes and record them in the manifest.
+
+    Every changed file is read again first; if one changed since ``plan``
+    read it, ``Refused`` is raised and nothing is written. Raises ``OSError``
+    for a write that fails (earlier files keep their new, whole content and
+    their backups)."""
+    for step in steps:
+        if step.changed and read_target(step.target.path).data != step.target.data:
+            raise Refused(f"{step.target.path} changed while memo setup was reading it; "
+                          f"nothing was written. Run memo setup again")
+    mpath = manifest_path(environ)
+    manifest = state.load(mpath)
+    files = manifest.setdefault("files", {})
+    backups = os.path.join(state.state_dir(environ), "backups")
+    umask = os.umask(0)
+    os.umask(umask)
+    made = []  #: folders setup created, to remove once empty (uninstall)
+    for step in steps:
+        real = _record_key(files, step.target)
+        record = files.get(real)
+        if uninstall:
+            if step.note:  # another install keeps it
+                record["users"] = [u for u in record["users"] if u != key]
+                continue
+            if step.changed:
+                if step.target.data is not None:
+                    _backup(step.target, backups)
+                if step.new is None:
+                    os.unlink(step.target.real)
+                    made += (record or {}).get("made", [])
+                else:
+                    _write(step.target, step.new, 0o600)
+            files.pop(real, None)
+            continue
+        if record is None:
+            record = files[real] = {"users": []}
+        if step.changed:
+            if "before" not in record:
+                record["before"] = (None if step.target.data is None
+                                    else _backup(step.target, backups))
+            mode = 0o600 if step.edit.local else 0o666 & ~umask
+            made = _write(step.target, step.new, mode)
+            if made and "made" not in record:
+                record["made"] = made
+            record["after"] = _sha(step.new)
+        elif "after" in record and record["after"] != _sha(step.target.data):
+            # Someone edited it since: the old bytes are no longer a safe restore.
+            record.pop("before", None)
+        if step.edit.env:
+            added = {k: v for k, v in step.edit.env.items()
+                     if step.changed or k in record.get("env", {})}
+            if added:
+                record["env"] = added
+        if key not in record["users"]:
+            record["users"].append(key)
+    for folder in sorted(set(made), key=len, reverse=True):
+        try:
+            os.rmdir(folder)  # only when empty: anything else put there stays
+        except OSError:
+            pass
+    if not files:
+        manifest.pop("files", None)
+    state.save(mpath, manifest)

@@ -1,0 +1,54 @@
+"""Gemini CLI: ``SessionStart`` hook in ``settings.json``, ``GEMINI.md`` block.
+
+Files (harness-facts.md A4): user scope ``~/.gemini/settings.json`` and
+``~/.gemini/GEMINI.md``; project scope ``.gemini/settings.json`` (committed,
+so its hook names no path) and the project's ``GEMINI.md``. Lifecycle
+matchers are exact strings, so the group has none (every source); the
+timeout is in milliseconds. Gemini has no SessionStart after compression:
+the block's fallback (``memo wake`` when the memory is not in context)
+covers it, and setup says so.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import edit
+
+NAME = "gemini"
+TITLE = "Gemini CLI"
+SCOPES = ("user", "project")
+EVENT = "SessionStart"
+TIMEOUT_MS = 30_000
+HOOK_MAX_BYTES = 9_000
+RESUME_REPLAYS = False
+ENV_FILES = ()
+
+
+def group(ctx) -> dict:
+    portable = ctx.scope == "project"
+    return {"hooks": [{"type": "command", "name": "optmem",
+                       "command": ctx.hook_command(NAME, portable), "timeout": TIMEOUT_MS}]}
+
+
+def edits(ctx) -> list:
+    if ctx.scope == "user":
+        folder = os.path.join(ctx.home, ".gemini")
+        return [edit.settings_edit(os.path.join(folder, "settings.json"), EVENT, group(ctx)),
+                edit.block_edit(os.path.join(folder, "GEMINI.md"))]
+    return [edit.settings_edit(os.path.join(ctx.project, ".gemini", "settings.json"), EVENT,
+                               group(ctx), local=False),
+            edit.block_edit(os.path.join(ctx.project, "GEMINI.md"))]
+
+
+def hook_output(text: str) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": text}}
+
+
+def next_steps(ctx) -> list:
+    steps = ["Gemini CLI does not run SessionStart after /compress: after a compression "
+             "the agent block tells the agent to run memo wake."]
+    if ctx.scope == "project":
+        steps.append("The project's .gemini/settings.json names no path of this machine: "
+                     "start gemini with memo on PATH and MEMORY_DIR exported.")
+    return steps

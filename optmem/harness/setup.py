@@ -1,0 +1,150 @@
+"""``memo setup``: plan, show and write one harness's wiring.
+
+``run`` returns the lines to print; the CLI only parses and prints. The
+store is checked (absolute, no ``$``, an existing store) before any file is
+read; every file goes through ``edit.plan`` and ``edit.apply``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import scope
+from ..errors import BadInput, MemoError
+from . import HARNESSES, Context, edit, launcher
+
+
+def _short(path: str, home: str) -> str:
+    """``path`` with the home folder shown as ``~``."""
+    if home and (path == home or path.startswith(home.rstrip(os.sep) + os.sep)):
+        return "~" + path[len(home.rstrip(os.sep)):]
+    return path
+
+
+def context(name: str, scope_name: str | None, memory_dir: str | None, project: str | None,
+            environ, need_store: bool) -> tuple:
+    """``(module, Context)`` for a run. Raises ``BadInput`` for an unknown
+    harness or scope, ``NoStore`` for a bad store (when ``need_store``)."""
+    module = HARNESSES.get(name)
+    if module is None:
+        raise BadInput(f"no harness named {name!r}; choose one of: {', '.join(HARNESSES)}")
+    chosen = scope_name or module.SCOPES[0]
+    if chosen not in module.SCOPES:
+        raise BadInput(f"memo setup {name} has no --scope {chosen}; it has: "
+                       f"{', '.join(module.SCOPES)}")
+    store = None
+    raw = memory_dir if memory_dir is not None else environ.get("MEMORY_DIR")
+    what = "--memory-dir" if memory_dir is not None else "MEMORY_DIR"
+    if need_store or raw:
+        store = scope.memory_dir(raw, what)
+    if need_store:
+        from ..store import Store
+        Store.open(store).close()
+    home = environ.get("HOME") or os.path.expanduser("~")
+    ctx = Context(home=os.path.abspath(home), project=os.path.abspath(project or os.getcwd()),
+                  scope=chosen, memory_dir=store, launcher=launcher(), environ=dict(environ))
+    return module, ctx
+
+
+def _key(module, ctx) -> str:
+    return f"{module.NAME}:{ctx.scope}:{ctx.project if ctx.scope == 'project' else ctx.home}"
+
+
+def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
+        project: str | None = None, dry_run: bool = False, uninstall: bool = False,
+        environ=None) -> list:
+    """Install (or with ``uninstall`` remove) one harness's wiring; return
+    the report lines. ``dry_run`` writes nothing and adds a diff per file.
+    Raises ``MemoError`` (nothing written) for a refused target or store."""
+    environ = os.environ if environ is None else environ
+    module, ctx = context(name, scope_name, memory_dir, project, environ,
+                          need_store=not uninstall)
+    key = _key(module, ctx)
+    steps = edit.plan(module.edits(ctx), key, uninstall, environ)
+    verb = "memo setup --uninstall" if uninstall else "memo setup"
+    out = [f"{verb} {module.NAME} --scope {ctx.scope}"
+           + (f": memory {ctx.memory_dir}" if ctx.memory_dir and not uninstall else "")]
+    for step in steps:
+        where = _short(step.target.path, ctx.home)
+        if step.target.real != os.path.abspath(step.target.path):
+            where += f" (a link to {_short(step.target.real, ctx.home)})"
+        if step.note:
+            out.append(f"  unchanged {where}: {step.note}")
+        elif not step.changed:
+            out.append(f"  unchanged {where}: {'nothing of memo in it' if uninstall else step.edit.what + ' already there'}")
+        elif uninstall:
+            out.append(f"  {'removed' if step.new is None else 'restored'} {where}"
+                       + ("" if step.new is None else f": took out the {step.edit.what}"))
+        else:
+            out.append(f"  {'created' if step.target.data is None else 'changed'} {where}: "
+                       f"{step.edit.what}")
+        for alias in step.aliases:
+            out.append(f"  {_short(alias, ctx.home)} is the same file as {where}: written once")
+        if dry_run and step.changed:
+            out.append(step.diff().rstrip("\n"))
+    changed = any(s.changed for s in steps)
+    if dry_run:
+        out.append("Dry run: nothing was written.")
+        return out
+    edit.apply(steps, key, uninstall, environ)  # unchanged files: only recorded
+    if any(s.changed and s.target.data is not None for s in steps):
+        backups = os.path.join(os.path.dirname(edit.manifest_path(environ)), "backups")
+        out.append(f"Backups of the files as they were: {_short(backups, ctx.home)}")
+    if not changed:
+        out.append("Nothing to change." if not uninstall else "Nothing of memo was installed there.")
+    if not uninstall:
+        out += [f"A person's next step: {line}" for line in module.next_steps(ctx)]
+        out.append(f"Undo: memo setup {module.NAME} --scope {ctx.scope} --uninstall")
+    return out
+
+
+def status(environ=None, project: str | None = None) -> tuple:
+    """``(lines, ok)``: for every harness and scope, what is installed in
+    which file (``current``, ``stale``, ``legacy`` hand-pasted block,
+    ``absent``), and whether any file cannot be read."""
+    environ = os.environ if environ is None else environ
+    lines, ok = [], True
+    for name, module in HARNESSES.items():
+        for scope_name in module.SCOPES:
+            _, ctx = context(name, scope_name, None, project, dict(environ, MEMORY_DIR=""),
+                             need_store=False)
+            ctx.memory_dir = None
+            try:
+                ctx.memory_dir = scope.memory_dir(environ.get("MEMORY_DIR"))
+            except MemoError:
+                pass
+            parts = []
+            for e in module.edits(ctx):
+                try:
+                    target = edit.read_target(e.path)
+                    state = e.state(target.data)
+                except edit.Refused as err:
+                    state, ok = f"cannot read ({err})", False
+                if state == "unreadable":
+                    ok = False
+                parts.append(f"{_short(e.path, ctx.home)} {state}")
+            lines.append(f"{name} --scope {scope_name}: " + "; ".join(parts))
+    for path in _env_files(environ, project):
+        try:
+            obj, _ = edit.json_load(edit.read_target(path).data, path)
+        except edit.Refused:
+            continue
+        value = (obj.get("env") or {}).get("MEMORY_DIR") if isinstance(obj.get("env"), dict) else None
+        if value is None:
+            continue
+        try:
+            scope.memory_dir(value)
+        except MemoError as err:
+            ok = False
+            lines.append(f"{path}: env MEMORY_DIR {value!r} is refused: {err}")
+    return lines, ok
+
+
+def _env_files(environ, project) -> list:
+    """The Claude Code settings files whose ``env`` reaches the agent."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    cfg = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    root = os.path.abspath(project or os.getcwd())
+    return [os.path.join(cfg, "settings.json"),
+            os.path.join(root, ".claude", "settings.json"),
+            os.path.join(root, ".claude", "settings.local.json")]
