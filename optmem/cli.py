@@ -271,7 +271,8 @@ class TextCommand(click.Command):
 
 def _store():
     from .store import Store
-    store = Store.open(os.path.expanduser(os.environ.get("MEMORY_DIR", "")))
+    from .scope import memory_dir
+    store = Store.open(memory_dir())
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(lambda: _close(store))
@@ -297,16 +298,46 @@ def _undo_surrogates(text: str) -> str:
     return text
 
 
-def _text_arg(words: tuple, what: str) -> str:
-    """The text of a note or summary: the words joined, or stdin for ``-``."""
+#: Most bytes read for a note or summary on stdin: far above any record, so a
+#: longer input is refused as "over STDIN_LIMIT bytes" without reading on.
+STDIN_LIMIT = 1 << 16
+
+
+def _stdin(what: str, instead: str = ""):
+    """The binary standard input, after a one-line hint on stderr when it is a
+    terminal (a person typing); ``BadInput`` when it is closed."""
+    stream = sys.stdin
+    if stream is None or getattr(stream, "closed", False):
+        raise BadInput(f"standard input is closed; {instead or f'give the {what} as an argument'}"
+                       f", or pipe it in")
+    try:
+        if stream.isatty():
+            click.echo(f"memo: reading the {what} from the terminal; end it with Enter "
+                       f"and Ctrl-D", err=True)
+    except (ValueError, OSError):
+        pass
+    return getattr(stream, "buffer", None)
+
+
+def _text_arg(words: tuple, what: str, limit: int) -> str:
+    """The text of a note or summary: the words joined, or stdin for ``-``.
+
+    Standard input may be closed (refused), empty (the core refuses an empty
+    text), a terminal (a hint on stderr first) or longer than
+    ``STDIN_LIMIT`` bytes (refused, saying so and naming ``limit``, the
+    ``ENTRY_CHARS`` in force). Raises ``BadInput``.
+    """
     if words == ("-",):
-        stream = sys.stdin
-        if stream is None:
-            raise BadInput(f"standard input is closed; give the {what} as an argument "
-                           f"in quotes, or pipe it in")
-        # At most a little more than a record: a longer text is refused anyway.
-        data = (stream.buffer.read(1 << 16) if hasattr(stream, "buffer")
-                else stream.read(1 << 16).encode("utf-8", "surrogateescape"))
+        buffer = _stdin(what)
+        try:
+            data = (buffer.read(STDIN_LIMIT + 1) if buffer is not None
+                    else sys.stdin.read(STDIN_LIMIT + 1).encode("utf-8", "surrogateescape"))
+        except OSError as err:
+            raise BadInput(f"standard input cannot be read ({err.strerror}); give the "
+                           f"{what} as an argument") from None
+        if len(data) > STDIN_LIMIT:
+            raise BadInput(f"the {what} on standard input is over {STDIN_LIMIT} bytes; the "
+                           f"limit is {limit} bytes (ENTRY_CHARS): one line")
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         try:
@@ -338,7 +369,8 @@ def cli():
 def init():
     """Create the store at MEMORY_DIR (safe to run again: changes nothing)."""
     from .store import Store
-    root = os.path.expanduser(os.environ.get("MEMORY_DIR", ""))
+    from .scope import memory_dir
+    root = memory_dir()
     _, created = Store.init(root)
     if created:
         click.echo(f"Created an empty memory at {root}. Next: memo wake")
@@ -377,7 +409,9 @@ def wake(part, t, max_bytes):
 def note(text):
     """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
     store = _store()
-    i, prompt = core.note(store, _text_arg(text, "memory"))
+    keeping("nothing was saved")
+    i, prompt = core.note(store, _text_arg(text, "memory", store.config().ENTRY_CHARS))
+    keeping(f"memory #{i} was saved")
     click.echo(core.saved_as(i))
     if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
         click.echo(prompt, err=True)
@@ -404,7 +438,9 @@ def sleep(block, text):
     if not text:
         raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
                        f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
-    said, prompt = core.sleep(store, block, _text_arg(text, "summary"))
+    keeping("nothing was saved")
+    said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
+    keeping(f"the summary of {block} was saved")
     if said:
         click.echo(said)
     click.echo(prompt)
@@ -476,11 +512,19 @@ def forget(block):
 def import_(file):
     """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin)."""
     store = _store()
+    keeping("nothing was imported")
     if file == "-":  # stdin is read once; the import reads its file twice
         import shutil
         import tempfile
+        source = _stdin("lines to import", "give the path of a file to import")
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
-            shutil.copyfileobj(sys.stdin.buffer, tmp)
+            try:
+                shutil.copyfileobj(source if source is not None else sys.stdin, tmp)
+            except OSError as err:
+                if err.errno == errno.ENOSPC:
+                    raise
+                raise BadInput(f"standard input cannot be read ({err.strerror}); nothing "
+                               f"was imported") from None
             tmp.flush()
             try:
                 first, count, pending = core.import_lines(store, tmp.name)
@@ -490,6 +534,7 @@ def import_(file):
         first, count, pending = core.import_lines(store, file)
     last = first + count - 1
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
+    keeping(f"the import was saved as {ids}")
     click.echo(f"Imported {count} {'memory' if count == 1 else 'memories'} as {ids}. "
                f"{pending} {'compression is' if pending == 1 else 'compressions are'} pending.")
     if pending:

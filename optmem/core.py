@@ -564,7 +564,10 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
     Returns ``(ok, text)``: ``ok`` False means compressions are pending and
-    ``text`` is the prompt (the CLI exits 1). Raises ``BadInput`` for a ``T``
+    ``text`` is the prompt (the CLI exits 1). On a store this user cannot
+    write (``Store.writable``), pending work does not stop wake: the document
+    is the ``--max-bytes`` one in ``PART_CHARS`` bytes (unbuilt blocks as
+    their built halves) and says the store is read-only. Raises ``BadInput`` for a ``T``
     past the log or a part that does not exist.
     """
     count = store.count()
@@ -576,6 +579,10 @@ def wake(store: Store, part: int, T: int | None) -> tuple:
     from . import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     prompt = require_no_pending(store, T)
+    if prompt is not None and T == count and not store.writable():
+        # A sleep could not be saved: show what is built instead of ordering it.
+        from . import hook
+        return True, hook.wake_max_bytes(store, store.config().PART_CHARS, read_only=True)
     if prompt is not None:
         return False, replicas.insert_after_first_line(
             "Compressions are pending, and wake shows nothing until they are "

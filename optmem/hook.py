@@ -29,10 +29,12 @@ def _size(lines) -> int:
     return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
-def wake_max_bytes(store, max_bytes: int) -> str:
+def wake_max_bytes(store, max_bytes: int, read_only: bool = False) -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
-    the smallest document fits."""
+    the smallest document fits, naming the smallest ``max_bytes`` that does.
+    With ``read_only`` (a store this user cannot write) pending work is
+    reported as waiting for a writable store instead of ordered."""
     T = store.count()
     built = store.built(T)
     cache = {}
@@ -66,8 +68,17 @@ def wake_max_bytes(store, max_bytes: int) -> str:
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     head = [core.wake_intro(store, T)] + ([warning] if warning else [])
     pending = core.pending_in(T, built)
-    tail = ([f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
-             f"do them before your next action.", "Run: memo sleep"] if pending else [])
+    if pending and read_only:
+        import os
+        tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending, but this "
+                f"store is read-only for this user (uid {os.getuid()}), so none can be saved "
+                f"now; unsummarised blocks are shown as their parts. Do not run memo sleep "
+                f"or memo note here until a person makes the store writable."]
+    elif pending:
+        tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
+                f"do them before your next action.", "Run: memo sleep"]
+    else:
+        tail = []
     tail.append(core.AWAKE)
     fixed = _size(head) + _size(tail)
 

@@ -71,6 +71,13 @@ def displayable(text: str) -> str:
     return text.translate(_DISPLAY) if _UNSAFE.search(text) else text
 
 
+def _permission(path: str) -> str:
+    """The one line for a store this user may not read (another user's)."""
+    return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
+            f"(MEMORY_DIR); check the path, and that the store belongs to this user "
+            f"(its owner and mode)")
+
+
 def _digest(data: bytes) -> str:
     import hashlib
     return hashlib.sha256(data).hexdigest()[:32]
@@ -208,28 +215,43 @@ class Store:
 
     @classmethod
     def open(cls, root: str) -> "Store":
-        """Open an existing store; raise ``NoStore`` naming ``memo init``."""
+        """Open an existing store at ``root`` (an absolute path; see
+        ``optmem.scope``). Raises ``NoStore`` saying what is wrong with the
+        path (missing, a broken link named with its target, a file, not a
+        store, or no permission for this user); no message orders
+        ``memo init``: creating a store is a person's step."""
         if not root:
-            raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\", then Run: memo init")
+            from .scope import check_memory_dir
+            check_memory_dir(root)  # raises: not set
+        person = "A person can run: memo init (it creates a new, empty store there)"
         try:
             st = os.stat(root)
         except FileNotFoundError:
-            raise NoStore(f"no memory store at {root} (MEMORY_DIR); check the path, "
-                          f"or create it with: memo init") from None
+            if os.path.islink(root):
+                raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which "
+                              f"does not exist; check the path") from None
+            raise NoStore(f"no memory store at {root} (MEMORY_DIR); check the path. "
+                          f"{person}") from None
+        except PermissionError:
+            raise NoStore(_permission(root)) from None
         except OSError as err:
             raise NoStore(f"cannot open the memory store {root}: {err.strerror}; "
                           f"check MEMORY_DIR") from None
         if not stat_mod.S_ISDIR(st.st_mode):
-            raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; point "
-                          f"MEMORY_DIR at a directory and Run: memo init")
+            raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; check the path")
         store = cls(root)
-        if not os.path.lexists(store.log_path):
-            raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; "
-                          f"check MEMORY_DIR, or create one there with: memo init")
+        try:
+            os.lstat(store.log_path)
+        except FileNotFoundError:
+            raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; check "
+                          f"MEMORY_DIR (a new store goes in an empty or new directory)") from None
+        except PermissionError:
+            raise NoStore(_permission(root)) from None
         if not os.path.isfile(store.log_path):
             raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
                           f"broken link?); restore the log there, then Run: memo check")
+        if not os.access(store.log_path, os.R_OK):
+            raise NoStore(_permission(store.log_path))
         return store
 
     @classmethod
@@ -240,8 +262,8 @@ class Store:
         directory is 0700, ``LOG.txt`` and the commented ``config`` are 0600.
         """
         if not root:
-            raise NoStore("MEMORY_DIR is not set; choose where your memory lives, e.g. "
-                          "export MEMORY_DIR=\"$HOME/memory\", then Run: memo init")
+            from .scope import check_memory_dir
+            check_memory_dir(root)  # raises: not set
         if os.path.lexists(root) and not os.path.isdir(root):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)
@@ -250,7 +272,7 @@ class Store:
         ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
-                          f"or new directory for MEMORY_DIR, then Run: memo init")
+                          f"or new directory for MEMORY_DIR, then run memo init again")
         os.makedirs(root, mode=0o700, exist_ok=True)
         with store.locked(repair=False):  # parallel inits: one creates, the rest see it
             if os.path.lexists(store.log_path):
@@ -334,6 +356,20 @@ class Store:
             self._fsync_dir(self.root)
         self._config = None
         return notes
+
+    def writable(self) -> bool:
+        """Can this process write the store? False when the filesystem is
+        mounted read-only, or the directory, ``LOG.txt`` or ``TREE`` is not
+        writable by this user (``os.access``, so root passes mode bits)."""
+        try:
+            if os.statvfs(self.root).f_flag & getattr(os, "ST_RDONLY", 1):
+                return False
+        except (OSError, AttributeError):
+            pass
+        paths = [self.root, self.log_path]
+        if os.path.isdir(self.tree_path):
+            paths.append(self.tree_path)
+        return all(os.access(p, os.W_OK) for p in paths)
 
     # -- reading ---------------------------------------------------------
 
