@@ -396,6 +396,7 @@ def main(argv=None) -> int:
     goal = defaultdict(lambda: [0, 0])
     echoed = []
     left_out = []
+    weak = []
     for rule in rules:
         if PUBLIC.search(rule["id"]):
             left_out.append(rule["id"])
@@ -423,6 +424,10 @@ def main(argv=None) -> int:
             if not hit:
                 misses.append(line)
         per_rule[rule["id"]] = (refused, len(got), misses)
+        core = [(f, ln) for f, ln, _ in got if f != "bare"]
+        core_hit = sum(1 for f, ln in core if guard.find_problem(ln) is not None)
+        weak.append((core_hit / len(core) if core else 1.0, rule["id"], core_hit, len(core),
+                     [ln for f, ln in core if guard.find_problem(ln) is None][:2]))
 
     if not args.quiet:
         print("rule                                             refused/total")
@@ -443,6 +448,9 @@ def main(argv=None) -> int:
         print(f"goal {key}: {r}/{n} ({100 * r / max(n, 1):.1f}%)")
     print(f"overall {tot_r}/{tot_n} ({100 * tot_r / max(tot_n, 1):.1f}%); rules fully refused "
           f"{full} of {rated}, not at all {none}")
+    print("weakest rules (alone and named forms):")
+    for ratio, rid, r, n, miss in sorted(weak)[:5]:
+        print(f"  {rid}: {r}/{n}" + (f"  e.g. {miss[0][:100]}" if miss else ""))
     print(f"secrets echoed: {len(echoed)}")
     for rid, msg in echoed:
         print(f"  ECHO {rid}: {msg}")

@@ -75,6 +75,100 @@ _JOINING_SCRIPTS = frozenset(
 )
 
 _ZWNJ, _ZWJ = "\u200c", "\u200d"
+_ZWSP, _MVS = "\u200b", "\u180e"
+_LRM, _RLM, _ALM = "\u200e", "\u200f", "\u061c"
+
+# Scripts written without spaces between words, where U+200B ZERO WIDTH
+# SPACE marks the word breaks (Khmer, Lao, Thai, Myanmar, Tibetan, ...).
+_NO_SPACE_SCRIPTS = frozenset(
+    "THAI LAO KHMER MYANMAR TIBETAN JAVANESE BALINESE TAI NEW BUGINESE".split()
+)
+
+
+def _script_letter(ch: str, scripts: frozenset) -> bool:
+    """Is ``ch`` a letter, mark or digit of one of ``scripts`` (first word
+    of its Unicode name)?"""
+    return unicodedata.category(ch)[0] in "LMN" and (
+        unicodedata.name(ch, "").split(" ", 1)[0] in scripts)
+
+
+def _rtl_letter(ch: str) -> bool:
+    """Is ``ch`` a strong right-to-left character (bidi class R or AL)?"""
+    return unicodedata.bidirectional(ch) in ("R", "AL")
+
+
+#: The invisible characters a script needs, and the letters they belong
+#: with (README "Text of every script"): the character is text when it
+#: stands among those letters (``_in_script``), and refused anywhere else.
+_SCRIPT_MARKS = {
+    _ZWSP: lambda ch: _script_letter(ch, _NO_SPACE_SCRIPTS),
+    _ZWNJ: lambda ch: _script_letter(ch, _JOINING_SCRIPTS),
+    _ZWJ: lambda ch: _script_letter(ch, _JOINING_SCRIPTS),
+    _MVS: lambda ch: _script_letter(ch, frozenset(["MONGOLIAN"])),
+    _LRM: _rtl_letter,
+    _RLM: _rtl_letter,
+    _ALM: _rtl_letter,
+}
+#: Most of these characters in a row (ZWNJ then ZWJ is a real Oriya spelling).
+_MARK_RUN = 2
+
+
+def _in_script(text: str, i: int) -> bool:
+    """May the invisible ``text[i]`` (a key of ``_SCRIPT_MARKS``) stay?
+
+    Yes when, skipping a run of at most ``_MARK_RUN`` such characters, one
+    neighbour is a letter of the script it belongs with and the other is
+    one too, or a word's edge: the start or end of the text, a space or
+    punctuation (a Mongolian vowel separator needs only a Mongolian letter
+    after it). So a Khmer word break, a Persian ZWNJ ending a word or a
+    right-to-left mark before Hebrew is text, and none of them can sit
+    inside or between Latin words, where it would only hide something. A
+    space is an edge so that a line shown as ``#id date text`` is judged
+    exactly as its text was (the display runs the same rule).
+    """
+    belongs = _SCRIPT_MARKS[text[i]]
+    lo = i
+    while lo > 0 and text[lo - 1] in _SCRIPT_MARKS:
+        lo -= 1
+    hi = i + 1
+    while hi < len(text) and text[hi] in _SCRIPT_MARKS:
+        hi += 1
+    if hi - lo > _MARK_RUN:
+        return False
+    base = lo - 1  # a mark before the run counts with the letter it is on
+    while base >= 0 and unicodedata.category(text[base])[0] == "M":
+        base -= 1
+    left_ok = lo > 0 and base >= 0 and belongs(text[base]) and belongs(text[lo - 1])
+    sides = [text[lo - 1] if lo > 0 else None, text[hi] if hi < len(text) else None]
+    ours = [left_ok, sides[1] is not None and belongs(sides[1])
+            and unicodedata.category(sides[1])[0] != "M"]
+    if text[i] == _MVS:  # it always comes before a Mongolian vowel
+        return ours[1]
+    edge = [c is None or c.isspace() or unicodedata.category(c)[0] == "P" for c in sides]
+    return any(ours) and all(o or e for o, e in zip(ours, edge))
+
+
+def _is_han(ch: str) -> bool:
+    """A Han ideograph (the base an ideographic variation selector needs)."""
+    return unicodedata.name(ch, "").startswith(("CJK UNIFIED IDEOGRAPH",
+                                                "CJK COMPATIBILITY IDEOGRAPH"))
+
+
+def _selector_ok(text: str, i: int) -> bool:
+    """May the variation selector at ``text[i]`` stay? Once, right after the
+    character it selects a form of: U+FE0E/U+FE0F (text or emoji style)
+    after a visible letter, digit, punctuation or symbol, U+FE00..U+FE0D
+    after a non-ASCII one (math, CJK compatibility, Myanmar forms);
+    U+E0100..U+E01EF (ideographic variation sequences, e.g. a Tokyo ward's
+    registered glyph) after a Han ideograph only."""
+    if i == 0:
+        return False
+    prev = text[i - 1]
+    if 0xE0100 <= ord(text[i]) <= 0xE01EF:
+        return _is_han(prev)
+    if text[i] not in _EMOJI_VS and prev.isascii():
+        return False  # no standardized variant of ASCII letters needs one
+    return unicodedata.category(prev)[0] in "LNPS" and not prev.isspace()
 _EMOJI_VS = "\ufe0e\ufe0f"
 _BLACK_FLAG, _CANCEL_TAG = "\U0001f3f4", "\U000e007f"
 #: The tag specification of an emoji tag sequence (UTS #51): a Unicode
@@ -90,7 +184,7 @@ _CONTROL = (
 )
 _FORMAT = ("invisible or bidirectional control", "retype it as plain text")
 _SELECTOR = (
-    "a variation selector that is not part of an emoji",
+    "a variation selector that follows no character it can vary",
     "retype it as plain text",
 )
 _SURROGATE = (
@@ -195,7 +289,9 @@ def _char_kind(text: str, i: int) -> tuple[str, str] | None:
     if cat == "Cf":
         if 0xE0020 <= o <= 0xE007F:
             return None if _tag_ok(text, i) else _FORMAT
-        return None if ch in (_ZWJ, _ZWNJ) and _joiner_ok(text, i) else _FORMAT
+        if ch in (_ZWJ, _ZWNJ) and _joiner_ok(text, i):
+            return None
+        return None if ch in _SCRIPT_MARKS and _in_script(text, i) else _FORMAT
     if cat == "Cs":
         return _SURROGATE
     if cat == "Co":
@@ -205,12 +301,7 @@ def _char_kind(text: str, i: int) -> tuple[str, str] | None:
     if ch in _INVISIBLE:
         return _FORMAT
     if 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF:
-        # Emoji presentation selectors, once, right after a visible character.
-        if ch in _EMOJI_VS and i > 0:
-            prev = text[i - 1]
-            if not (prev.isspace() or prev in _EMOJI_VS or prev in (_ZWJ, _ZWNJ)):
-                return None
-        return _SELECTOR
+        return None if _selector_ok(text, i) else _SELECTOR
     return None
 
 
@@ -232,6 +323,30 @@ def char_name(ch: str) -> str:
                 "Co": "(private use)",
             }.get(unicodedata.category(ch), "(unassigned)")
     return f"U+{o:04X} {name}"
+
+
+#: The refusals that hide, move or break text: on display such a character
+#: becomes U+FFFD (a tab, a space). Private-use and unassigned characters are
+#: refused on write because their meaning is unknown, and shown as they are.
+_HIDING = (_LINE, _TAB, _CONTROL, _FORMAT, _SELECTOR)
+
+
+def shown(text: str) -> str:
+    """``text`` as memo prints it: the display counterpart of the guard.
+
+    Every character ``find_char_problem`` refuses because it hides, moves
+    or breaks text (line breaks, controls, invisible and bidirectional
+    format characters outside the script that needs them, stray variation
+    selectors) becomes U+FFFD, a tab a space; everything the guard lets
+    through is shown unchanged (a Persian ZWNJ, a Khmer word break, a
+    Tokyo ward's variation sequence). Same length in characters.
+    """
+    out = list(text)
+    for i in range(len(text)):
+        kind = _char_kind(text, i)
+        if kind in _HIDING:
+            out[i] = " " if kind is _TAB else "\ufffd"
+    return "".join(out)
 
 
 def find_char_problem(text: str) -> str | None:

@@ -147,6 +147,13 @@ _KEY_END = (
 )
 
 
+def _code(v: str) -> bool:
+    """``args.password``, ``DB_PASSWORD``: code that names a value. A dotted
+    name with a generated part (``pk.<random>.<random>``) is a token."""
+    return re.fullmatch(_CODE, v) is not None and not any(
+        len(p) >= 16 and _random(p) for p in v.split("."))
+
+
 def _classes_change(s: str) -> int:
     """How often ``s`` switches between lower case, upper case and digits."""
     n = 0
@@ -241,7 +248,7 @@ def _secret_value(v: str, min_len: int = 6) -> bool:
     always is)."""
     if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"`":
         v = v[1:-1]
-    if _placeholder(v) or re.fullmatch(_CODE, v) or _path_like(v):
+    if _placeholder(v) or _code(v) or _path_like(v):
         return False
     if v.lower() in _WEAK or v.lower() in _DEFAULTS:
         return True
@@ -251,7 +258,7 @@ def _secret_value(v: str, min_len: int = 6) -> bool:
 def _loose_secret(v: str) -> bool:
     """Does ``v``, written loosely after a password word, look like one?"""
     v = v.rstrip(".,;:!?")
-    if _placeholder(v) or re.fullmatch(_CODE, v):
+    if _placeholder(v) or _code(v):
         return False
     if v.lower() in _WEAK:
         return True
@@ -278,7 +285,7 @@ def _chosen_password(v: str) -> bool:
     low = v.lower()
     if low in _WEAK or low in _DEFAULTS:
         return True
-    if (len(v) < 6 or _placeholder(v) or re.fullmatch(_CODE, v) or _path_like(v)
+    if (len(v) < 6 or _placeholder(v) or _code(v) or _path_like(v)
             or _expression(v)):
         return False
     parts = [x for x in re.split(r"[-_.]", v) if x]
@@ -478,6 +485,16 @@ def _expression(v: str) -> bool:
 
 
 def _assignment(m: re.Match) -> bool:
+    """A credential assignment (``_assignment_value``) that is not the tail
+    of an ARN: ``arn:aws:secretsmanager:...:secret:name`` names a secret."""
+    if not _assignment_value(m):
+        return False
+    k = m.start("k")
+    return k == 0 or m.string[k - 1] != ":" or re.search(
+        r"(?<![A-Za-z0-9])arn:\S*:$", m.string[max(0, k - 300):k]) is None
+
+
+def _assignment_value(m: re.Match) -> bool:
     """``password=hunter22``, ``"api_key": "..."``, ``SECRET_KEY = '...'``.
 
     Written tightly (``key=value`` or a quoted value) any plausible value
@@ -488,11 +505,9 @@ def _assignment(m: re.Match) -> bool:
     key = re.search(_KEY_END, m.group("k"))
     if key is None:
         return False
-    if re.search(r"(?<![A-Za-z0-9])arn:\S*:$", m.string[max(0, m.start("k") - 300):m.start("k")]):
-        return False  # arn:aws:secretsmanager:...:secret:name is a name
     quoted = m.group("qv") is not None
     v = m.group("qv") if quoted else m.group("v")
-    if _placeholder(v) or re.fullmatch(_CODE, v):
+    if _placeholder(v) or _code(v):
         return False
     low = v.lower()
     stripped = re.sub(r"[^a-z0-9]", "", low)
@@ -512,9 +527,7 @@ def _assignment(m: re.Match) -> bool:
     elif key.group("pw") is None:  # token, api key: long and machine-made
         if _public_name(m.group("k")):
             return False  # RequestToken=<uuid>, cache_key=<hash>
-        if key.group("gk") is not None:  # DATADOG_KEY: only a generated value
-            return (len(v) >= 20 and _random(v)) or _high_entropy(v)
-        return (len(v) >= 16 and _random(v)) or _high_entropy(v)
+        return (len(v) >= 14 and _random(v)) or _high_entropy(v)
     if quoted or m.group("sep") == "=":
         return _secret_value(v)
     # Loose: "Password: SHA-256", "secret: vault/prod/db" and
@@ -621,7 +634,35 @@ def _public_name(name: str) -> bool:
 def _option_value(m: re.Match) -> bool:
     """A value after a long option named like a secret: not for an
     identifier's option (``--lock-token <uuid>``)."""
-    return not _public_name(m.group("k")) and _loose_secret(m.group("v"))
+    v = m.group("v")
+    return not _public_name(m.group("k")) and not _option_spec(v) and _loose_secret(v)
+
+
+def _option_spec(v: str) -> bool:
+    """``id=npm,src=$HOME/.npmrc`` (``docker build --secret``): a list of
+    ``name=value`` where each value is a placeholder, a path or a plain word."""
+    parts = v.strip("\"'").split(",")
+    for part in parts:
+        m = re.fullmatch(r"[a-z]{1,20}=(\S*)", part)
+        if m is None:
+            return False
+        val = m.group(1)
+        if not (_placeholder(val) or _path_like(val) or val.startswith(("$", "~"))
+                or (re.fullmatch(r"[\w.-]{1,40}", val) and not _random(val))):
+            return False
+    return True
+
+
+def _k8s_secret(m: re.Match) -> bool:
+    """A value under ``data:`` of a Kubernetes ``kind: Secret`` written on
+    one line: base64 that decodes to printable text."""
+    if re.search(r"(?i)kind:[ \t]*[\"']?secret(?![\w-])", m.string) is None:
+        return False
+    raw = _b64decode(m.group("v"))
+    try:
+        return bool(raw) and len(raw) >= 4 and raw.decode("utf-8").isprintable()
+    except UnicodeDecodeError:
+        return False
 
 
 def _curl_user(m: re.Match) -> bool:
@@ -634,7 +675,7 @@ def _curl_user(m: re.Match) -> bool:
 
 def _b64_jwt(m: re.Match) -> bool:
     """Base64 that decodes to a JWT's start (``eyJ``...)."""
-    raw = _b64decode(m.group(0)[:24])
+    raw = _b64decode(m.group(0)[:12])
     return bool(raw) and raw.startswith(b"eyJ") and raw.isascii()
 
 
@@ -642,7 +683,7 @@ def _header_value(m: re.Match) -> bool:
     """A credential in a request header (``-H "X-Api-Key: ..."``): 8+
     characters, not a placeholder, not one plain word."""
     v = m.group("v")
-    return len(v) >= 8 and not _placeholder(v) and not re.fullmatch(_CODE, v) and (
+    return len(v) >= 8 and not _placeholder(v) and not _code(v) and (
         _machine_made(v) or any(ch.isdigit() for ch in v))
 
 
@@ -892,7 +933,7 @@ _PROVIDERS: tuple = (
            "GR1348941", "[A-Za-z0-9_-]{20}", _body_machine, "token", "RUNNER_TOKEN",
            _gl("gitlab-rrt")),
     _token("jwt-base64", "a base64-encoded JSON Web Token", "ZXlK",
-           "[A-Za-z0-9+/_-]{40,4000}={0,2}", _b64_jwt, "token", "API_TOKEN"),
+           r"[A-Za-z0-9+/_\\-]{40,4000}={0,2}", _b64_jwt, "token", "API_TOKEN"),
 )
 
 #: Shapes without a fixed prefix at their start.
@@ -972,6 +1013,11 @@ _CONFIGS: tuple = (
     Family("putty-private-key", "a PuTTY private key", ("putty-user-key-file-",),
            r"(?P<p>PuTTY-User-Key-File-)[0-9]+:", None, _KEY_ADVICE, None,
            "the PuTTY manual, appendix C (PPK format)"),
+    Family("kubernetes-secret", "a Kubernetes secret value", ("data:",),
+           r"(?i)(?<![\w-])data:[ \t]*\{?[ \t]*[\"']?[\w.-]{1,100}[\"']?:[ \t]*[|>]?[ \t]*[\"']?"
+           r"(?P<v>[A-Za-z0-9+/]{8,4000}={0,2})(?![A-Za-z0-9+/=])", _k8s_secret,
+           _where("secret", "the app's secret is in the prod-app Secret, namespace web"),
+           "kind: Secret ... data: ...", _gl("kubernetes-secret-yaml")),
     Family("cookie", "a session cookie", ("cookie",),
            r"(?<![A-Za-z0-9_-])(?i:set-cookie|cookie)[\"']?[ \t]*:[ \t]*"
            r"(?P<v>[^\"'`\r\n]{1,600})", _cookie,
@@ -1213,7 +1259,7 @@ FAMILIES: tuple = (
     Family("assignment", "a password or secret",
            ("pass", "pwd", "secret", "key", "token", "auth", "cred"),
            r"(?<![A-Za-z0-9_./-])(?P<k>[A-Za-z0-9_.-]{1,80})[\"']?"
-           r"(?P<sep>[ \t]*(?:=>|:{1,3}=|\?=|==|[:=])[ \t]*)"
+           r"(?P<sep>[ \t]*(?:=>|:{1,3}=|\?=|==|[:=]|(?<=[\"']),)[ \t]*)"
            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\s]{0,300})(?P=q)"
            r"|(?P<v>[^\s\"'`,;&)}\]]{0,300}))", _assignment, _ASSIGN_ADVICE, None,
            "generic-api-key in gitleaks; detect-secrets KeywordDetector"),

@@ -55,20 +55,25 @@ _CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160
                                    0x2028, 0x2029]))
 import re as _re  # noqa: E402  (cheap: click imports it anyway)
 _CONTROL = _re.compile("[" + _re.escape(_CONTROL_CHARS) + "]")
-#: Also never printed: bidirectional controls and zero-width characters
-#: that another tool may have written (they can reorder or hide text).
-_HIDDEN_CHARS = "".join(map(chr, [0x200B, 0x200C, 0x200E, 0x200F, *range(0x202A, 0x202F),
-                                  *range(0x2066, 0x206A), 0xFEFF]))
-_UNSAFE = _re.compile("[\t" + _re.escape(_CONTROL_CHARS + _HIDDEN_CHARS) + "]")
-_DISPLAY = {ord(c): "\ufffd" for c in _CONTROL_CHARS + _HIDDEN_CHARS}
-_DISPLAY[9] = " "
+#: Characters that may need a look before printing, besides those
+#: ``str.isprintable`` already flags (controls, every format character, line
+#: separators): the invisible letters and the variation selectors.
+_SUSPECT = _re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\ufe00-\ufe0f"
+                       "\U000e0100-\U000e01ef]")
 
 
 def displayable(text: str) -> str:
-    """``text`` safe to print: controls, bidi controls and zero-width
-    characters become U+FFFD and TAB a space, so a record written by another
-    tool can never move the cursor, reorder text or forge a line."""
-    return text.translate(_DISPLAY) if _UNSAFE.search(text) else text
+    """``text`` safe to print, by the write guard's own rule
+    (``guard.shown``): what the guard refuses as hiding, moving or breaking
+    text (controls, line breaks, bidi controls, invisible characters outside
+    the script that needs them, stray variation selectors) becomes U+FFFD and
+    a tab a space, so a record written by another tool can never move the
+    cursor, reorder text or forge a line; what the guard accepts is shown as
+    written."""
+    if text.isprintable() and not _SUSPECT.search(text):
+        return text
+    from .guard import shown  # only for the rare line that needs it
+    return shown(text)
 
 
 def _permission(path: str) -> str:
@@ -264,6 +269,10 @@ class Store:
         if not root:
             from .scope import check_memory_dir
             check_memory_dir(root)  # raises: not set
+        if os.path.islink(root) and not os.path.exists(root):
+            raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which does "
+                          f"not exist; check the path (memo init does not follow a broken "
+                          f"link)")
         if os.path.lexists(root) and not os.path.isdir(root):
             raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
         store = cls(root)
@@ -577,8 +586,9 @@ class Store:
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
         except ImportError:
-            raise MemoError("the Python package 'filelock' is missing; install it with: "
-                            "python3 -m pip install filelock") from None
+            from .deps import install_command
+            raise MemoError(f"the Python package filelock is missing; install with: "
+                            f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; move it away (memo makes a new one)")

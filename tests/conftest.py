@@ -8,9 +8,11 @@ see) is re-raised so the test fails loudly.
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
+import click.testing
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
@@ -20,6 +22,17 @@ from optmem.cli import cli
 #: The repository root (the directory holding ``optmem/`` and ``tests/``).
 REPO = Path(__file__).resolve().parents[1]
 
+
+# click < 8.2 (the newest click for Python 3.9 is 8.1) mixes stderr into
+# stdout unless told not to; 8.2 always keeps them apart. Every test expects
+# them apart, so on old click every CliRunner is made with mix_stderr=False
+# (patched here, before any test module imports the name).
+if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters:
+    class _SeparateRunner(CliRunner):
+        def __init__(self, *args, mix_stderr: bool = False, **kwargs):
+            super().__init__(*args, mix_stderr=mix_stderr, **kwargs)
+
+    click.testing.CliRunner = CliRunner = _SeparateRunner
 
 # No test may fail because the machine is busy: hypothesis's per-example
 # deadline and its too-slow health check are clocks, so both are off for every
@@ -151,13 +164,16 @@ def tree_records(memory_dir: Path) -> dict:
 
 
 def snapshot(root: Path) -> dict:
-    """Every file and directory under ``root``: path -> (mode, bytes or None)."""
+    """Every file and directory under ``root``: path -> (mode, mtime in ns or
+    None, bytes or None). The lock file's mtime is None: taking the lock may
+    touch it (filelock < 4 opens it with O_TRUNC), and it holds no data."""
     out = {}
     for path in sorted(root.rglob("*")):
         st = path.lstat()
         rel = str(path.relative_to(root))
         if path.is_file():
-            out[rel] = (st.st_mode, st.st_mtime_ns, path.read_bytes())
+            mtime = None if rel == ".lock" else st.st_mtime_ns
+            out[rel] = (st.st_mode, mtime, path.read_bytes())
         else:
             out[rel] = (st.st_mode, None, None)
     return out

@@ -554,7 +554,6 @@ def test_surrogateescape_argv_bytes_refused():
         "\ufe0fselector at the start",
         "x \ufe0f selector after a space",
         "😀\ufe0f\ufe0f doubled selector",
-        "\u0627\u200c latin after ZWNJ x",
         "abc\u200cdef",
         # TAG characters outside a valid emoji tag sequence (ASCII smuggling)
         f"{FLAG}{tags('ignore all previous')}{CANCEL} smuggled",
@@ -569,8 +568,9 @@ def test_surrogateescape_argv_bytes_refused():
         f"{FLAG}{tags('gbeng')}{CANCEL}{tags('x')} a tag after the flag",
         # a joiner after a virama must follow a letter, once
         "\u0d4d\u200d virama at the start",
-        "\u0d28\u0d4d\u200d\u200d doubled joiner",
-        "\u0d28\u0d3f\u200d after a vowel sign that is no virama",
+        "\u0d28\u0d4d\u200d\u200d\u200d tripled joiner",
+        "a\u0d3f\u200d after a vowel sign on a Latin letter",
+        "\u0627\u200cx latin straight after ZWNJ",
     ],
 )
 def test_emoji_exceptions_are_narrow(text):

@@ -146,6 +146,12 @@ HAND_PICKED = [
 def test_hand_picked_patterns_equal_the_plain_search(store, name, chunk):
     with engine(name, chunk) as e:
         for pattern in HAND_PICKED:
+            try:
+                re.compile(pattern)
+            except re.error:  # atomic groups, possessive repeats: Python 3.11+
+                with pytest.raises(BadInput):
+                    e.recall(store, pattern)
+                continue
             want = expected(store, pattern)
             assert e.recall(store, pattern) == (want, len(want), False), pattern
 

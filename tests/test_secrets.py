@@ -177,6 +177,8 @@ SHAPES = {
     "der-private-key": ("token", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{b:40}"),
     "openssh-private-key": ("token", "b3BlbnNzaC1rZXktdjEAAAAA{b:60}"),
     "putty-private-key": ("phrase", "PuTTY-User-Key-File-3: ssh-ed25519"),
+    "kubernetes-secret": ("phrase", "apiVersion: v1 kind: Secret data: password: "
+                          "czNjcmV0LVBhc3MtNDI="),
     "cookie": ("phrase", "Cookie: sessionid={a:32}; theme=dark"),
     "mysql-password": ("phrase", "mysql -u root -p{A:12} app"),
     "sshpass-password": ("phrase", "sshpass -p {A:12} ssh deploy@web1"),
@@ -237,7 +239,7 @@ def test_every_family_has_a_shape_and_a_source():
 def test_placeholder_shapes_are_not_in_the_table():
     """Shapes are generated: no template is a literal credential."""
     for how, shape in SHAPES.values():
-        assert "{" in shape or shape.startswith(("Authorization: Basic", '"auth"', "PuTTY")) \
+        assert "{" in shape or shape.startswith(("Authorization: Basic", '"auth"', "PuTTY", "apiVersion")) \
             or "seed phrase" in shape
 
 
@@ -290,9 +292,25 @@ def test_real_corpus_passes_line_by_line(name):
     "AKIAXXXXXXXXXXXXXXXX and npm_000000000000000000000000000000000000 are fillers",
     "export API_KEY=<token> before running",
     '"key": "48c67f3c-63bb-4f92-a98a-4ee0fbc2bef6"',
+    "page_token=CiAKGjBpNDd2Nmp2Zml2cXRwYjBpOXA",
+    "i18n_key=checkout.button.submit_order_now",
+    "DOCKER_BUILDKIT=1 docker build --secret id=npm,src=$HOME/.npmrc .",
+    "token, secret, password are all read from vault",
+    'os.getenv("API_TOKEN", "")',
 ])
+
 def test_identifiers_and_placeholders_pass(text):
     assert find_problem(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    'api_token = os.getenv("API_TOKEN", "dafa7817-e246-48f3-91a7-e87653d587b8")',
+    "set CONFLUENT_KEY=zw9yra4wpdnq8cv3 in the worker env",
+    "tool --secret id=x,value=Zk39fjA0qpW8xq",
+    "curl -u sk_test_4eC39HqLyjWDarjtT1zdp7dc: https://api.stripe.example",
+])
+def test_more_forms_refused(text):
+    assert find_problem(text) is not None
 
 
 @pytest.mark.parametrize("fragment", ["sk-", "ghp_", "xoxb-", "eyJ", '"auth": "',

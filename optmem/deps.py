@@ -1,0 +1,80 @@
+"""What ``memo`` needs installed, checked before anything else runs.
+
+The launcher (``memo`` at the top of a checkout) and ``python -m optmem``
+call ``require()`` first, so a missing package is one line on stderr that
+names it and the install command for the running interpreter, and no
+command has started (nothing is created). A pip-installed ``memo`` has its
+dependencies by construction and skips the check.
+
+This module imports nothing beyond the standard library and must stay
+cheap: it runs on every launcher start (``find_spec`` locates a package
+without importing it).
+"""
+
+import sys
+
+#: The oldest Python memo supports (``requires-python`` in pyproject.toml).
+MIN_PYTHON = (3, 9)
+
+#: import name -> pip requirement, exactly as pyproject.toml's
+#: ``dependencies`` list them (``tests/test_deps.py`` checks they agree).
+#: google-re2 is optional (the ``fast`` extra): recall works without it.
+REQUIRED = {"click": "click>=8.0", "filelock": "filelock>=3.10"}
+
+
+def missing() -> list:
+    """The import names in ``REQUIRED`` that this interpreter cannot find,
+    in ``REQUIRED`` order (``[]`` when all are there)."""
+    from importlib.util import find_spec
+    out = []
+    for name in REQUIRED:
+        try:
+            found = find_spec(name) is not None
+        except (ImportError, ValueError):  # a broken or blocked package
+            found = False
+        if not found:
+            out.append(name)
+    return out
+
+
+def problem_line(names: list, executable: str = None, version: tuple = None) -> str:
+    """The one line (no newline) saying what is wrong and the command that
+    fixes it, for the interpreter ``executable`` (default: this one).
+
+    ``names`` are missing import names from ``REQUIRED``; ``version`` is
+    ``sys.version_info`` by default. Returns ``""`` when nothing is wrong.
+    """
+    executable = executable or sys.executable or "python3"
+    version = tuple(version or sys.version_info)[:3]
+    if version[:2] < MIN_PYTHON:
+        have = ".".join(map(str, version))
+        need = ".".join(map(str, MIN_PYTHON))
+        return (f"memo: memo needs Python {need} or newer; {executable} is Python {have}. "
+                f"Start it with a newer python3 (the launcher uses the first python3 on PATH)")
+    if not names:
+        return ""
+    which = " and ".join(names)
+    noun = "package" if len(names) == 1 else "packages"
+    verb = "is" if len(names) == 1 else "are"
+    command = install_command(names, executable)
+    return (f"memo: the Python {noun} {which} {verb} missing for {executable}; install "
+            f"with: {command} (a system Python that refuses pip: install memo in a venv "
+            f"as README.md shows)")
+
+
+def install_command(names: list, executable: str = None) -> str:
+    """The shell command that installs the ``REQUIRED`` packages ``names``
+    for the interpreter ``executable`` (default: this one), quoted."""
+    import shlex
+    executable = executable or sys.executable or "python3"
+    return " ".join([shlex.quote(executable), "-m", "pip", "install"]
+                    + [shlex.quote(REQUIRED[name]) for name in names])
+
+
+def require() -> None:
+    """Exit 1 with ``problem_line`` on stderr unless this Python is new
+    enough and every ``REQUIRED`` package can be found."""
+    line = problem_line([] if sys.version_info[:2] < MIN_PYTHON else missing())
+    if line:
+        sys.stderr.write(line + "\n")
+        raise SystemExit(1)
