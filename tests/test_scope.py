@@ -78,7 +78,7 @@ def test_the_resolver_is_one_function():
 
 def test_a_missing_store_says_to_check_the_path(memo, memory_dir):
     line = one_line(memo("wake"))
-    assert f"no memory store at {memory_dir} (MEMORY_DIR); check the path." in line
+    assert f"No memory at {memory_dir} (MEMORY_DIR)." in line
     assert "A person can run: memo init" in line
 
 
@@ -197,7 +197,7 @@ def test_a_read_only_store_reads_and_wakes_without_ordering_sleep(shared_store):
     assert "read-only for this user (uid 65534)" in out
     assert "Run: memo sleep" not in out
     recalled = as_user(["recall", "zürich"], shared_store)
-    assert recalled.returncode == 0 and b"5 memories match." in recalled.stdout
+    assert recalled.returncode == 0 and b"5 matches." in recalled.stdout
     noted = as_user(["note", "cannot be written"], shared_store)
     assert noted.returncode == 1 and noted.stdout == b""
     assert b"Permission denied" in noted.stderr and noted.stderr.count(b"\n") == 1
