@@ -29,7 +29,7 @@ def lines(store: Store, T: int | None = None):
     for start in range(0, T, CHUNK_RECORDS):
         n = min(CHUNK_RECORDS, T - start)
         data = store.read_log(start * LOG_RECORD, n * LOG_RECORD)
-        if _clean_bytes(data, LOG_RECORD, n) and _heads_fine(data, start, n, good_dates):
+        if _clean_bytes(data, LOG_RECORD, n) and _heads_fine(data, start, n, good_dates, set()):
             # Every record is ``#<i> <date> <text>`` padded: the line is the
             # bytes after ``#<i> ``, without the padding.
             yield b"\n".join(
