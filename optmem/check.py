@@ -61,11 +61,23 @@ def _clean_bytes(data: bytes, width: int, n: int) -> bool:
 
 def _digit_column(place: int, start: int, n: int) -> bytes:
     """The digit at ``place`` (1, 10, 100, ...) of the ids ``start ..
-    start+n-1``, one byte each: built by repetition, no loop per id."""
-    cycle = b"".join(bytes([48 + d]) * place for d in range(10))
-    offset = start % (10 * place)
-    reps = (offset + n) // len(cycle) + 1
-    return (cycle * reps)[offset:offset + n]
+    start+n-1``, one byte each: built by repetition, no loop per id.
+
+    Work is O(n) bytes whatever ``place`` is: a place up to ``n`` repeats
+    its 10 * ``place``-byte cycle; a larger one changes digit at most
+    ``n // place + 1`` times, so it is built from those runs (a cycle of
+    10 * ``place`` bytes would cost 100 MB per chunk at ids of 10 million)."""
+    if place <= n:
+        cycle = b"".join(bytes([48 + d]) * place for d in range(10))
+        offset = start % (10 * place)
+        reps = (offset + n) // len(cycle) + 1
+        return (cycle * reps)[offset:offset + n]
+    runs, i, end = [], start, start + n
+    while i < end:
+        nxt = min(end, (i // place + 1) * place)
+        runs.append(bytes([48 + (i // place) % 10]) * (nxt - i))
+        i = nxt
+    return b"".join(runs)
 
 
 def _heads_fine(data: bytes, start: int, n: int, good_dates: set, odd: set) -> bool:
