@@ -161,12 +161,14 @@ def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str
     return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
 
 
-def compression(store: Store, T: int | None = None) -> str:
+def compression(store: Store, T: int | None = None, flag: str = "") -> str:
     """The prompt for the next compression, or ``NOTHING_LEFT``.
 
     Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
     larger block shows its two halves' summaries. The order is printed as a
     quoted heredoc so no shell expands what the agent pastes into it.
+    ``flag`` is the scope flag the order carries (``--project NAME``,
+    ``--global``; issue #17), empty without projects.
     """
     T = store.count() if T is None else T
     built = store.built(T)
@@ -198,7 +200,7 @@ def compression(store: Store, T: int | None = None) -> str:
              ""]
     lines += ["  " + line for line in body]
     lines += ["", after,
-              f"Run: memo sleep {name} - <<'{HEREDOC_TAG}'",
+              f"Run: memo sleep {flag + ' ' if flag else ''}{name} - <<'{HEREDOC_TAG}'",
               "<your line>",
               HEREDOC_TAG]
     return "\n".join(lines)

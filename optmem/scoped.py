@@ -1,0 +1,196 @@
+"""Commands over two stores: the global memory and the active project's.
+
+Issue #17. With a project active (``optmem.projects.resolve``) a command
+reads both stores as one memory: ``wake`` prints one document in two headed
+sections sharing the global store's ``WAKE_LINES`` budget, compressions are
+handed over global first, ``recall`` searches both. Without a project none
+of this runs: the CLI calls ``core`` exactly as before, so every byte stays
+the same. Pure protocol over ``Store`` and ``core``; no click, no git.
+"""
+
+from __future__ import annotations
+
+from . import blocks, core, pager, projects
+from .errors import BadInput, NotBuilt
+
+GLOBAL_FLAG = "--global"
+
+
+def shares(B: int, Tg: int, Tp: int) -> tuple:
+    """The wake lines ``(g, p)`` of the global and project sections.
+
+    ``B`` is the global store's ``WAKE_LINES``; ``Tg``/``Tp`` the memories
+    each section is shown at. With pc = popcount (the fewest lines a store
+    of T memories can be shown in):
+    ``p = max(pc(Tp), min(Tp, B - max(pc(Tg), min(Tg, B // 4))))`` and
+    ``g = max(pc(Tg), min(Tg, B - p))``: the global memory keeps at least a
+    quarter of B (or all of it when smaller), the project takes what is left
+    and the global memory what the project leaves. ``g + p`` is at most
+    ``max(B, pc(Tg) + pc(Tp))`` (tested as a property).
+    """
+    pc = blocks.popcount
+    p = max(pc(Tp), min(Tp, B - max(pc(Tg), min(Tg, B // 4))))
+    g = max(pc(Tg), min(Tg, B - p))
+    return g, p
+
+
+def global_flag(scope) -> str:
+    """The flag an order for the global store carries: ``--global`` while a
+    project is active, else nothing (the seed's orders)."""
+    return GLOBAL_FLAG if scope.project else ""
+
+
+def handover(scope, gstore, pstore) -> str:
+    """The next compression of the two stores, global first, with its scope
+    flag in the order; ``NOTHING_LEFT`` only when both are done. Records,
+    under the project store's lock, which store handed the block over (for a
+    seed-form ``memo sleep LO-HI`` without a flag)."""
+    prompt = core.compression(gstore, flag=global_flag(scope))
+    which = "global"
+    if prompt == core.NOTHING_LEFT and pstore is not None:
+        prompt = core.compression(pstore, flag=scope.flag)
+        which = "project"
+    if pstore is not None and prompt != core.NOTHING_LEFT:
+        store = gstore if which == "global" else pstore
+        block = core.next_pending(store, store.count())
+        if block is not None:
+            with pstore.locked(repair=False):
+                projects.record_handover(scope.project_root, blocks.block_name(*block), which)
+    return prompt
+
+
+def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
+    """Which store ``memo sleep LO-HI`` writes to: the named one with a flag;
+    without one, the store that last handed LO-HI over (recorded), else the
+    one whose next pending block is LO-HI, global first, else the global."""
+    if pstore is None or explicit:
+        return pstore if (explicit and pstore is not None) else gstore
+    lo, hi = core.parse_block(block_arg)
+    name = blocks.block_name(lo, hi)
+    with pstore.locked(repair=False):
+        said = projects.recorded_handover(scope.project_root, name)
+    if said == "project":
+        return pstore
+    if said == "global":
+        return gstore
+    for store in (gstore, pstore):
+        if core.next_pending(store, store.count()) == (lo, hi):
+            return store
+    return gstore
+
+
+def forget_handover(scope, block_arg: str) -> None:
+    """Drop the record of LO-HI once its summary is saved."""
+    if scope.project_root:
+        lo, hi = core.parse_block(block_arg)
+        projects.record_handover(scope.project_root, blocks.block_name(lo, hi), None)
+
+
+# -- wake --------------------------------------------------------------------
+
+def heading_global(scope) -> str:
+    """The global section's heading (never starts with ``#`` or ``Run:``)."""
+    return f"Global memory ({scope.root}): facts true in any repository."
+
+
+def heading_project(scope) -> str:
+    """The project section's heading."""
+    return (f"Project memory: {scope.project} ({scope.project_root}): facts of this "
+            f"repository only.")
+
+
+def part_header(k: int, n: int, Tg: int, Tp: int, name: str) -> str:
+    """The first line of part ``k`` of ``n`` of a two-store document."""
+    return (f"Memory part {k} of {n} (T={Tg}, project {name} T={Tp}); each part ends with "
+            f"the order for the next.")
+
+
+def part_footer(k: int, n: int, Tg: int, Tp: int, name: str) -> str:
+    """``Run: memo wake K TG TP --project NAME`` or ``You are awake.``."""
+    return core.AWAKE if k == n else f"Run: memo wake {k + 1} {Tg} {Tp} --project {name}"
+
+
+def _at(store, T, what: str, flag: str) -> int:
+    count = store.count()
+    if T is None:
+        return count
+    if T > count:
+        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}; "
+                       f"Run: memo wake {flag}".rstrip())
+    return T
+
+
+def wake(scope, gstore, pstore, part: int, Tg, Tp) -> tuple:
+    """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
+    current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
+    project is read at its current count). Returns ``(ok, text)``; ``ok``
+    False means compressions are pending in either store and ``text`` hands
+    the next one over, global first. Raises ``BadInput`` for a ``T`` past a
+    log or a part that does not exist."""
+    flag = scope.flag
+    Tg = _at(gstore, Tg, "global memory", flag)
+    Tp = _at(pstore, Tp, f"project {scope.project}", flag)
+    waiting = (core.pending_in(Tg, gstore.built(Tg)) + core.pending_in(Tp, pstore.built(Tp)))
+    if waiting:
+        return False, ("Compressions are pending, and wake shows nothing until they are "
+                       f"done. Do this one and each that follows until \"{core.NOTHING_LEFT}\""
+                       ", then wake again.\n\n" + handover(scope, gstore, pstore))
+    cfg = gstore.config()
+    g, p = shares(cfg.WAKE_LINES, Tg, Tp)
+    try:
+        body = [core.wake_intro(gstore, Tg)]
+        body += core.wake_lines(gstore, Tg, g) if Tg else []
+        body += [heading_project(scope), core.wake_intro(pstore, Tp)]
+        body += core.wake_lines(pstore, Tp, p) if Tp else []
+    except NotBuilt:  # another session forgot a summary while we read
+        return wake(scope, gstore, pstore, part, Tg, Tp)
+    name = scope.project
+    parts = pager.paginate(body, heading_global(scope), Tg, cfg.PART_LINES, cfg.PART_CHARS,
+                           head=lambda k, n: part_header(k, n, Tg, Tp, name),
+                           foot=lambda k, n: part_footer(k, n, Tg, Tp, name))
+    if not 1 <= part <= len(parts):
+        raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
+                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}; "
+                       f"Run: memo wake 1 {Tg} {Tp} --project {name}")
+    return True, parts[part - 1]
+
+
+def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
+    """One part of at most ``max_bytes`` bytes holding both sections: the
+    bytes after the two headings are split as ``shares`` splits lines, and
+    each section is ``hook.wake_max_bytes`` of its share. Raises
+    ``BadInput`` when a share is too small, naming a ``max_bytes`` that
+    fits."""
+    from . import hook
+    heads = [heading_global(scope), heading_project(scope)]
+    room = max_bytes - sum(len(h.encode("utf-8")) + 1 for h in heads)
+    g, p = shares(gstore.config().WAKE_LINES, gstore.count(), pstore.count())
+    pbytes = room * p // max(1, g + p)
+    gbytes = room - pbytes + len(core.AWAKE.encode("utf-8")) + 1
+    try:
+        gtext = hook.wake_max_bytes(gstore, gbytes).rsplit("\n", 1)[0]
+        ptext = hook.wake_max_bytes(pstore, pbytes)
+    except BadInput:
+        raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
+                       f"memory together; Run: memo wake --max-bytes {max_bytes * 2}") from None
+    return "\n".join([heads[0], gtext, heads[1], ptext])
+
+
+# -- recall ------------------------------------------------------------------
+
+def recall_sections(scope, gstore, pstore, pattern: str, budget: int) -> list:
+    """``[(heading, RecallResult), ...]`` for the global and project stores,
+    each searched within half of ``budget`` bytes."""
+    half = max(1, budget // 2)
+    return [(heading_global(scope), core.recall(gstore, pattern, half)),
+            (heading_project(scope), core.recall(pstore, pattern, half))]
+
+
+def refuse_guess(command: str, arg: str, scope, person: bool = False) -> BadInput:
+    """The refusal of ``zoom``/``forget``/``redact`` without a flag while a
+    project is active: ids restart at #0 in every store, so both runnable
+    forms are printed."""
+    lead = projects.PERSON if person else "Run:"
+    return BadInput(f"ids restart at #0 in the global and the project memory, so memo does "
+                    f"not guess which one {arg} is in; {lead} memo {command} --global {arg}"
+                    f", or {lead} memo {command} --project {scope.project} {arg}")
