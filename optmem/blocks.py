@@ -117,6 +117,28 @@ def pending_count(T: int, built: dict) -> int:
     return sum(max(0, T // s - built.get(s, 0)) for s in level_sizes(T))
 
 
+def pending_by_end(T: int, built: dict) -> Iterator[Block]:
+    """Pending blocks in *completion order*: by end ``hi``, then by size.
+
+    This is the order in which blocks become complete as memories are added
+    one at a time. Like build order it puts a block after both of its halves
+    and keeps each level in ``lo`` order, so storing any prefix of it leaves
+    every level a dense prefix (DESIGN.md "Files"); unlike build order it
+    keeps the blocks over the same memories together, which is what lets
+    one batched hand-over show those memories once (``optmem.handover``).
+    Lazy: a merge of one sequence per level, so taking the first ``n``
+    blocks costs ``O(n log log T)`` whatever the backlog.
+    """
+    import heapq
+
+    def level(size):
+        for k in range(built.get(size, 0), T // size):
+            yield ((k + 1) * size, size)
+
+    for end, size in heapq.merge(*(level(s) for s in level_sizes(T))):
+        yield (end - size, end)
+
+
 def halves(lo: int, hi: int) -> tuple[Block, Block]:
     """The two halves of a block of size >= 2."""
     mid = (lo + hi) // 2

@@ -227,7 +227,8 @@ class TextCommand(click.Command):
         return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
 
     def _valued(self) -> set:
-        """The options that take a value (``--project NAME``)."""
+        """Options that take a value (``--project NAME``, ``sleep --with CMD``):
+        the next word is it."""
         return {o for p in self.params if isinstance(p, click.Option) and not p.is_flag
                 for o in p.opts}
 
@@ -531,7 +532,12 @@ def _scope_line(sc) -> str | None:
 def _handover(sc, gstore, pstore, prompt):
     """With a project active, the next compression of both stores (global
     first) instead of the one store's ``prompt``."""
-    if pstore is None or (prompt and prompt.startswith("memo: ")):
+    if prompt and prompt.startswith("memo: "):
+        return prompt
+    if pstore is None:
+        if prompt and sc.how == "--global" and sc.forced_global:  # say which store
+            text = core.compression(gstore, flag="--global")
+            return None if text == core.NOTHING_LEFT else text
         return prompt
     from . import scoped as two
     text = two.handover(sc, gstore, pstore)
@@ -570,24 +576,52 @@ def note(text):
 @cli.command(cls=TextCommand, heads=1)
 @click.argument("block", required=False)
 @click.argument("text", nargs=-1)
+@click.option("--with", "with_cmd", metavar="CMD",
+              help="For a person paying a backlog: run CMD (through sh) on each "
+                   "prompt, in the foreground, and store what it prints.")
 @scoped
-def sleep(block, text):
+def sleep(block, text, with_cmd):
     """Compress: show the next compression, or store LO-HI's summary TEXT.
 
     Answer each prompt until it prints `Nothing left to compress.`
     `memo nap` is the same command. TEXT `-` reads the line from stdin.
+    `memo sleep -` answers a batched hand-over (MEMO_HANDOVER=batch): one
+    `LO-HI <line>` per block on stdin, or one quoted argument each.
+
+    With --with CMD memo runs CMD once per prompt (per batch with
+    MEMO_HANDOVER=batch), prompt on its stdin; CMD prints the answer, which
+    is checked like any summary. It stops at the first answer refused.
+
     With a project active the global memory's work comes first, then the
     project's; each order carries its --global or --project flag.
     """
     sc = _scope()
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
+    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    if with_cmd is not None:
+        if block is not None or text:
+            raise BadInput("--with answers every pending compression itself; give no "
+                           "block or text with it")
+        targets = [pstore] if (explicit and pstore) else [gstore] + ([pstore] if pstore else [])
+        for k, target in enumerate(targets):
+            _pay_with(target, with_cmd, last=k == len(targets) - 1)
+        return
     if block is None:
         if pstore is not None:
             from . import scoped as two
             click.echo(two.handover(sc, gstore, pstore))
             return
-        click.echo(core.compression(gstore))
+        click.echo(_handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT)
+        return
+    if block == "-":
+        if pstore is None:
+            _answer_batch(gstore, text)
+        else:
+            from . import scoped as two
+            _answer_batch(None, text, pick=lambda name: two.sleep_store(
+                sc, gstore, pstore, name, explicit), after=lambda: two.handover(
+                sc, gstore, pstore))
         return
     core.parse_block(block)
     if not text:
@@ -596,7 +630,6 @@ def sleep(block, text):
     store = gstore
     if pstore is not None:
         from . import scoped as two
-        explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
         store = two.sleep_store(sc, gstore, pstore, block, explicit)
     keeping("nothing was saved")
     said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
@@ -606,9 +639,101 @@ def sleep(block, text):
             with pstore.locked(repair=False):
                 two.forget_handover(sc, block)
         prompt = two.handover(sc, gstore, pstore)
+    else:
+        prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
     if said:
         click.echo(said)
     click.echo(prompt)
+
+
+def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
+    """``memo sleep -``: store a batched answer, print the reply. With two
+    stores (issue #17), ``pick(first block name)`` chooses the store and
+    ``after()`` gives the next hand-over of both."""
+    from . import handover
+    if items:
+        lines = [_undo_surrogates(item) for item in items]
+    else:
+        buffer = _stdin("answer", "give one quoted 'LO-HI <line>' argument per block")
+        limit = 1 << 24
+        try:
+            data = (buffer.read(limit + 1) if buffer is not None
+                    else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
+        except OSError as err:
+            raise BadInput(f"standard input cannot be read ({err.strerror}); give one "
+                           f"quoted 'LO-HI <line>' argument per block") from None
+        if len(data) > limit:
+            raise BadInput(f"the answer on standard input is over {limit} bytes; a batch "
+                           f"answer is one short line per block")
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        try:
+            lines = data.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            raise BadInput("the answer on standard input is not UTF-8 text") from None
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    items = handover.parse_items(lines)
+    if pick is not None:
+        first = next((arg for arg, _ in items if arg), None)
+        store = pick(first) if first else None
+        if store is None:
+            raise BadInput("the answer holds no 'LO-HI <line>' line; write one per block, "
+                           "as the order shows. Run: memo sleep")
+    result = handover.store_batch(store, items)
+    if after is not None:
+        result.prompt = after()
+    for line in handover.reply_lines(result):
+        click.echo(line)
+    if result.refused is not None:
+        sys.exit(1)
+
+
+class _LateBar:
+    """A progress bar on stderr that appears only once a second has passed
+    (click's ``progressbar``; on a non-terminal it prints its label once)."""
+
+    def __init__(self, label: str, counts: bool = True):
+        import time
+        self.label, self.start, self.bar, self.done = label, time.monotonic(), None, 0
+        self.counts = counts  # show "done/total" (items), else a percentage (bytes)
+        self._clock = time.monotonic
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if self._clock() - self.start < 1.0:
+                return
+            self.bar = click.progressbar(length=max(total, 1), label=self.label,
+                                         file=sys.stderr, show_pos=self.counts,
+                                         show_percent=not self.counts)
+            self.bar.__enter__()
+        self.bar.update(max(0, min(done, total) - self.done))
+        self.done = max(self.done, min(done, total))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _pay_with(store, command: str, last: bool = True) -> None:
+    """``memo sleep --with CMD``: pay every pending compression with CMD."""
+    from . import backlog
+    bar = _LateBar("memo: paying compressions")
+
+    def progress(saved, total):
+        keeping(f"{saved:,} {'summary was' if saved == 1 else 'summaries were'} saved; "
+                f"the same command goes on from there")
+        bar(saved, total)
+
+    try:
+        paid = backlog.pay(store, command, progress=progress)
+    finally:
+        bar.close()
+    if paid.saved:
+        click.echo(f"Saved {paid.saved:,} {'summary' if paid.saved == 1 else 'summaries'} "
+                   f"from {paid.runs:,} {'run' if paid.runs == 1 else 'runs'} of the command.")
+    if last:
+        click.echo(core.NOTHING_LEFT)
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
@@ -729,15 +854,35 @@ def forget(block):
 
 @cli.command("import")
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=True))
+@click.option("--yes", is_flag=True, help="Import more than 10,000 memories (each one "
+              "is about one compression, an agent turn).")
 @scoped
-def import_(file):
+def import_(file, yes):
     """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin).
 
-    With a project active the lines go to the project (--global: the global
-    memory)."""
+    Before writing it says on stderr how many compressions the import
+    creates; above 10,000 memories it asks for --yes. With a project active
+    the lines go to the project (--global: the global memory).
+    """
+    from . import backlog
     sc = _scope()
     store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
+    bar = _LateBar("memo: importing", counts=False)
+
+    def before_write(count, created):
+        bar.close()
+        line = backlog.import_warning(count, created)
+        if line:
+            click.echo(line, err=True)
+
+    def import_lines(path):
+        backlog.check_import_size(path, file, yes)
+        try:
+            return core.import_lines(store, path, before_write=before_write, progress=bar)
+        finally:
+            bar.close()
+
     if file == "-":  # stdin is read once; the import reads its file twice
         import shutil
         import tempfile
@@ -752,11 +897,11 @@ def import_(file):
                                f"was imported") from None
             tmp.flush()
             try:
-                first, count, pending = core.import_lines(store, tmp.name)
+                first, count, pending = import_lines(tmp.name)
             except MemoError as err:  # name what the user gave, not the spool file
                 raise type(err)(str(err).replace(tmp.name, "standard input")) from None
     else:
-        first, count, pending = core.import_lines(store, file)
+        first, count, pending = import_lines(file)
     last = first + count - 1
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
     keeping(f"the import was saved as {ids}")

@@ -169,7 +169,12 @@ def compression(store: Store, T: int | None = None, flag: str = "") -> str:
     quoted heredoc so no shell expands what the agent pastes into it.
     ``flag`` is the scope flag the order carries (``--project NAME``,
     ``--global``; issue #17), empty without projects.
+    With ``MEMO_HANDOVER=batch`` in the environment it is the batched
+    hand-over instead (``optmem.handover``), its order carrying ``flag`` too.
     """
+    from . import handover
+    if handover.batch_mode():
+        return handover.batch_prompt(store, T, flag)
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
@@ -367,7 +372,7 @@ def _nearest_date(store: Store, i: int, T: int) -> str:
     return today()
 
 
-def import_lines(store: Store, path: str) -> tuple:
+def import_lines(store: Store, path: str, before_write=None, progress=None) -> tuple:
     """Append every ``YYYY-MM-DD <text>`` line of ``path``; all or nothing.
 
     The file is read twice, streaming (never held in memory): once to check
@@ -376,6 +381,13 @@ def import_lines(store: Store, path: str) -> tuple:
     digests what it reads and the append is undone unless the bytes are the
     ones the first pass checked. Returns ``(first_id, count, pending)``.
     Raises ``BadInput`` naming the line.
+
+    ``before_write(count, created)``, when given, is called under the lock
+    once every check has passed, before anything is written, with the number of memories
+    and of compressions the import creates (it may raise to stop the
+    import). ``progress(done, total)``, when given, is called every few
+    thousand lines with bytes read so far over both passes (``total`` is
+    twice the file's size).
     """
     import hashlib
     cfg = store.config()
@@ -384,7 +396,14 @@ def import_lines(store: Store, path: str) -> tuple:
     if T:
         floor = store.memory(T - 1).date
     checked = hashlib.sha256()
-    count = sum(1 for _ in _import_entries(path, cfg, floor, checked))
+    total = 0
+    if progress is not None:
+        try:
+            total = 2 * os.stat(path).st_size
+        except OSError:
+            pass  # _import_entries names the problem
+    count = sum(1 for _ in _import_entries(path, cfg, floor, checked,
+                                           progress=progress, progress_base=(0, total)))
     if count == 0:
         raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
     with store.locked():
@@ -392,13 +411,17 @@ def import_lines(store: Store, path: str) -> tuple:
         T = store.count()
         check_levels_fit(store, T)
         floor = store.memory(T - 1).date if T else None
+        if before_write is not None:  # every check passed; nothing written yet
+            before = pending_in(T, store.built(T))
+            before_write(count, pending_in(T + count, store.built(T + count)) - before)
 
         def records():
             i = T
             batch = []
             again = hashlib.sha256()
             for date, text in _import_entries(path, cfg, floor, again, guard=False,
-                                              clamped=clamped):
+                                              clamped=clamped, progress=progress,
+                                              progress_base=(total // 2, total)):
                 batch.append(encode_memory(i, date, text))
                 i += 1
                 if len(batch) >= 4096:
@@ -427,14 +450,16 @@ IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
 
 
 def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
-                    clamped: list | None = None):
+                    clamped: list | None = None, progress=None, progress_base=(0, 0)):
     """Yield ``(date, text)`` for each line, checking every one as ``note``
     does (the write guard only with ``guard``), and that no date is after
     today; raises ``BadInput`` naming the file and line. Every byte read is
     fed to ``digest`` when given. ``path`` must be a regular file (it is
     read twice). Dates follow ``optmem.dates``: a line up to
     ``ZONE_SPAN_DAYS`` before ``floor`` (the newest memory's date) is dated
-    ``floor``, and its own date is appended to ``clamped`` when given."""
+    ``floor``, and its own date is appended to ``clamped`` when given.
+    ``progress(base + bytes_read, total)`` is called every 4,096 lines when
+    given, ``progress_base`` being ``(base, total)``."""
     import stat as stat_mod
     try:
         st = os.stat(path)
@@ -456,6 +481,7 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
     lowest = dates.shift(floor, -dates.ZONE_SPAN_DAYS) if floor is not None else None
     with f:
         number = 0
+        done = 0
         while True:
             try:
                 raw = f.readline(IMPORT_LINE_LIMIT)
@@ -467,6 +493,10 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
             if digest is not None:
                 digest.update(raw)
             number += 1
+            if progress is not None:
+                done += len(raw)
+                if number % 4096 == 0:
+                    progress(progress_base[0] + done, progress_base[1])
             where = f"{path} line {number}"
             if len(raw) == IMPORT_LINE_LIMIT and not raw.endswith(b"\n"):
                 raise BadInput(f"{where} is longer than {IMPORT_LINE_LIMIT} bytes (a memory "

@@ -52,9 +52,12 @@ def handover(scope, gstore, pstore) -> str:
         which = "project"
     if pstore is not None and prompt != core.NOTHING_LEFT:
         store = gstore if which == "global" else pstore
-        block = core.next_pending(store, store.count())
-        if block is not None:
-            with pstore.locked(repair=False):
+        T = store.count()
+        built = store.built(T)
+        firsts = {core.next_pending(store, T, built),          # one block a prompt
+                  next(iter(blocks.pending_by_end(T, built)), None)}  # a batch's first
+        with pstore.locked(repair=False):
+            for block in sorted(b for b in firsts if b is not None):
                 projects.record_handover(scope.project_root, blocks.block_name(*block), which)
     return prompt
 

@@ -464,7 +464,10 @@ def test_import_happy_path(memo, inited, tmp_path):
     path.write_text("2024-05-01 first\n\n2024-05-01 second\n   \n2024-05-02 third\n",
                     encoding="utf-8")
     result = memo("import", path)
-    assert result.exit_code == 0 and result.stderr == ""
+    assert result.exit_code == 0
+    assert result.stderr == ("memo: importing 3 memories creates 1 compression (it is an "
+                             "agent turn; MEMO_HANDOVER=batch hands many over at once, and "
+                             "a person can pay them with memo sleep --with CMD)\n")
     assert "#0-2" in result.stdout
     assert re.search(r"\b1 compression", result.stdout)  # only 0-1 is complete
     assert len((inited / "LOG.txt").read_bytes()) == 3 * 320

@@ -197,6 +197,16 @@ def test_claude_writes_env_and_hook_as_documented(world, memo):
     assert "--memory-dir" in handler["command"]
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_claude_project_warns_when_git_would_commit_the_local_settings(world, memo):
+    subprocess.run(["git", "init", "-q", str(world["project"])], check=True)
+    out = setup_ok(memo, "claude", "--scope", "project")
+    assert "git does not ignore it here" in out
+    setup_ok(memo, "claude", "--scope", "project", "--uninstall")
+    (world["project"] / ".gitignore").write_text(".claude/settings.local.json\n")
+    assert "git does not ignore" not in setup_ok(memo, "claude", "--scope", "project")
+
+
 def test_codex_prints_the_trust_step(world, memo):
     out = setup_ok(memo, "codex")
     assert "A person's next step: Codex runs a new or changed hook only after you trust it" in out
@@ -337,6 +347,22 @@ def test_uninstall_keeps_what_a_person_added_since(world, memo):
     assert md.read_text() == "# Mine\n"
 
 
+def test_an_edit_between_two_setups_survives_the_uninstall(world, memo, tmp_path):
+    """Setup, a person's edit, setup again with another store (the entry
+    changes), uninstall: the person's edit stays, ours goes."""
+    setup_ok(memo, "claude")
+    settings = world["home"] / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["model"] = "opus"
+    data["env"].pop("MEMORY_DIR")
+    settings.write_text(json.dumps(data, indent=2) + "\n")
+    moved = tmp_path / "mem2"
+    shutil.copytree(world["store"], moved)
+    setup_ok(memo, "claude", "--memory-dir", str(moved))
+    setup_ok(memo, "claude", "--uninstall")
+    assert json.loads(settings.read_text()) == {"model": "opus"}
+
+
 def test_uninstall_without_the_record_takes_out_only_ours(world, memo):
     """The record of what setup wrote is lost: a canonical file still comes
     back byte for byte, because only our entries are taken out."""
@@ -474,6 +500,16 @@ def test_emulated_startup_and_compact_deliver_the_memory(world, memo, big_store,
         assert "Run: memo sleep" in text
     setup_ok(memo, harness, "--scope", scope, "--uninstall")
     assert run_emulated(harness, world, "startup", store=big_store).texts == []
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_emulated_gemini_gets_the_memory_on_every_source(world, memo, big_store, scope):
+    setup_ok(memo, "gemini", "--scope", scope, "--memory-dir", str(big_store))
+    for source in ("startup", "resume", "clear"):
+        got = run_emulated("gemini", world, source, store=big_store)
+        assert got.failed == 0, got.runs
+        (text,) = got.texts
+        assert text.endswith("You are awake.") and "#999 " in text
 
 
 def test_claude_user_and_project_hooks_with_one_command_run_once(world, memo, big_store):

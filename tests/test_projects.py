@@ -441,3 +441,27 @@ def test_sixteen_writers_into_two_stores(world, memory_dir):
         assert len(data) == 40 * 320
         ids = [int(data[k:k + 320].split(b" ", 1)[0].lstrip(b"#")) for k in range(0, len(data), 320)]
         assert ids == list(range(40))
+
+
+def test_batched_hand_over_carries_the_scope(world, memo, memory_dir, monkeypatch):
+    """Batch hand-over (MEMO_HANDOVER=batch) and scopes agree: the order
+    carries its flag, and a flagless `memo sleep -` goes to the store that
+    handed the batch over."""
+    monkeypatch.setenv("MEMO_HANDOVER", "batch")
+    memo("note", "project one")
+    r = memo("note", "project two")
+    assert "Run: memo sleep --project widget - <<'SUMMARY'" in r.stdout
+    assert "\n0-1 <your line>\nSUMMARY" in r.stdout
+    memo("note", "--global", "global one")
+    r = memo("note", "--global", "global two")  # the global's work comes first now
+    assert "Run: memo sleep --global - <<'SUMMARY'" in r.stdout
+    r = memo("sleep", "--project", "widget", "-", input="0-1 the project pair\n")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("0-1 saved.\n")
+    assert "Run: memo sleep --global -" in r.stdout
+    r = memo("sleep", "-", input="0-1 the global pair\n")  # recorded: global
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.rstrip().endswith("Nothing left to compress.")
+    assert (memory_dir / "TREE" / "2").read_bytes().startswith(b"the global pair")
+    tree = memory_dir / "projects" / "widget" / "TREE" / "2"
+    assert tree.read_bytes().startswith(b"the project pair")

@@ -66,6 +66,15 @@ it ends with, putting your line where it says `<your line>`. Keep going until
 `Nothing left to compress.` Before your context ends, run `memo sleep` and do
 the same.
 
+**A batch is one answer.** When the prompt says `In the same answer, also
+compress ...` (your person set `MEMO_HANDOVER=batch`), it lists the memories
+once and then every block due: write one line per block, in the order given,
+each summarising exactly the memories of its own range (a larger block joins
+its two halves' lines, yours from a moment ago included). Put each line after
+its `LO-HI` in the order, in place of `<your line>`, keep the ids, and run the
+order once. If a line is refused, the lines before it are saved and the rest
+is handed over again: answer that prompt the same way.
+
 **Look closer when vague.** `memo recall <regex>` searches every memory word
 for word (ids and dates too: `memo recall '^#42 '`, `memo recall 2026-11`).
 `memo zoom <lo>-<hi>` opens one summary line of wake into its two halves.

@@ -65,8 +65,25 @@ def hook_output(text: str) -> dict:
 def next_steps(ctx) -> list:
     steps = ["Claude Code loads the hook in its next session; in an interactive session "
              "it runs hooks only once the folder's workspace trust dialog is accepted."]
-    if ctx.scope == "project":
-        steps.append(".claude/settings.local.json holds this machine's paths: keep it out "
-                     "of git (Claude Code's own .gitignore entry covers it; check with "
-                     "git check-ignore .claude/settings.local.json).")
+    if ctx.scope == "project" and _committable(ctx.project, ".claude/settings.local.json"):
+        steps.append(".claude/settings.local.json holds this machine's paths and git does "
+                     "not ignore it here: add it to .gitignore (or .git/info/exclude) before "
+                     "the next commit.")
     return steps
+
+
+def _committable(project: str, rel: str) -> bool:
+    """Whether ``rel`` would be committed in the git work tree at
+    ``project``: it is a work tree and ``git check-ignore`` says the file is
+    not ignored. False when there is no git, or no repository."""
+    import subprocess
+    try:
+        inside = subprocess.run(["git", "-C", project, "rev-parse", "--is-inside-work-tree"],
+                                capture_output=True, text=True)
+        if inside.returncode != 0 or inside.stdout.strip() != "true":
+            return False
+        ignored = subprocess.run(["git", "-C", project, "check-ignore", "-q", rel],
+                                 capture_output=True)
+    except OSError:
+        return False
+    return ignored.returncode == 1

@@ -591,8 +591,13 @@ def apply(steps: list, key: str, uninstall: bool, environ=None) -> None:
             continue
         if record is None:
             record = files[real] = {"users": []}
+        if "after" in record and record["after"] != _sha(step.target.data):
+            # Someone edited it since setup wrote it: the bytes from before
+            # would undo their edit, so from now on uninstall takes out only ours.
+            record.pop("before", None)
+            record["edited"] = True
         if step.changed:
-            if "before" not in record:
+            if "before" not in record and not record.get("edited"):
                 record["before"] = (None if step.target.data is None
                                     else _backup(step.target, backups))
             mode = 0o600 if step.edit.local else 0o666 & ~umask
@@ -600,9 +605,6 @@ def apply(steps: list, key: str, uninstall: bool, environ=None) -> None:
             if made and "made" not in record:
                 record["made"] = made
             record["after"] = _sha(step.new)
-        elif "after" in record and record["after"] != _sha(step.target.data):
-            # Someone edited it since: the old bytes are no longer a safe restore.
-            record.pop("before", None)
         if step.edit.env:
             added = {k: v for k, v in step.edit.env.items()
                      if step.changed or k in record.get("env", {})}

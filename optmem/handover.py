@@ -1,0 +1,304 @@
+"""The batched hand-over: every compression that can be done now, in one prompt.
+
+The seed hands over one block per round trip: noting memory #15 makes four
+blocks due (14-15, 12-15, 8-15, 0-15) and the agent reads four prompts,
+30 memory lines, in four turns. With ``MEMO_HANDOVER=batch`` in memo's
+environment, a hand-over (after ``note``, by ``sleep``, by a blocked wake)
+instead lists every pending block whose input exists, in completion order
+(``blocks.pending_by_end``: a block after its halves, each level in order),
+in one prompt of at most ``PART_CHARS`` bytes:
+
+- blocks of up to ``RAW_PROMPT_MAX`` memories are summarised from raw
+  memories, so they share one listing of those memories;
+- a larger block is summarised from its two halves: a built half is shown
+  as its summary line, a half in the same batch is the agent's own line
+  written a moment earlier.
+
+The agent answers with one order, a quoted heredoc of ``LO-HI <line>``
+lines (``store_batch``). Each line is checked as a single summary is and
+stored in order up to the first one refused; since every level file is a
+dense prefix, nothing after a refused line can be stored, so the rest is
+handed over again.
+
+Why opt-in: an existing client reads the prompt's first line (``Compress
+memories #14-15 ...``), summarises everything after it and stores that as
+14-15; shown a batch it would store a wrong summary for good. The first
+line stays that seed line for the first block, so a batch-aware client and
+a person reading it see the same start as always.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from . import blocks, core
+from .errors import BadInput, MemoError
+
+#: The environment variable that chooses the hand-over (not a ``config``
+#: knob: the reference OptMem stops on a config name it does not know).
+MODE_ENV = "MEMO_HANDOVER"
+#: Its value for the batch; anything else (or unset) is the seed's one block.
+BATCH = "batch"
+
+
+def batch_mode(environ=None) -> bool:
+    """True when ``MEMO_HANDOVER=batch`` (case and spaces ignored)."""
+    env = os.environ if environ is None else environ
+    return env.get(MODE_ENV, "").strip().lower() == BATCH
+
+
+# -- choosing and rendering a batch -----------------------------------------
+
+def _head(first: str, n: int, limit: int) -> list:
+    """The instruction lines of a batch of ``n`` blocks starting at ``first``."""
+    lines = [f"Compress memories #{first} into one line of at most {limit} bytes."]
+    if n > 1:
+        lines.append(f"In the same answer, also compress the {n - 1} block"
+                     f"{'s' if n > 2 else ''} listed after it: {n} lines in all, "
+                     f"each at most {limit} bytes.")
+    lines += ["For each block keep every name, number, date, decision and outcome "
+              "of the memories it spans.",
+              "Drop wording, not facts. Invent nothing. "
+              "(Bytes of UTF-8: accented and non-Latin characters count 2-4.)",
+              "The dates are kept beside your lines; do not repeat them.",
+              ""]
+    return lines
+
+
+def _remains(left: int) -> list:
+    if left == 0:
+        return []
+    if left == 1:
+        return ["1 compression remains after this batch."]
+    return [f"{left} compressions remain after this batch."]
+
+
+def order_lines(names: list, flag: str = "") -> list:
+    """The order that answers a batch of block ``names`` (``"lo-hi"``).
+
+    Heredoc by default (no shell expands the agent's text); with
+    ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
+    each, for programs that call memo without a shell. ``flag`` is the scope
+    flag the order carries (``--global``, ``--project NAME``; issue #17).
+    """
+    sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
+    if os.environ.get("MEMO_ORDERS", "").strip().lower() == "line":
+        return [f"Run: {sleep} " + " ".join(f'"{n} <your line>"' for n in names)]
+    tag = core.HEREDOC_TAG
+    return [f"Run: {sleep} <<'{tag}'"] + [f"{n} <your line>" for n in names] + [tag]
+
+
+def _size(lines) -> int:
+    return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
+
+
+def batch_prompt(store, T: int | None = None, flag: str = "") -> str:
+    """The batched hand-over at ``T`` (default: the log's length), or
+    ``core.NOTHING_LEFT``.
+
+    Takes pending blocks in completion order while the whole prompt stays
+    within ``PART_CHARS`` bytes (always at least one block). Shape::
+
+        Compress memories #14-15 into one line of at most 280 bytes.
+        In the same answer, also compress the 3 blocks listed after it: ...
+        (what to keep)
+
+        Memories:
+          #0 <date> <text>          (each raw memory a block here spans, once)
+        Blocks, in the order to answer them:
+          14-15: memories #14-15
+          ...
+          0-31: join the summaries of its halves:
+            #0-15 (your line above)
+            #16-31 <dates> <summary>  (a half built earlier)
+
+        <N compressions remain after this batch.>
+        Run: memo sleep - <<'SUMMARY'
+        14-15 <your line>
+        ...
+        SUMMARY
+    """
+    T = store.count() if T is None else T
+    built = store.built(T)
+    cfg = store.config()
+    limit_bytes = cfg.PART_CHARS
+    total = blocks.pending_count(T, built)
+    if total == 0:
+        return core.NOTHING_LEFT
+    chosen = []          # blocks, completion order
+    raw = {}             # memory id -> display line
+    block_lines = []     # lines of the "Blocks" listing
+    in_batch = set()
+    # Fixed parts, sized with the widest numbers they can hold.
+    widest = blocks.block_name(0, 1 << T.bit_length())
+    fixed = _size(_head(widest, 2 + total, cfg.ENTRY_CHARS)) + _size(
+        ["Memories:", "Blocks, in the order to answer them:", ""]) + _size(
+        _remains(total)) + _size(order_lines([], flag)) + 64
+    used = fixed
+    for lo, hi in blocks.pending_by_end(T, built):
+        name = blocks.block_name(lo, hi)
+        add_raw = {}
+        if hi - lo <= core.RAW_PROMPT_MAX:
+            new = [i for i in range(lo, hi) if i not in raw]
+            if new:
+                for m in core.shown(store, new[0], new[-1] + 1):
+                    if m.id not in raw:
+                        add_raw[m.id] = "  " + core.memory_line(m)
+            mine = [f"  {name}: memories #{name}"]
+        else:
+            mine = [f"  {name}: join the summaries of its halves:"]
+            for a, b in blocks.halves(lo, hi):
+                if (a, b) in in_batch:
+                    mine.append(f"    #{blocks.block_name(a, b)} (your line above)")
+                else:
+                    mine.append("    " + core.summary_line(store, a, b))
+        # its line in the order: "LO-HI <your line>" (or ' "LO-HI <your line>"')
+        cost = _size(add_raw.values()) + _size(mine) + len(name) + 16
+        if chosen and used + cost > limit_bytes:
+            break
+        used += cost
+        chosen.append((lo, hi))
+        in_batch.add((lo, hi))
+        raw.update(add_raw)
+        block_lines += mine
+    names = [blocks.block_name(lo, hi) for lo, hi in chosen]
+    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, flag)
+
+
+def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
+            flag: str = "") -> str:
+    """The batch prompt's text from its parts (see ``batch_prompt``)."""
+    lines = _head(names[0], len(names), limit)
+    if raw:
+        lines.append("Memories:")
+        lines += [raw[i] for i in sorted(raw)]
+    lines.append("Blocks, in the order to answer them:")
+    lines += block_lines
+    lines.append("")
+    lines += _remains(total - len(names))
+    lines += order_lines(names, flag)
+    return "\n".join(lines)
+
+
+# -- reading and storing an answer -------------------------------------------
+
+_ITEM = re.compile(r"\s*#?(\d{1,20})-(\d{1,20})\s*:?(?:\s+(.*))?\s*\Z", re.S)
+
+
+def parse_items(lines) -> list:
+    """Split an answer into ``(block_arg, text)`` pairs, one per non-blank line.
+
+    A line is ``LO-HI <line>`` (``#LO-HI`` and ``LO-HI:`` are accepted too,
+    as the prompt shows them). A line that does not start with a block id
+    becomes ``(None, line)`` and is refused in its turn by ``store_batch``.
+    """
+    out = []
+    for line in lines:
+        if not line.strip():
+            continue
+        m = _ITEM.match(line)
+        if m is None:
+            out.append((None, line))
+        else:
+            out.append((f"{m.group(1)}-{m.group(2)}", m.group(3) or ""))
+    return out
+
+
+class BatchResult:
+    """What ``store_batch`` did: ``saved`` and ``already`` (block names, in
+    answer order), ``refused`` (None, or ``(name_or_None, why)`` for the
+    first line refused; nothing after it was stored), and ``prompt`` (the
+    next hand-over, or ``core.NOTHING_LEFT``)."""
+
+    __slots__ = ("saved", "already", "refused", "prompt")
+
+    def __init__(self, saved, already, refused, prompt):
+        self.saved, self.already, self.refused, self.prompt = saved, already, refused, prompt
+
+
+def store_batch(store, items) -> BatchResult:
+    """Store ``(block_arg, text)`` pairs in order, up to the first refused.
+
+    Each text is checked as ``memo sleep LO-HI`` checks one (``core.clean_text``:
+    the write guard, ``ENTRY_CHARS``, the placeholder). A block is stored when
+    it is the next record of its level and its halves are built (so every
+    level stays a dense prefix); a block already stored (another session
+    did it) is skipped and named in ``already``. Raises ``BadInput`` only for
+    an empty answer; a refused line is reported in the result, never raised,
+    because the lines before it are stored.
+    """
+    items = list(items)
+    if not items:
+        raise BadInput("the answer holds no lines; write one 'LO-HI <line>' per block, "
+                       "as the order shows. Run: memo sleep")
+    cfg = store.config()
+    checked = []
+    refused = None
+    for arg, text in items:  # text checks first, outside the lock
+        try:
+            if arg is None:
+                raise BadInput("the line does not start with a block id LO-HI followed by "
+                               "its summary")
+            lo, hi = core.parse_block(arg)
+            name = blocks.block_name(lo, hi)
+            if not text.strip():
+                raise BadInput(f"there is no summary after {name}")
+            clean = core.clean_text(text, cfg.ENTRY_CHARS, "summary")
+        except MemoError as err:
+            refused = (arg, str(err))
+            break
+        checked.append((lo, hi, clean))
+    saved, already = [], []
+    with store.locked():
+        T = store.count()
+        built = store.built(T)
+        for lo, hi, text in checked:
+            name = blocks.block_name(lo, hi)
+            size = hi - lo
+            why = None
+            if hi > T:
+                why = (f"block {name} is not complete: the log holds {T} memories")
+            elif lo // size < built.get(size, 0):
+                already.append(name)
+                continue
+            elif lo // size > built.get(size, 0):
+                k = built.get(size, 0)
+                why = (f"{name} is not the next summary of its size; the next is "
+                       f"{blocks.block_name(k * size, (k + 1) * size)}")
+            elif size > 2 and built.get(size // 2, 0) * (size // 2) < hi:
+                half = next(h for h in blocks.halves(lo, hi)
+                            if built.get(size // 2, 0) * (size // 2) < h[1])
+                why = (f"{name} needs the summary of {blocks.block_name(*half)} first")
+            if why is not None:
+                refused = (name, why)
+                break
+            try:
+                if size > core.RAW_PROMPT_MAX:  # halves readable before building on them
+                    for a, b in blocks.halves(lo, hi):
+                        store.summary(a, b)
+                store.put_summary(lo, hi, text)
+            except MemoError as err:
+                refused = (name, str(err))
+                break
+            built[size] = built.get(size, 0) + 1
+            saved.append(name)
+    return BatchResult(saved, already, refused, core.compression(store))
+
+
+def reply_lines(result: BatchResult) -> list:
+    """What ``memo sleep -`` prints: ``LO-HI saved.`` per stored block (the
+    seed's line), ``Another session already wrote LO-HI.`` per skipped one,
+    the refusal (one line, starting ``Not saved:``) when there was one, then
+    a blank line and the next hand-over (or ``Nothing left to compress.``)."""
+    out = [f"{name} saved." for name in result.saved]
+    out += [f"Another session already wrote {name}." for name in result.already]
+    if result.refused is not None:
+        name, why = result.refused
+        what = f"{name}" if name else "a line"
+        out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). "
+                   f"What is still pending is handed over again below.")
+    if out:
+        out.append("")
+    out.append(result.prompt)
+    return out
