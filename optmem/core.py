@@ -168,7 +168,8 @@ def compression(store: Store, T: int | None = None, flag: str = "") -> str:
     larger block shows its two halves' summaries. The order is printed as a
     quoted heredoc so no shell expands what the agent pastes into it.
     ``flag`` is the scope flag the order carries (``--project NAME``,
-    ``--global``; issue #17), empty without projects.
+    ``--global``; issue #17), empty without projects; it stands after the
+    block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches.
     With ``MEMO_HANDOVER=batch`` in the environment it is the batched
     hand-over instead (``optmem.handover``), its order carrying ``flag`` too.
     """
@@ -205,7 +206,7 @@ def compression(store: Store, T: int | None = None, flag: str = "") -> str:
              ""]
     lines += ["  " + line for line in body]
     lines += ["", after,
-              f"Run: memo sleep {flag + ' ' if flag else ''}{name} - <<'{HEREDOC_TAG}'",
+              f"Run: memo sleep {name}{' ' + flag if flag else ''} - <<'{HEREDOC_TAG}'",
               "<your line>",
               HEREDOC_TAG]
     return "\n".join(lines)

@@ -369,7 +369,7 @@ def test_seed_form_sleep_goes_to_the_store_that_handed_it_over(world, memo, memo
         memo("note", f"project fact {i}")
     # The project handed 0-1 over; a parallel --global note makes 0-1 pending
     # in the global store too: the recorded hand-over routes the summary.
-    assert "Run: memo sleep --project widget 0-1" in memo("sleep").stdout
+    assert "Run: memo sleep 0-1 --project widget" in memo("sleep").stdout
     for i in range(2):
         memo("note", "--global", f"global fact {i}")
     r = memo("sleep", "0-1", "-", input="the project's summary\n")
@@ -465,3 +465,91 @@ def test_batched_hand_over_carries_the_scope(world, memo, memory_dir, monkeypatc
     assert (memory_dir / "TREE" / "2").read_bytes().startswith(b"the global pair")
     tree = memory_dir / "projects" / "widget" / "TREE" / "2"
     assert tree.read_bytes().startswith(b"the project pair")
+
+
+SEED_SLEEP = re.compile(r"Run: memo sleep (\d+)-(\d+)")
+SEED_WAKE = re.compile(r"Run: memo wake (\d+) (\d+)")
+
+
+def test_a_seed_client_lives_a_whole_life_in_a_repository_with_a_project(world, memo,
+                                                                        memory_dir):
+    """A client that knows only the seed's patterns (two numbers for wake,
+    ``memo sleep LO-HI "<line>"``) never stores a summary in the wrong store."""
+    from conftest import set_config
+    set_config(memory_dir, WAKE_LINES=16, PART_LINES=10)
+    answered = 0
+
+    def obey(text):
+        nonlocal answered
+        for _ in range(200):
+            m = SEED_SLEEP.search(text)
+            if not m:
+                return text
+            answered += 1
+            r = memo("sleep", f"{m.group(1)}-{m.group(2)}", f"summary {answered}")
+            assert r.exit_code == 0, r.stderr
+            text = r.stdout
+        raise AssertionError("never done")
+
+    for i in range(30):
+        if i % 4 == 0:  # another session, which knows scopes, notes a global fact
+            obey(memo("note", "--global", f"global fact {i}").stdout)
+        obey(memo("note", f"project fact {i}").stdout)
+    r = memo("wake")
+    assert r.exit_code == 0, r.stderr
+    seen = [r.stdout]
+    while SEED_WAKE.search(seen[-1]):
+        k, t = SEED_WAKE.search(seen[-1]).groups()
+        r = memo("wake", k, t)
+        assert r.exit_code == 0, r.stderr
+        seen.append(r.stdout)
+    assert seen[-1].rstrip().endswith("You are awake.")
+    lines = [ln for part in seen for ln in part.splitlines() if ln.startswith("#")]
+    assert len(lines) == len(set(lines))
+    # every summary is in the store whose memories it covers
+    from optmem.store import Store
+    for root, word in ((memory_dir, b"global"), (memory_dir / "projects" / "widget", b"project")):
+        store = Store.open(str(root))
+        assert store.count() == (8 if word == b"global" else 30)
+        assert core_pending(store) == 0
+        store.close()
+
+
+def core_pending(store):
+    from optmem import core
+    T = store.count()
+    return core.pending_in(T, store.built(T))
+
+
+def test_the_hook_takes_the_project_from_the_harness_cwd(world, memo, memory_dir,
+                                                        monkeypatch, tmp_path):
+    import json
+    from optmem.harness import HARNESSES, inject
+    memo("note", "the widget builds with make")
+    memo("note", "--global", "the user writes British English")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the hook process runs somewhere else
+    stdin = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                        "session_id": "s1", "cwd": str(world)})
+    text = inject.context(HARNESSES["claude"], stdin, str(memory_dir), dict(os.environ), 4000)
+    assert "Project widget is active here" in text
+    assert "the widget builds with make" in text and "British English" in text
+    assert len(text.encode()) <= 4000
+    stdin = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                        "session_id": "s2", "cwd": str(elsewhere)})
+    text = inject.context(HARNESSES["claude"], stdin, str(memory_dir), dict(os.environ), 4000)
+    assert "Project widget" not in text and "the widget builds" not in text
+
+
+def test_wake_max_bytes_splits_the_budget(world, memo):
+    for i in range(40):
+        memo("note", f"project fact number {i} with some words")
+        memo("note", "--global", f"global fact number {i} with other words")
+        memo("sleep")  # orders only; the pending work is paid below
+    from conftest import REPO  # noqa: F401
+    r = memo("wake", "--max-bytes", "3000")
+    assert r.exit_code == 0, r.stderr
+    assert len(r.stdout.encode()) <= 3000 + 1
+    assert r.stdout.count("You are awake.") == 1
+    assert "Project memory: widget" in r.stdout
