@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from . import __version__, core
+from . import __version__, core, protocol
 from .errors import BadInput, MemoError
 
 
@@ -466,13 +466,13 @@ def init(project):
         _, _, lines = projects.init_project(root, project)
         for line in lines:
             click.echo(line)
-        click.echo("Next: memo scope")
+        click.echo(protocol.run("memo scope"))
         return
     _, created = Store.init(root)
     if created:
-        click.echo(f"Created an empty memory at {root}. Next: memo wake")
+        click.echo(f"Created an empty memory at {root}. Run: memo wake")
     else:
-        click.echo(f"{root} is already a memory store; nothing was changed. Next: memo wake")
+        click.echo(f"{root} is already a memory store; nothing was changed. Run: memo wake")
 
 
 @cli.command()
@@ -496,8 +496,8 @@ def wake(part, t, tp, max_bytes):
     if max_bytes is not None:
         from . import hook
         if part is not None or t is not None:
-            raise BadInput("--max-bytes prints the whole memory as one part; "
-                           "drop PART and T, or page with: memo wake PART T")
+            raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
+                           "and T, or page through the parts instead. Run: memo wake")
         budget = core.parse_count(max_bytes, "--max-bytes")
         if pstore is not None:
             from . import scoped as two
@@ -522,10 +522,9 @@ def _scope_line(sc) -> str | None:
     """The receipt's second line: where a note went, once projects exist
     (None without an active project or an explicit --global)."""
     if sc.project:
-        return (f"Scope: project {sc.project} (a fact true in any repository goes to the "
-                f"global memory: memo note --global <text>).")
+        return protocol.scope_receipt(sc.project)
     if sc.how == "--global" and sc.forced_global:
-        return "Scope: global memory."
+        return protocol.scope_receipt(None)
     return None
 
 
@@ -625,8 +624,8 @@ def sleep(block, text, with_cmd):
         return
     core.parse_block(block)
     if not text:
-        raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
-                       f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
+        raise BadInput("give your summary line after the block, as the last lines of the "
+                       "compression prompt show; Run: memo sleep")
     store = gstore
     if pstore is not None:
         from . import scoped as two
@@ -635,14 +634,16 @@ def sleep(block, text, with_cmd):
     said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
     if pstore is not None:
-        if not said:
+        from .blocks import block_name
+        if said == protocol.saved_block(block_name(*core.parse_block(block))):
             with pstore.locked(repair=False):
                 two.forget_handover(sc, block)
         prompt = two.handover(sc, gstore, pstore)
     else:
         prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
-    if said:
-        click.echo(said)
+    click.echo(said)
+    if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
+        click.echo("")
     click.echo(prompt)
 
 
@@ -765,7 +766,7 @@ def recall(pattern, as_json):
             return _recall_both(sc, store, _store(sc.project_root), pattern, as_json)
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, _undo_surrogates(pattern), budget - 200)
+    result = core.recall(store, _undo_surrogates(pattern), max(budget - 200, budget // 2))
     if as_json:
         import json
         out = []
@@ -784,15 +785,11 @@ def recall(pattern, as_json):
     for line in result.lines:
         click.echo(line)
     if result.total == 0:
-        shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-        click.echo(f"No memory matches {shown!r}.")
+        click.echo(protocol.NO_MATCH)
     elif result.cut:
-        click.echo(f"Showing the newest {len(result.lines)} of {result.total} matching "
-                   f"memories; the rest did not fit. Narrow the regex (add a word or a "
-                   f"date such as 2024-05).")
+        click.echo(protocol.newest_matches(len(result.lines), result.total))
     else:
-        n = result.total
-        click.echo(f"{n} {'memory matches' if n == 1 else 'memories match'}.")
+        click.echo(protocol.matches(result.total))
 
 
 def _recall_both(sc, gstore, pstore, pattern, as_json):
@@ -817,15 +814,12 @@ def _recall_both(sc, gstore, pstore, pattern, as_json):
         click.echo(heading)
         for line in result.lines:
             click.echo(line)
-        n = result.total
-        if n == 0:
-            shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-            click.echo(f"No memory matches {shown!r}.")
+        if result.total == 0:
+            click.echo(protocol.NO_MATCH)
         elif result.cut:
-            click.echo(f"Showing the newest {len(result.lines)} of {n} matching memories; "
-                       f"the rest did not fit. Narrow the regex.")
+            click.echo(protocol.newest_matches(len(result.lines), result.total))
         else:
-            click.echo(f"{n} {'memory matches' if n == 1 else 'memories match'}.")
+            click.echo(protocol.matches(result.total))
 
 
 def _one_store(command: str, arg: str, person: bool = False):
@@ -847,9 +841,8 @@ def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
     store = _one_store("forget", block.strip())
     gone = core.forget(store, block)
-    name = block.strip()
-    click.echo(f"Forgot {gone} {'summary' if gone == 1 else 'summaries'}, from {name} up. "
-               f"Run: memo sleep")
+    from .blocks import block_name
+    click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
 
 
 @cli.command("import")
@@ -905,13 +898,12 @@ def import_(file, yes):
     last = first + count - 1
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
     keeping(f"the import was saved as {ids}")
-    click.echo(f"Imported {count} {'memory' if count == 1 else 'memories'} as {ids}. "
-               f"{pending} {'compression is' if pending == 1 else 'compressions are'} pending.")
+    click.echo(protocol.imported(count, first))
     line = _scope_line(sc)
     if line:
         click.echo(line.replace("memo note --global <text>", "memo import --global FILE"))
     if pending:
-        click.echo("Run: memo sleep")
+        click.echo(protocol.pending_after_import(pending))
 
 
 @cli.command()
@@ -935,7 +927,7 @@ def config_(settings, repair):
     sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag")
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    shows = [s for s in settings if "=" not in s]
+    shows = [s.strip().upper() for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
     from .config import KNOBS, check_value
     for name in shows:

@@ -10,7 +10,7 @@ the same. Pure protocol over ``Store`` and ``core``; no click, no git.
 
 from __future__ import annotations
 
-from . import blocks, core, pager, projects
+from . import blocks, core, pager, projects, protocol
 from .errors import BadInput, NotBuilt
 
 GLOBAL_FLAG = "--global"
@@ -40,15 +40,15 @@ def global_flag(scope) -> str:
     return GLOBAL_FLAG if scope.project else ""
 
 
-def handover(scope, gstore, pstore) -> str:
+def handover(scope, gstore, pstore, form=None) -> str:
     """The next compression of the two stores, global first, with its scope
     flag in the order; ``NOTHING_LEFT`` only when both are done. Records,
     under the project store's lock, which store handed the block over (for a
     seed-form ``memo sleep LO-HI`` without a flag)."""
-    prompt = core.compression(gstore, flag=global_flag(scope))
+    prompt = core.compression(gstore, form=form, flag=global_flag(scope))
     which = "global"
     if prompt == core.NOTHING_LEFT and pstore is not None:
-        prompt = core.compression(pstore, flag=scope.flag)
+        prompt = core.compression(pstore, form=form, flag=scope.flag)
         which = "project"
     if pstore is not None and prompt != core.NOTHING_LEFT:
         store = gstore if which == "global" else pstore
@@ -102,17 +102,6 @@ def heading_project(scope) -> str:
             f"repository only.")
 
 
-def part_header(k: int, n: int, Tg: int, Tp: int, name: str) -> str:
-    """The first line of part ``k`` of ``n`` of a two-store document."""
-    return (f"Memory part {k} of {n} (T={Tg}, project {name} T={Tp}); each part ends with "
-            f"the order for the next.")
-
-
-def part_footer(k: int, n: int, Tg: int, Tp: int, name: str) -> str:
-    """``Run: memo wake K TG TP --project NAME`` or ``You are awake.``."""
-    return core.AWAKE if k == n else f"Run: memo wake {k + 1} {Tg} {Tp} --project {name}"
-
-
 def _at(store, T, what: str, flag: str) -> int:
     count = store.count()
     if T is None:
@@ -123,39 +112,52 @@ def _at(store, T, what: str, flag: str) -> int:
     return T
 
 
-def wake(scope, gstore, pstore, part: int, Tg, Tp) -> tuple:
+def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
     """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
-    project is read at its current count). Returns ``(ok, text)``; ``ok``
-    False means compressions are pending in either store and ``text`` hands
-    the next one over, global first. Raises ``BadInput`` for a ``T`` past a
-    log or a part that does not exist."""
+    project is read at its current count).
+
+    Returns ``(ok, text)`` as ``core.wake`` does: ``ok`` False (``Cannot
+    wake: N compressions pending.``, a blank line, the hand-over) only when
+    the document needs a summary not built in either store; otherwise the
+    part, the last one ending ``You are awake.`` and then, after a blank
+    line, the next compression of the two stores (global first). Raises
+    ``BadInput`` for a ``T`` past a log or a part that does not exist."""
     flag = scope.flag
     Tg = _at(gstore, Tg, "global memory", flag)
     Tp = _at(pstore, Tp, f"project {scope.project}", flag)
-    waiting = (core.pending_in(Tg, gstore.built(Tg)) + core.pending_in(Tp, pstore.built(Tp)))
-    if waiting:
-        return False, ("Compressions are pending, and wake shows nothing until they are "
-                       f"done. Do this one and each that follows until \"{core.NOTHING_LEFT}\""
-                       ", then wake again.\n\n" + handover(scope, gstore, pstore))
+    g, p = shares(gstore.config().WAKE_LINES, Tg, Tp)
     cfg = gstore.config()
-    g, p = shares(cfg.WAKE_LINES, Tg, Tp)
+    tg = blocks.cover(Tg, g) if Tg else []
+    tp = blocks.cover(Tp, p) if Tp else []
+    if core.missing_in(Tg, tg, gstore.built(Tg)) or core.missing_in(Tp, tp, pstore.built(Tp)):
+        prompt = handover(scope, gstore, pstore, form)
+        if prompt == core.NOTHING_LEFT:  # another session just built it
+            return wake(scope, gstore, pstore, part, Tg, Tp, form)
+        cg, cp = gstore.count(), pstore.count()
+        pending = core.pending_in(cg, gstore.built(cg)) + core.pending_in(cp, pstore.built(cp))
+        return False, protocol.cannot_wake(pending) + "\n\n" + prompt
     try:
         body = [core.wake_intro(gstore, Tg)]
         body += core.wake_lines(gstore, Tg, g) if Tg else []
         body += [heading_project(scope), core.wake_intro(pstore, Tp)]
         body += core.wake_lines(pstore, Tp, p) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(scope, gstore, pstore, part, Tg, Tp)
+        return wake(scope, gstore, pstore, part, Tg, Tp, form)
     name = scope.project
     parts = pager.paginate(body, heading_global(scope), Tg, cfg.PART_LINES, cfg.PART_CHARS,
-                           head=lambda k, n: part_header(k, n, Tg, Tp, name),
-                           foot=lambda k, n: part_footer(k, n, Tg, Tp, name))
+                           head=protocol.part_header,
+                           foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name))
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
                        f"has {len(parts)} part{'s' if len(parts) > 1 else ''}; "
                        f"Run: memo wake 1 {Tg} {Tp} --project {name}")
-    return True, parts[part - 1]
+    text = parts[part - 1]
+    if part == len(parts):
+        prompt = handover(scope, gstore, pstore, form)
+        if prompt != core.NOTHING_LEFT:  # the hand-over, after ``You are awake.``
+            text += "\n\n" + prompt
+    return True, text
 
 
 def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:

@@ -150,7 +150,7 @@ def test_no_git_call_and_the_same_bytes_without_projects(memo, memory_dir, monke
     Store.init(str(tmp_path / "b"))
     Store.init(str(tmp_path / "b" / "projects" / "other"))
     second = session(tmp_path / "b")
-    assert second[0][1] == "<MEM> is already a memory store; nothing was changed. Next: memo wake\n"
+    assert second[0][1] == "<MEM> is already a memory store; nothing was changed. Run: memo wake\n"
     assert first[1:-1] == second[1:-1]
     assert calls and len(calls) <= len(SESSION)  # at most one git call a command
     assert "Project: none (no project is bound to this folder)" in second[-1][1]
@@ -379,7 +379,7 @@ def test_seed_form_sleep_goes_to_the_store_that_handed_it_over(world, memo, memo
     # No record now for the global 0-1: it goes to the store whose next it is.
     r = memo("sleep", "0-1", "-", input="the global summary\n")
     assert (memory_dir / "TREE" / "2").read_bytes().startswith(b"the global summary")
-    assert r.stdout.strip() == "Nothing left to compress."
+    assert r.stdout == "0-1 saved.\nNothing left to compress.\n"
 
 
 def test_recall_zoom_forget_stats_config(world, memo, memory_dir):
@@ -388,10 +388,10 @@ def test_recall_zoom_forget_stats_config(world, memo, memory_dir):
     r = memo("recall", "alpha")
     assert r.stdout.splitlines() == [
         f"Global memory ({memory_dir}): facts true in any repository.",
-        r.stdout.splitlines()[1], "1 memory matches.",
+        r.stdout.splitlines()[1], "1 match.",
         f"Project memory: widget ({memory_dir}/projects/widget): facts of this "
-        f"repository only.", r.stdout.splitlines()[4], "1 memory matches."]
-    assert memo("recall", "alpha", "--global").stdout.endswith("1 memory matches.\n")
+        f"repository only.", r.stdout.splitlines()[4], "1 match."]
+    assert memo("recall", "alpha", "--global").stdout.endswith("1 match.\n")
     r = memo("zoom", "0-1")
     assert r.exit_code == 1
     assert "Run: memo zoom --global 0-1" in r.stderr
