@@ -907,6 +907,31 @@ def import_(file, yes):
 
 
 @cli.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+def export(file):
+    """Write every memory as `YYYY-MM-DD text` lines (the import format).
+
+    To standard output, or into FILE (a new file: never replaces one).
+    `memo import` of an export into an empty store gives back the same log.
+    """
+    from . import export as exporting
+    store = _store()
+    if file is None or file == "-":
+        out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+        write = out.write if out is not None else (
+            lambda data: sys.stdout.write(data.decode("utf-8")))
+        exporting.export(store, write)
+        if out is not None:
+            out.flush()
+        return
+    import shlex
+    count = exporting.export_to_file(store, file)
+    click.echo(f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
+               + (f" Import them elsewhere with: memo import {shlex.quote(file)}"
+                  if count else ""))
+
+
+@cli.command()
 @click.argument("block")
 @scoped
 def zoom(block):
