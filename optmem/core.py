@@ -157,19 +157,22 @@ def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str
     return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
 
 
-def compression(store: Store, T: int | None = None, form: str | None = None) -> str:
+def compression(store: Store, T: int | None = None, form: str | None = None,
+                flag: str = "") -> str:
     """The prompt for the next compression at ``T`` (default: the whole
     log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
 
     Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
     larger block shows its two halves' summaries. ``form`` is the order form
-    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). With
-    ``MEMO_HANDOVER=batch`` in the environment it is the batched hand-over
-    instead (``optmem.handover``).
+    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). ``flag`` is the
+    scope flag the order carries (``--project NAME``, ``--global``; issue
+    #17), empty without projects. With ``MEMO_HANDOVER=batch`` in the
+    environment it is the batched hand-over instead (``optmem.handover``),
+    its order carrying ``flag`` too.
     """
     from . import handover
     if handover.batch_mode():
-        return handover.batch_prompt(store, T)
+        return handover.batch_prompt(store, T, flag)
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
@@ -181,7 +184,7 @@ def compression(store: Store, T: int | None = None, form: str | None = None) -> 
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
     return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
-                                       body, pending_in(T, built) - 1, form)
+                                       body, pending_in(T, built) - 1, form, flag)
 
 
 # -- writes ----------------------------------------------------------------
