@@ -81,6 +81,9 @@ def order_lines(names: list) -> list:
     ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
     each, for programs that call memo without a shell.
     """
+    from . import protocol
+    if protocol.orders_form() == protocol.MCP_FORM:  # memo mcp: a tool call
+        return ["Run: " + protocol.batch_call(names)]
     if os.environ.get("MEMO_ORDERS", "").strip().lower() == "line":
         return ["Run: memo sleep - " + " ".join(f'"{n} <your line>"' for n in names)]
     tag = core.HEREDOC_TAG

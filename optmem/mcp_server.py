@@ -28,7 +28,9 @@ stderr while it serves, and warnings and logs go to stderr.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 import threading
 
@@ -94,10 +96,13 @@ TOOLS = {
         "Compress. Without arguments: the next compression to do, or \"Nothing left to "
         "compress.\". With block and summary: store your one-line summary of that "
         "block, exactly as the compression's last line gives the call; the next one "
-        "follows.",
+        "follows. With batch: answer a batched hand-over, one item per block.",
         {"type": "object", "additionalProperties": False, "properties": {
             "block": _BLOCK,
-            "summary": {"type": "string", "description": "Your summary: one line."}}}),
+            "summary": {"type": "string", "description": "Your summary: one line."},
+            "batch": {"type": "array", "minItems": 1, "items": {"type": "string"},
+                      "description": "The answer to a batched hand-over (MEMO_HANDOVER="
+                      "batch): one \"LO-HI <line>\" per block, as its order lists them."}}}),
     "recall": (
         "Search every memory verbatim with a regular expression (Python syntax, case-"
         "insensitive) over lines \"#id date text\": for a detail a summary lost. Ends "
@@ -155,7 +160,7 @@ def _open_store():
     Seam for project scopes (issue #17): the scope argument and the
     client's workspace roots will pick the store here."""
     from .store import Store
-    return Store.open(scope.memory_dir())
+    return Store.open(scope.memory_dir(os.environ.get("MEMORY_DIR")))
 
 
 def _check(name: str, arguments) -> dict:
@@ -194,7 +199,14 @@ def _note(store, args) -> tuple:
     return protocol.saved_as(i) + ("\n\n" + prompt if prompt else ""), False
 
 
-def _sleep(store, args) -> str:
+def _sleep(store, args):
+    if "batch" in args:
+        if "block" in args or "summary" in args:
+            raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
+                           "block or summary with it")
+        from . import handover
+        result = handover.store_batch(store, handover.parse_items(args["batch"]))
+        return "\n".join(handover.reply_lines(result)), result.refused is not None
     if "block" not in args:
         if "summary" in args:
             raise BadInput("sleep: give the block with the summary, as the compression's "
@@ -333,9 +345,55 @@ def wake_document() -> tuple:
 
 # -- the server ---------------------------------------------------------------
 
-def build_server():
+def _clean(value):
+    """``value`` (parsed JSON) with each lone surrogate as U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
+
+
+class _Lines:
+    """The client's lines, for the SDK's reader.
+
+    JSON allows a lone surrogate escape (``"\\ud800"``), which no UTF-8 text
+    holds; the SDK's strict parser drops such a request unanswered. Such a
+    line is passed on with each lone surrogate as U+FFFD, and the request's
+    parameters as sent are kept in ``held`` by request id, so the tool sees
+    the text exactly and refuses it as ``memo note`` does (an error result).
+    """
+
+    _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+    def __init__(self, lines, held: dict):
+        self.lines, self.held = lines, held
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.lines.__anext__()
+        if not self._ESCAPE.search(line):
+            return line
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return line
+        if not isinstance(message, dict) or not _has_surrogate(json.dumps(
+                message, ensure_ascii=False)):
+            return line
+        if "id" in message:
+            self.held[message["id"]] = message.get("params")
+        return json.dumps(_clean(message), ensure_ascii=False) + "\n"
+
+
+def build_server(held: dict | None = None):
     """The SDK server object with the tools and the resource (imports the
-    SDK: call only after ``sdk_problem()`` returned ``""``)."""
+    SDK: call only after ``sdk_problem()`` returned ``""``). ``held``: the
+    parameters of requests ``_Lines`` cleaned, by request id."""
     import anyio
     import mcp_types as types
     from mcp.server import Server
@@ -346,9 +404,14 @@ def build_server():
     async def list_tools(ctx, params):
         return types.ListToolsResult(tools=tools)
 
+    held_params = {} if held is None else held
+
     async def on_call_tool(ctx, params):
-        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name,
-                                                        params.arguments)
+        arguments = params.arguments
+        sent = held_params.pop(ctx.request_id, None)
+        if isinstance(sent, dict) and isinstance(sent.get("arguments"), dict):
+            arguments = sent["arguments"]  # the text exactly as sent
+        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name, arguments)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=is_error)
 
@@ -385,10 +448,15 @@ def main() -> int:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server = build_server()
+    import io
+
+    held = {}
+    server = build_server(held)
 
     async def serve():
-        async with stdio_server() as (read, write):
+        text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        lines = _Lines(anyio.wrap_file(text).__aiter__(), held)
+        async with stdio_server(stdin=lines) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     try:
