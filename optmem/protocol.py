@@ -92,21 +92,36 @@ def tool_call(command: str, placeholder: str | None = None):
     if len(words) < 2 or words[0] != "memo" or words[1] not in MCP_TOOLS:
         return None
     tool, names = words[1], MCP_TOOLS[words[1]]
-    if len(words) - 2 > len(names):
+    scope = None  # a scope flag (issue #17) becomes the ``scope`` argument
+    if "--global" in words:
+        words.remove("--global")
+        scope = "global"
+    if "--project" in words[:-1]:
+        at = words.index("--project")
+        scope = words[at + 1]
+        del words[at:at + 2]
+    if tool == "wake" and len(words) > 4:  # ``at`` carries both snapshots, opaque
+        words[3:] = [" ".join(words[3:])]
+    if len(words) - 2 > len(names) or any(w.startswith("--") for w in words[2:]):
         return None
     args = {}
     for name, word in zip(names, words[2:]):
         args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
     if placeholder is not None and tool in MCP_TEXT:
         args[MCP_TEXT[tool]] = placeholder
+    if scope is not None:
+        args["scope"] = scope
     return f"{tool} {json.dumps(args, ensure_ascii=False)}"
 
 
-def batch_call(names: list) -> str:
+def batch_call(names: list, flag: str = "") -> str:
     """The ``mcp`` form of the batched hand-over's order (``optmem.handover``):
-    ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block."""
-    return "sleep " + json.dumps({"batch": [f"{n} {YOUR_LINE}" for n in names]},
-                                 ensure_ascii=False)
+    ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block
+    (``flag``, a scope flag, as ``tool_call`` renders it)."""
+    call = tool_call(f"memo sleep {flag}".strip()) or "sleep {}"
+    args = json.loads(call.split(" ", 1)[1])
+    args["batch"] = [f"{n} {YOUR_LINE}" for n in names]
+    return "sleep " + json.dumps(args, ensure_ascii=False)
 
 
 def _mcp(command: str, placeholder: str, tag: str) -> list:
@@ -186,9 +201,12 @@ def text_order(command: str, placeholder: str, tag: str, form: str | None = None
     return [f"Run: {lines[0]}"] + lines[1:]
 
 
-def sleep_order(name: str, form: str | None = None) -> list:
-    """The order that stores the summary of block ``name`` (``"LO-HI"``)."""
-    return text_order(f"memo sleep {name}", YOUR_LINE, SUMMARY_TAG, form)
+def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
+    """The order that stores the summary of block ``name`` (``"LO-HI"``).
+    ``flag`` (``--global``, ``--project NAME``; issue #17) stands after the
+    block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches."""
+    command = f"memo sleep {name} {flag}" if flag else f"memo sleep {name}"
+    return text_order(command, YOUR_LINE, SUMMARY_TAG, form)
 
 
 # -- compression -----------------------------------------------------------
@@ -218,7 +236,7 @@ def remaining(left: int) -> str:
 
 
 def compression_prompt(name: str, limit: int, body: list, left: int,
-                       form: str | None = None) -> str:
+                       form: str | None = None, flag: str = "") -> str:
     """The whole prompt for one block.
 
     ``name`` is the inclusive block id ``"LO-HI"``; ``limit`` is
@@ -231,7 +249,7 @@ def compression_prompt(name: str, limit: int, body: list, left: int,
     lines = [compress_head(name, limit), *COMPRESS_RULES, ""]
     lines += ["  " + line for line in body]
     lines += ["", remaining(left)]
-    lines += sleep_order(name, form)
+    lines += sleep_order(name, form, flag)
     return "\n".join(lines)
 
 
@@ -277,6 +295,22 @@ def part_header(k: int, n: int) -> str:
 def part_footer(k: int, n: int, T: int) -> str:
     """The last line of part ``k``: ``Run: memo wake <k+1> <T>`` or ``AWAKE``."""
     return AWAKE if k == n else run(f"memo wake {k + 1} {T}")
+
+
+def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
+    """The last line of part ``k`` of a document of two stores (issue #17):
+    ``Run: memo wake <k+1> <TG> <TP> --project NAME`` or ``AWAKE``. A seed
+    client's ``Run: memo wake (\\d+) (\\d+)`` still matches its start."""
+    return AWAKE if k == n else run(f"memo wake {k + 1} {Tg} {Tp} --project {project}")
+
+
+def scope_receipt(project: str | None) -> str:
+    """The second line of a note's receipt once projects exist (issue #17):
+    where the memory went."""
+    if project:
+        return (f"Scope: project {project} (a fact true in any repository goes to the "
+                f"global memory: memo note --global <text>).")
+    return "Scope: global memory."
 
 
 # -- recall, import, forget ----------------------------------------------
