@@ -68,28 +68,32 @@ def _remains(left: int) -> list:
     return [f"{left} compressions remain after this batch."]
 
 
-def order_lines(names: list, form: str | None = None) -> list:
+def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
     """The order that answers a batch of block ``names`` (``"lo-hi"``).
 
     Heredoc by default (no shell expands the agent's text); with
     ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
-    each, for programs that call memo without a shell.
+    each, for programs that call memo without a shell. ``flag`` is the scope
+    flag the order carries (``--global``, ``--project NAME``; issue #17).
     """
     mine = protocol.YOUR_LINE
+    sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
     if (form or protocol.orders_form()) == "line":
-        return [protocol.run("memo sleep - " + " ".join(f'"{n} {mine}"' for n in names))]
+        return [protocol.run(sleep + " " + " ".join(f'"{n} {mine}"' for n in names))]
     tag = protocol.SUMMARY_TAG  # the heredoc, and the default for any other form
-    return [protocol.run(f"memo sleep - <<'{tag}'")] + [f"{n} {mine}" for n in names] + [tag]
+    return [protocol.run(f"{sleep} <<'{tag}'")] + [f"{n} {mine}" for n in names] + [tag]
 
 
 def _size(lines) -> int:
     return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
 
 
-def batch_prompt(store, T: int | None = None, form: str | None = None) -> str:
+def batch_prompt(store, T: int | None = None, form: str | None = None,
+                 flag: str = "") -> str:
     """The batched hand-over at ``T`` (default: the log's length), or
     ``core.NOTHING_LEFT``; ``form`` is the order form (``None``:
-    ``MEMO_ORDERS``, ``optmem.protocol``).
+    ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
+    order carries (``--global``, ``--project NAME``; issue #17).
 
     Takes pending blocks in completion order while the whole prompt stays
     within ``PART_CHARS`` bytes (always at least one block). Shape::
@@ -128,7 +132,7 @@ def batch_prompt(store, T: int | None = None, form: str | None = None) -> str:
     widest = blocks.block_name(0, 1 << T.bit_length())
     fixed = _size(_head(widest, 2 + total, cfg.ENTRY_CHARS)) + _size(
         ["Memories:", "Blocks, in the order to answer them:", ""]) + _size(
-        _remains(total)) + _size(order_lines([], form)) + 64
+        _remains(total)) + _size(order_lines([], form, flag)) + 64
     used = fixed
     for lo, hi in blocks.pending_by_end(T, built):
         name = blocks.block_name(lo, hi)
@@ -157,11 +161,11 @@ def batch_prompt(store, T: int | None = None, form: str | None = None) -> str:
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
-    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, form)
+    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, form, flag)
 
 
 def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
-            form: str | None) -> str:
+            form: str | None, flag: str = "") -> str:
     """The batch prompt's text from its parts (see ``batch_prompt``)."""
     lines = _head(names[0], len(names), limit)
     if raw:
@@ -171,7 +175,7 @@ def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
     lines += block_lines
     lines.append("")
     lines += _remains(total - len(names))
-    lines += order_lines(names, form)
+    lines += order_lines(names, form, flag)
     return "\n".join(lines)
 
 
