@@ -6,6 +6,7 @@ Run from the checkout::
     python benchmarks/bench.py                       # 1,000 / 100,000 / 1,000,000
     python benchmarks/bench.py --sizes 10000000 --runs 3   # a one-off scale run
     python benchmarks/bench.py --vs "python3 /path/to/reference/memo.py"
+    python benchmarks/bench.py --only recall --runs 3  # recall's classes against grep -ci
 
 Stores are written straight in the record format (``LOG.txt`` records of
 320 bytes, every ``TREE/<s>`` level of 288-byte records built), streamed in
@@ -22,7 +23,13 @@ answering a compression) are undone after every run by cutting the files
 back, so every run sees the same store. The table has one row per command
 and two columns per store size, with baselines below: ``python -c "import
 click"`` with memo's interpreter, and ``grep -ci`` on the same ``LOG.txt``
-for each recall pattern. The goal ratios of issue 4 are printed after it.
+for each recall pattern. Then one row per recall class (issue 11: frequent
+word, alternation, ``\\b`` word, non-ASCII and CJK words, rare and absent
+words, a date) with memo's time, grep's in the same rounds and their
+ratio; check's and recall's rates in MB/s; and the goals of issue 11.
+The generated store has words with a realistic spread: a few in half the
+lines (``FREQUENT``), thousands of rare ones, non-ASCII text in many
+scripts, and now and then a line in NFD.
 """
 
 from __future__ import annotations
@@ -48,21 +55,28 @@ sys.path.insert(0, ROOT)
 from optmem import blocks  # noqa: E402
 from optmem.store import LOG_RECORD, TREE_RECORD, Store, encode_memory, encode_summary  # noqa: E402
 
-GENERATOR = 3  #: bump when the generated content changes, so old stores are rebuilt
+GENERATOR = 4  #: bump when the generated content changes, so old stores are rebuilt
 SEED = 20240517
 ENTRY_BYTES = 280  #: the default ENTRY_CHARS: generated texts stay within it
 BATCH = 1 << 15  #: records encoded and written per write() call
 FIRST_DAY = datetime.date(2016, 1, 1)
 DAYS = 3650  #: dates run from FIRST_DAY over ten years, never decreasing
 
-# Recall patterns: (label, pattern). Each means the same to Python's re
-# (IGNORECASE) and to grep's basic regular expressions, so ``grep -ci`` is a
-# like-for-like baseline. ``{date}`` is filled in per store.
+# Recall patterns, one per class of issue 11: (label, pattern, grep's
+# options). Each means the same to Python's re (IGNORECASE) and to GNU grep
+# with those options, so ``grep -ci`` on the same LOG.txt is a like-for-like
+# baseline. ``{date}`` and ``{rare}`` are filled in per store.
 RECALL = [
-    ("recall word", "rollback"),
-    ("recall two-word regex", "deploy.*failed"),
-    ("recall date", "{date}"),
-    ("recall no match", "zyzzyvaqx"),
+    ("frequent word", "release", []),
+    ("alternation", "deploy|rollback", ["-E"]),
+    ("\\b word", "\\bdeploy\\b", []),
+    ("same word, no \\b", "deploy", []),
+    ("non-ASCII word", "zürich", []),
+    ("CJK word", "東京", []),
+    ("rare word", "{rare}", []),
+    ("absent word", "zurich", []),
+    ("date", "{date}", []),
+    ("two-word regex", "deploy.*failed", []),
 ]
 
 # Words with multi-byte UTF-8 and case pairs that Unicode folds.
@@ -94,17 +108,41 @@ def _date(i: int, T: int) -> str:
     return (FIRST_DAY + datetime.timedelta(days=i * DAYS // max(T, 1))).isoformat()
 
 
+#: Words that stand in a large share of the lines, as a project or tool name
+#: does in a real log: (word, share of lines). "deployment" makes \\bdeploy\\b
+#: differ from deploy; "Zürich" is the frequent non-ASCII word (so the ASCII
+#: "zurich" never matches).
+FREQUENT = (("release", 0.53), ("deploy", 0.34), ("rollback", 0.27),
+            ("deployment", 0.12), ("Zürich", 0.50), ("東京", 0.08))
+#: One line in NFD_EVERY is written decomposed (NFD), as a tool on macOS may.
+NFD_EVERY = 200_000
+
+
 def _texts(rng: random.Random, vocab: list):
-    """An endless stream of varied one-line texts of at most ENTRY_BYTES bytes."""
-    choices, randint = rng.choices, rng.randint
+    """An endless stream of varied one-line texts of at most ENTRY_BYTES
+    bytes: a few FREQUENT words (some capitalised) near the front, rare
+    words after them, now and then a line in NFD."""
+    import unicodedata
+    choices, randint, random_ = rng.choices, rng.randint, rng.random
+    n = 0
     while True:
-        words = choices(vocab, k=randint(3, 45))
+        words = choices(vocab, k=randint(3, 40))
+        for word, share in FREQUENT:
+            if random_() < share:
+                if random_() < 0.2:
+                    word = word.upper() if random_() < 0.5 else word.capitalize()
+                words.insert(randint(0, min(len(words), 4)), word)
         text = " ".join(words)
         data = text.encode("utf-8")
         while len(data) > ENTRY_BYTES:
             words.pop()
             text = " ".join(words)
             data = text.encode("utf-8")
+        n += 1
+        if n % NFD_EVERY == 0:
+            text = unicodedata.normalize("NFD", text)
+            while len(text.encode("utf-8")) > ENTRY_BYTES:
+                text = text[:-1]
         yield text
 
 
@@ -276,9 +314,17 @@ def subcommands(memo: list) -> set:
     return set(re.findall(r"^\s+([a-z-]+)\s", m.group(1), re.M)) if m else set()
 
 
+def rare_word() -> str:
+    """A word of the generated vocabulary that stands in about 1 line in 400."""
+    vocab = _vocabulary(random.Random(SEED))
+    return max((w for w in vocab if len(w) <= 12), key=len)
+
+
 def recall_patterns(T: int) -> list:
-    date = _date(T // 2, T)
-    return [(row, pattern.format(date=date)) for row, pattern in RECALL]
+    """``(row, pattern, grep options)`` for each recall class on a store of ``T``."""
+    date, rare = _date(T // 2, T), rare_word()
+    return [(f"recall {label} '{pattern.format(date=date, rare=rare)}'",
+             pattern.format(date=date, rare=rare), opts) for label, pattern, opts in RECALL]
 
 
 def memo_jobs(memo, root, T, has, strict) -> list:
@@ -315,8 +361,8 @@ def memo_jobs(memo, root, T, has, strict) -> list:
         size = 1 << (T.bit_length() - 1)
         jobs.append(Job(f"zoom 0-{size - 1}", memo + ["zoom", f"0-{size - 1}"], env,
                         expect=ok(r"#0-")))
-    for row, pattern in recall_patterns(T):
-        jobs.append(Job(f"{row} '{pattern}'", memo + ["recall", pattern], env,
+    for row, pattern, _ in recall_patterns(T):
+        jobs.append(Job(row, memo + ["recall", pattern], env,
                         expect=ok(r"match|No memory")))
     if "check" in has:
         jobs.append(Job("check", memo + ["check"], env, expect=ok(r"whole|memories")))
@@ -328,10 +374,60 @@ def baseline_jobs(python, root, T) -> list:
     jobs = [Job(f'{os.path.basename(python)} -c "import click"',
                 [python, "-c", "import click"], env)]
     log_path = os.path.join(root, "LOG.txt")
-    for row, pattern in recall_patterns(T):
-        jobs.append(Job(f"grep -ci '{pattern}' LOG.txt", ["grep", "-ci", pattern, log_path], env,
-                        expect=r"^\d+"))
+    for row, pattern, opts in recall_patterns(T):
+        job = Job(f"grep -ci{''.join(o[1:] for o in opts)} '{pattern}' LOG.txt",
+                  ["grep", "-ci"] + opts + [pattern, log_path], env, expect=r"^\d+")
+        job.recall_row = row
+        jobs.append(job)
     return jobs
+
+
+def _group(row: str) -> str:
+    """Which ``--only`` group a row belongs to."""
+    if row.startswith(("recall", "grep")):
+        return "recall"
+    if row.startswith("check"):
+        return "check"
+    return "other"
+
+
+def recall_table(sizes, results, baselines) -> str:
+    """Markdown: per recall class and store size, memo's median seconds,
+    ``grep -ci``'s on the same LOG.txt in the same rounds, their ratio and
+    memo's peak RSS; then check's and recall's rates in MB/s."""
+    head = ["class", "pattern"]
+    for T in sizes:
+        head += [f"{T:,}: memo s", "grep s", "ratio", "MiB"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, pattern, _ in RECALL:
+        shown = next(p for r, p, _ in recall_patterns(sizes[-1]) if r.startswith(f"recall {label} '"))
+        cells = [label, "`" + shown.replace("|", "\\|") + "`"]
+        for T in sizes:
+            row = next((r for r, p, _ in recall_patterns(T) if r.startswith(f"recall {label} '")), "")
+            job = next((j for j in results[T] if j.row == row), None)
+            g = next((j for j in baselines[T] if getattr(j, "recall_row", None) == row), None)
+            a, b = (job.median if job else None), (g.median if g else None)
+            cells += [fmt_s(a), fmt_s(b), f"{a / b:.2f}" if a and b else "-",
+                      fmt_mib(job.rss_kib) if job else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def rates(sizes, results, base) -> list:
+    """Lines giving check's and recall's throughput in MB/s (10^6 bytes)."""
+    out = []
+    for T in sizes:
+        root = os.path.join(base, f"store-{T}")
+        log_bytes = T * LOG_RECORD
+        tree_bytes = sum((T // s) * TREE_RECORD for s in blocks.level_sizes(T))
+        for job in results[T]:
+            if job.median and (job.row == "check" or job.row.startswith("recall frequent")):
+                size = log_bytes + (tree_bytes if job.row == "check" else 0)
+                what = "LOG.txt + TREE/" if job.row == "check" else "LOG.txt"
+                out.append(f"{T:,} memories: {job.row}: {job.median:.3f} s for {size / 1e6:,.0f} MB "
+                           f"of {what} = {size / 1e6 / job.median:,.0f} MB/s")
+        del root
+    return out
 
 
 class Cutback:
@@ -485,6 +581,9 @@ def main(argv=None) -> int:
     ap.add_argument("--vs", help="another memo implementation, as a command line, "
                     "run on the same stores")
     ap.add_argument("--dir", help="where stores are kept (default: $TMPDIR/optmem-bench)")
+    ap.add_argument("--only", default="recall,check,other",
+                    help="which rows to time: recall (with grep), check, other "
+                    "(default: all: %(default)s)")
     args = ap.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     base = os.path.abspath(args.dir or os.path.join(tempfile.gettempdir(), "optmem-bench"))
@@ -509,9 +608,12 @@ def main(argv=None) -> int:
             log(f"store of {T:,} memories: writing {root}")
             build_store(root, T, log)
         log(f"  timing {runs} runs after a warm-up")
-        jobs = memo_jobs(memo, root, T, has, strict=True)
-        other = memo_jobs(vs, root, T, vs_has, strict=False) if vs else []
-        baselines = baseline_jobs(python, root, T)
+        only = set(args.only.split(","))
+        jobs = [j for j in memo_jobs(memo, root, T, has, strict=True) if _group(j.row) in only]
+        other = [j for j in (memo_jobs(vs, root, T, vs_has, strict=False) if vs else [])
+                 if _group(j.row) in only]
+        baselines = [j for j in baseline_jobs(python, root, T)
+                     if _group(j.row) in only or "import click" in j.row]
         run_round_robin(jobs + other + baselines, runs, log)
         if not store_complete(root, T):
             log(f"  WARNING: {root} changed during the run; it will be rebuilt next time")
@@ -549,20 +651,28 @@ def main(argv=None) -> int:
     print(table(sizes, results, vs_results, base_results))
     print()
     big = max(sizes)
-    print(f"Goals (issue 4), from this run at {big:,} memories"
+    if "recall" in args.only.split(","):
+        print("Recall against grep -ci on the same LOG.txt, same rounds:")
+        print()
+        print(recall_table(sizes, results, base_results))
+        print()
+    for line in rates(sizes, results, base):
+        print(line)
+    print()
+    print(f"Goals (issue 11), from this run at {big:,} memories"
           + ("" if big >= 1_000_000 else " (the goals are stated at 1,000,000)") + ":")
-    jobs = results[big]
-    greps = {j.row.split("'")[1]: j for j in base_results[big] if j.row.startswith("grep")}
-    for job in jobs:
-        if not job.row.startswith("recall") or "no match" in job.row:
-            continue
-        pattern = job.row.split("'")[1]
-        g = greps.get(pattern)
-        if job.median and g and g.median:
+    jobs = {j.row: j for j in results[big]}
+    greps = {getattr(j, "recall_row", None): j for j in base_results[big]}
+    for row, pattern, _ in recall_patterns(big):
+        job, g = jobs.get(row), greps.get(row)
+        if "\\b" in row:  # grep's \b is its slow path: compare with the same word
+            g = greps.get(next((r for r, p, _ in recall_patterns(big)
+                                if p == pattern.replace("\\b", "")), None), g)
+        if job and job.median and g and g.median:
             ratio = job.median / g.median
-            print(f"  {job.row} at {big:,}: {job.median:.3f} s vs grep -ci {g.median:.3f} s "
-                  f"= {ratio:.2f} (goal <= 2.0: {'met' if ratio <= 2.0 else 'NOT met'}); "
-                  f"peak {fmt_mib(job.rss_kib)} MiB (goal <= 64: "
+            print(f"  {row}: {job.median:.3f} s vs {g.row} {g.median:.3f} s = {ratio:.2f} "
+                  f"(goal <= 2.0: {'met' if ratio <= 2.0 else 'NOT met'}); peak "
+                  f"{fmt_mib(job.rss_kib)} MiB (goal <= 64: "
                   f"{'met' if job.rss_kib <= 64 * 1024 else 'NOT met'})")
     for refuse, wall, what, last in patho:
         line = ("a 270-byte line of a" if not refuse else

@@ -5,4 +5,4 @@ Modules: ``blocks`` (pure block math), ``store`` (every byte on disk),
 (knobs), ``cli`` (the ``memo`` command).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

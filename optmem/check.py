@@ -16,8 +16,9 @@ import stat as stat_mod
 
 from . import blocks
 from .errors import ConfigError
-from .store import (JOURNAL_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
+from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
                     problem_in_memory, problem_in_summary)
+from .store import _date_shaped
 
 CHUNK_RECORDS = 8192
 _HEAD = re.compile(r"^#(\d+) (\d\d\d\d-\d\d-\d\d) ", re.MULTILINE)
@@ -60,14 +61,26 @@ def _clean_bytes(data: bytes, width: int, n: int) -> bool:
 
 def _digit_column(place: int, start: int, n: int) -> bytes:
     """The digit at ``place`` (1, 10, 100, ...) of the ids ``start ..
-    start+n-1``, one byte each: built by repetition, no loop per id."""
-    cycle = b"".join(bytes([48 + d]) * place for d in range(10))
-    offset = start % (10 * place)
-    reps = (offset + n) // len(cycle) + 1
-    return (cycle * reps)[offset:offset + n]
+    start+n-1``, one byte each: built by repetition, no loop per id.
+
+    Work is O(n) bytes whatever ``place`` is: a place up to ``n`` repeats
+    its 10 * ``place``-byte cycle; a larger one changes digit at most
+    ``n // place + 1`` times, so it is built from those runs (a cycle of
+    10 * ``place`` bytes would cost 100 MB per chunk at ids of 10 million)."""
+    if place <= n:
+        cycle = b"".join(bytes([48 + d]) * place for d in range(10))
+        offset = start % (10 * place)
+        reps = (offset + n) // len(cycle) + 1
+        return (cycle * reps)[offset:offset + n]
+    runs, i, end = [], start, start + n
+    while i < end:
+        nxt = min(end, (i // place + 1) * place)
+        runs.append(bytes([48 + (i // place) % 10]) * (nxt - i))
+        i = nxt
+    return b"".join(runs)
 
 
-def _heads_fine(data: bytes, start: int, n: int, good_dates: set) -> bool:
+def _heads_fine(data: bytes, start: int, n: int, good_dates: set, odd: set) -> bool:
     """Each record starts ``#<its id> <a real date> ``. Column slices when
     every id in the chunk has the same number of digits, else a regex."""
     digits = len(str(start))
@@ -84,22 +97,26 @@ def _heads_fine(data: bytes, start: int, n: int, good_dates: set) -> bool:
         dates = set(zip(*(col(at + k) for k in (0, 1, 2, 3, 5, 6, 8, 9))))
         for d in dates - good_dates:
             text = bytes(d).decode("ascii", "replace")
-            if not is_date(f"{text[:4]}-{text[4:6]}-{text[6:]}"):
+            date = f"{text[:4]}-{text[4:6]}-{text[6:]}"
+            if not _date_shaped(date):
                 return False
+            if not is_date(date):  # another tool's 2025-02-30: shown as it is
+                odd.add(date)
             good_dates.add(d)
         return True
     heads = _HEAD.findall(data.decode("utf-8"))
+    odd.update(h[1] for h in heads if _date_shaped(h[1]) and not is_date(h[1]))
     return (len(heads) == n
             and [h[0] for h in heads] == [str(i) for i in range(start, start + n)]
-            and all(is_date(h[1]) for h in heads))
+            and all(_date_shaped(h[1]) for h in heads))
 
 
-def _check_log(store: Store, T: int, problems: list) -> None:
+def _check_log(store: Store, T: int, problems: list, odd: set) -> None:
     good_dates = set()
     for start in range(0, T, CHUNK_RECORDS):
         n = min(CHUNK_RECORDS, T - start)
         data = store.read_log(start * LOG_RECORD, n * LOG_RECORD)
-        if _clean_bytes(data, LOG_RECORD, n) and _heads_fine(data, start, n, good_dates):
+        if _clean_bytes(data, LOG_RECORD, n) and _heads_fine(data, start, n, good_dates, odd):
             continue
         for k in range(n):
             i = start + k
@@ -198,22 +215,43 @@ def check(store: Store) -> tuple:
                      f"them and the next memo note cuts them")
     if size % LOG_RECORD:
         extra = size % LOG_RECORD
-        problems.append(f"{store.log_path} {store.tail_problem()}; the next write cuts them if "
-                        f"they are an unfinished append, else refuses to append. A human "
-                        f"can keep them and cut them off with: tail -c {extra} "
-                        f"{store.log_path} > memo-tail.txt && truncate -s {size - extra} "
-                        f"{store.log_path}")
+        if store.tail_is_torn():
+            notes.append(f"{store.log_path} {store.tail_problem()}: a torn last record (a "
+                         f"write that never finished); readers skip it, and the next memo "
+                         f"write cuts it off and keeps its bytes in {store.recovered_path}")
+        else:
+            problems.append(f"{store.log_path} {store.tail_problem()}, after records that are "
+                            f"misaligned (a hand edit, a merge, conflict markers?); memo cuts "
+                            f"nothing and appends nothing. A person restores LOG.txt from a "
+                            f"copy, or repairs the records named here, then Run: memo check")
     journal = os.path.join(store.root, JOURNAL_NAME)
     if os.path.lexists(journal):
         if os.path.isfile(journal) and not os.path.islink(journal):
-            notes.append("an append was interrupted; the next memo note rolls it back")
+            state = store._read_journal()
+            if state is not None and store._foreign_after(state, size) is not None:
+                notes.append("an append was interrupted and another tool wrote after it; "
+                             "the next memo write keeps every record and notes it here")
+            else:
+                notes.append("an append was interrupted; the next memo write rolls it back")
         else:
             problems.append(f"{journal} is not a regular file, so no append can be made "
                             f"safely; move it away (memo makes a new one)")
     if os.path.lexists(store.lock_path) and not os.path.isfile(store.lock_path):
         problems.append(f"{store.lock_path} is not a regular file, so no write can take the "
                         f"lock; move it away (memo makes a new one)")
-    _check_log(store, T, problems)
+    for first, foreign in store.kept_appends():
+        problems.append(f"memories #{first}-#{foreign - 1} come from an append (an import?) that "
+                        f"was interrupted; another tool then wrote #{foreign} on, so they were "
+                        f"kept, not rolled back. Review them (an import run again holds them "
+                        f"twice): memo recall '^#{first} '. Once reviewed, a person can run: "
+                        f"rm {os.path.join(store.root, KEPT_NAME)}")
+    odd = set()
+    _check_log(store, T, problems, odd)
+    if odd:
+        shown = ", ".join(sorted(odd)[:5]) + (", ..." if len(odd) > 5 else "")
+        notes.append(f"{len(odd)} date{'s' if len(odd) > 1 else ''} in the log "
+                     f"{'are' if len(odd) > 1 else 'is'} not a calendar date ({shown}), as "
+                     f"another tool wrote them; they are shown as they are")
     _check_tree(store, T, problems, notes)
     built = {}
     try:

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from . import __version__, core
+from . import __version__, core, protocol
 from .errors import BadInput, MemoError
 
 
@@ -382,9 +382,9 @@ def init():
     root = memory_dir()
     _, created = Store.init(root)
     if created:
-        click.echo(f"Created an empty memory at {root}. Next: memo wake")
+        click.echo(f"Created an empty memory at {root}. Run: memo wake")
     else:
-        click.echo(f"{root} is already a memory store; nothing was changed. Next: memo wake")
+        click.echo(f"{root} is already a memory store; nothing was changed. Run: memo wake")
 
 
 @cli.command()
@@ -401,8 +401,8 @@ def wake(part, t, max_bytes):
     if max_bytes is not None:
         from . import hook
         if part is not None or t is not None:
-            raise BadInput("--max-bytes prints the whole memory as one part; "
-                           "drop PART and T, or page with: memo wake PART T")
+            raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
+                           "and T, or page through the parts instead. Run: memo wake")
         click.echo(hook.wake_max_bytes(store, core.parse_count(max_bytes, "--max-bytes")))
         return
     k = core.parse_count(part, "PART") if part is not None else 1
@@ -463,13 +463,14 @@ def sleep(block, text, with_cmd):
         return
     core.parse_block(block)
     if not text:
-        raise BadInput(f"give the summary after the block, e.g. on stdin: memo sleep "
-                       f"{block} - <<'{core.HEREDOC_TAG}' (then your line, then {core.HEREDOC_TAG})")
+        raise BadInput("give your summary line after the block, as the last lines of the "
+                       "compression prompt show; Run: memo sleep")
     keeping("nothing was saved")
     said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
-    if said:
-        click.echo(said)
+    click.echo(said)
+    if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
+        click.echo("")
     click.echo(prompt)
 
 
@@ -571,7 +572,7 @@ def recall(pattern, as_json):
     store = _store()
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, _undo_surrogates(pattern), budget - 200)
+    result = core.recall(store, _undo_surrogates(pattern), max(budget - 200, budget // 2))
     if as_json:
         import json
         out = []
@@ -590,15 +591,11 @@ def recall(pattern, as_json):
     for line in result.lines:
         click.echo(line)
     if result.total == 0:
-        shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-        click.echo(f"No memory matches {shown!r}.")
+        click.echo(protocol.NO_MATCH)
     elif result.cut:
-        click.echo(f"Showing the newest {len(result.lines)} of {result.total} matching "
-                   f"memories; the rest did not fit. Narrow the regex (add a word or a "
-                   f"date such as 2024-05).")
+        click.echo(protocol.newest_matches(len(result.lines), result.total))
     else:
-        n = result.total
-        click.echo(f"{n} {'memory matches' if n == 1 else 'memories match'}.")
+        click.echo(protocol.matches(result.total))
 
 
 @cli.command()
@@ -607,9 +604,8 @@ def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
     store = _store()
     gone = core.forget(store, block)
-    name = block.strip()
-    click.echo(f"Forgot {gone} {'summary' if gone == 1 else 'summaries'}, from {name} up. "
-               f"Run: memo sleep")
+    from .blocks import block_name
+    click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
 
 
 @cli.command("import")
@@ -662,10 +658,9 @@ def import_(file, yes):
     last = first + count - 1
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
     keeping(f"the import was saved as {ids}")
-    click.echo(f"Imported {count} {'memory' if count == 1 else 'memories'} as {ids}. "
-               f"{pending} {'compression is' if pending == 1 else 'compressions are'} pending.")
+    click.echo(protocol.imported(count, first))
     if pending:
-        click.echo("Run: memo sleep")
+        click.echo(protocol.pending_after_import(pending))
 
 
 @cli.command()
@@ -683,7 +678,7 @@ def zoom(block):
 def config_(settings, repair):
     """Show the settings, or change them: NAME=VALUE (NAME= restores the default)."""
     store = _store()
-    shows = [s for s in settings if "=" not in s]
+    shows = [s.strip().upper() for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
     from .config import KNOBS, check_value
     for name in shows:

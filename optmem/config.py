@@ -4,6 +4,12 @@
 comment. A missing file means every default. Values are whole numbers in
 ASCII digits. Parsing and validation live here; reading and writing the file
 is ``optmem.store``'s job.
+
+Every file the reference OptMem accepts is read with its meaning: names in
+any case, spaces around ``=``, lines without ``=`` ignored, any value from
+1 up. ``ENTRY_CHARS`` is at most 280 (the reference refuses a store above
+that); a file that already says 281-287 (memo allowed it once) is still
+read, and ``LEGACY_ENTRY`` names the command that brings it back to 280.
 """
 
 from __future__ import annotations
@@ -13,18 +19,26 @@ from .errors import ConfigError
 #: Longest text a record can hold, in bytes: a TREE record is 288 bytes with
 #: its newline, so a summary is at most 287 bytes of UTF-8.
 MAX_ENTRY_BYTES = 287
+#: Highest ENTRY_CHARS the reference OptMem reads (``min(288 - 8, 320 - 40)``):
+#: memo never sets more, so a store it configured stays readable there.
+REFERENCE_ENTRY_MAX = 280
+_HUGE = 10 ** 12
 
 #: name -> (default, lowest, highest, meaning). Every knob lives here.
 KNOBS = {
-    "ENTRY_CHARS": (280, 16, MAX_ENTRY_BYTES,
+    "ENTRY_CHARS": (280, 1, REFERENCE_ENTRY_MAX,
                     "longest memory or summary, in bytes of UTF-8"),
-    "WAKE_LINES": (256, 1, 1_000_000,
+    "WAKE_LINES": (256, 1, _HUGE,
                    "how many memory lines `memo wake` prints"),
-    "PART_CHARS": (20000, 2048, 100_000_000,
+    "PART_CHARS": (20000, 1, _HUGE,
                    "most bytes in one part of wake or recall output"),
-    "PART_LINES": (500, 10, 1_000_000,
+    "PART_LINES": (500, 1, _HUGE,
                    "most lines in one part of wake output"),
 }
+
+#: The one-line notice for a config that says ENTRY_CHARS=281..287.
+LEGACY_ENTRY = ("config sets ENTRY_CHARS={value}, above the {top} bytes the reference "
+                "OptMem reads (memo still reads it); Run: memo config ENTRY_CHARS={top}")
 
 
 class Config:
@@ -56,6 +70,13 @@ class Config:
 REPAIR = "Run: memo config --repair"  #: the order that disables bad lines
 
 
+def limits(name: str) -> str:
+    """The values knob ``name`` takes, in words: ``from 1 to 280`` or
+    ``1 or more``."""
+    _, low, high, _ = KNOBS[name]
+    return f"from {low} to {high}" if high < _HUGE else f"{low} or more"
+
+
 def check_value(name: str, raw: str, where: str = "") -> int:
     """Parse and range-check one knob value; return it as an int.
 
@@ -66,36 +87,37 @@ def check_value(name: str, raw: str, where: str = "") -> int:
     """
     prefix = f"{where}: " if where else ""
     fix = f" {REPAIR}" if where else ""
+    name = name.strip().upper()
     if name not in KNOBS:
         raise ConfigError(
             f"{prefix}unknown setting {name!r}; the settings are "
             f"{', '.join(KNOBS)}.{fix}")
     default, low, high, _ = KNOBS[name]
+    span = limits(name)
     value = raw.strip()
-    if not (value.isascii() and value.isdigit()) or len(value) > 12:
+    if not value.isdecimal() or len(value) > 15:  # any script's digits, as the reference
         raise ConfigError(
-            f"{prefix}{name} must be a whole number from {low} to {high} "
+            f"{prefix}{name} must be a whole number, {span} "
             f"(default {default}), not {value!r}.{fix}")
     number = int(value)
+    if where and name == "ENTRY_CHARS" and high < number <= MAX_ENTRY_BYTES:
+        return number  # written by an older memo: still read (see LEGACY_ENTRY)
     if not low <= number <= high:
         raise ConfigError(
-            f"{prefix}{name}={number} is out of range; it must be from {low} "
-            f"to {high} (default {default}).{fix}")
+            f"{prefix}{name}={number} is out of range; it must be {span} "
+            f"(default {default}).{fix}")
     return number
 
 
 def _parse_line(line: str, where: str):
-    """``None`` for a blank or comment line, else ``(name, value)``; raises
-    ``ConfigError``."""
+    """``None`` for a blank or comment line, or a line without ``=`` (the
+    reference ignores those too), else ``(NAME, value)`` with the name in
+    upper case; raises ``ConfigError``."""
     line = line.split("#", 1)[0].strip()
-    if not line:
+    if not line or "=" not in line:
         return None
-    if "=" not in line:
-        raise ConfigError(
-            f"{where}: expected NAME=VALUE, got {line[:40]!r}; the settings are "
-            f"{', '.join(KNOBS)}. {REPAIR}")
     name, raw = line.split("=", 1)
-    name = name.strip()
+    name = name.strip().upper()
     return name, check_value(name, raw, where)
 
 
@@ -143,7 +165,8 @@ def update(text: str, changes: dict) -> tuple:
             lines[where[-1]] = new
         elif value is not None:
             template = [i for i, line in enumerate(lines)
-                        if line.lstrip("# ").split("=", 1)[0].strip() == name and "=" in line]
+                        if line.lstrip("# ").split("=", 1)[0].strip().upper() == name
+                        and "=" in line]
             if template:
                 lines.insert(template[-1] + 1, new)
             else:

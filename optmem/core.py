@@ -2,30 +2,26 @@
 
 Every function takes an open ``Store`` and returns text (or data) for the
 CLI to print; failures raise ``optmem.errors`` exceptions whose message is
-the one line a user sees. Protocol strings (DESIGN.md "Commands") are
-constants here so the CLI and the tests share them.
+the one line a user sees. The lines programs read (DESIGN.md "Commands")
+are rendered by ``optmem.protocol``; the names below are kept for callers.
 """
 
 from __future__ import annotations
 
 import os
 
-from . import blocks, pager
+from . import blocks, pager, protocol
 from .errors import BadInput, Damaged, MemoError
 from .errors import NotBuilt
 from .dates import ZONE_SPAN_DAYS
 from .store import (LOG_RECORD, REDACTED, TREE_RECORD, Memory, Store, displayable,
                     encode_memory, is_date)
 
-AWAKE = "You are awake."
-NOTHING_LEFT = "Nothing left to compress."
-RAW_PROMPT_MAX = 16  #: blocks up to this size show raw memories (DESIGN.md)
-HEREDOC_TAG = "SUMMARY"
-
-
-def saved_as(i: int) -> str:
-    """The exact acknowledgement of a note: ``Saved as #<i>.``"""
-    return f"Saved as #{i}."
+AWAKE = protocol.AWAKE
+NOTHING_LEFT = protocol.NOTHING_LEFT
+RAW_PROMPT_MAX = protocol.RAW_PROMPT_MAX
+HEREDOC_TAG = protocol.SUMMARY_TAG
+saved_as = protocol.saved_as
 
 
 # -- text checks -----------------------------------------------------------
@@ -161,14 +157,15 @@ def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str
     return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
 
 
-def compression(store: Store, T: int | None = None) -> str:
-    """The prompt for the next compression, or ``NOTHING_LEFT``.
+def compression(store: Store, T: int | None = None, form: str | None = None) -> str:
+    """The prompt for the next compression at ``T`` (default: the whole
+    log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
 
     Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
-    larger block shows its two halves' summaries. The order is printed as a
-    quoted heredoc so no shell expands what the agent pastes into it.
-    With ``MEMO_HANDOVER=batch`` in the environment it is the batched
-    hand-over instead (``optmem.handover``).
+    larger block shows its two halves' summaries. ``form`` is the order form
+    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). With
+    ``MEMO_HANDOVER=batch`` in the environment it is the batched hand-over
+    instead (``optmem.handover``).
     """
     from . import handover
     if handover.batch_mode():
@@ -179,34 +176,12 @@ def compression(store: Store, T: int | None = None) -> str:
     if block is None:
         return NOTHING_LEFT
     lo, hi = block
-    name = blocks.block_name(lo, hi)
-    limit = store.config().ENTRY_CHARS
     if hi - lo <= RAW_PROMPT_MAX:
-        head = f"Compress memories #{name} into one line of at most {limit} bytes."
         body = [memory_line(m) for m in shown(store, lo, hi)]
     else:
-        head = (f"Compress the two summaries of memories #{name} into one line of at "
-                f"most {limit} bytes.")
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
-    left = pending_in(T, built) - 1
-    if left == 0:
-        after = "This is the last compression."
-    elif left == 1:
-        after = "1 compression remains after this one."
-    else:
-        after = f"{left} compressions remain after this one."
-    lines = [head,
-             "Keep every name, number, date, decision and outcome.",
-             "Drop wording, not facts. Invent nothing. "
-             "(Bytes of UTF-8: accented and non-Latin characters count 2-4.)",
-             "The dates are kept beside your line; do not repeat them.",
-             ""]
-    lines += ["  " + line for line in body]
-    lines += ["", after,
-              f"Run: memo sleep {name} - <<'{HEREDOC_TAG}'",
-              "<your line>",
-              HEREDOC_TAG]
-    return "\n".join(lines)
+    return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
+                                       body, pending_in(T, built) - 1, form)
 
 
 # -- writes ----------------------------------------------------------------
@@ -283,10 +258,11 @@ def _readable(store: Store, lo: int, hi: int):
 
 
 def sleep(store: Store, block_arg: str, text: str) -> tuple:
-    """Store the summary of the next pending block; return ``(note, prompt)``.
+    """Store the summary of the next pending block; return ``(said, prompt)``.
 
-    ``note`` is None, or a line saying the block was already saved (another
-    session did it; not an error). ``prompt`` is the next compression or
+    ``said`` is ``LO-HI saved.``, or ``Another session already wrote
+    LO-HI.`` when the block was already built (not an error; seed strings,
+    ``optmem.protocol``). ``prompt`` is the next compression or
     ``NOTHING_LEFT``. Any other block is refused (``BadInput``), naming the
     next one.
     """
@@ -294,7 +270,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
     name = blocks.block_name(lo, hi)
     cfg = store.config()
     text = clean_text(text, cfg.ENTRY_CHARS, "summary")
-    said = None
+    said = protocol.saved_block(name)
     with store.locked():
         T = store.count()
         built = store.built(T)
@@ -304,7 +280,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                            f"(#0-{T - 1}); Run: memo sleep" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
-            said = f"The summary of {name} is already saved; nothing was written."
+            said = protocol.already_wrote(name)
         else:
             want = next_pending(store, T, built)
             if want != (lo, hi):
@@ -331,7 +307,7 @@ def forget(store: Store, block_arg: str) -> int:
         size = hi - lo
         if lo // size >= store.level_len(size):
             raise BadInput(f"there is no summary {name} to forget (it is not built); "
-                           f"see what is pending with: memo sleep")
+                           f"Run: memo sleep")
         top = max(store.level_bytes(), default=size)
         gone = 0
         s = size
@@ -550,18 +526,17 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
 
 # -- reads -----------------------------------------------------------------
 
-def require_no_pending(store: Store, T: int) -> str | None:
-    """None when every block inside ``[0, T)`` is built, else the prompt."""
-    built = store.built(T)
-    if pending_in(T, built) == 0:
-        return None
-    return compression(store)
+def missing_in(T: int, tiling: list, built: dict) -> list:
+    """The blocks of ``tiling`` (a ``cover`` at ``T``) whose summary is not
+    built, given ``built`` (``{size: records}``): what stops a wake."""
+    return [(lo, hi) for lo, hi in tiling
+            if hi - lo > 1 and lo // (hi - lo) >= built.get(hi - lo, 0)]
 
 
 def wake_lines(store: Store, T: int, budget: int) -> list:
     """The document body at ``T``: one line per block of ``cover(T, budget)``.
 
-    Every block must be built (call ``require_no_pending`` first).
+    Every block must be built (see ``missing_in``); raises ``NotBuilt``.
     """
     tiling = blocks.cover(T, budget)
     out = []
@@ -589,41 +564,59 @@ def wake_intro(store: Store, T: int) -> str:
             f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
 
 
-def wake(store: Store, part: int, T: int | None) -> tuple:
+def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
-    Returns ``(ok, text)``: ``ok`` False means compressions are pending and
-    ``text`` is the prompt (the CLI exits 1). On a store this user cannot
-    write (``Store.writable``), pending work does not stop wake: the document
-    is the ``--max-bytes`` one in ``PART_CHARS`` bytes (unbuilt blocks as
-    their built halves) and says the store is read-only. Raises ``BadInput`` for a ``T``
-    past the log or a part that does not exist.
+    Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
+    only when the document itself needs a summary that is not built: then
+    ``text`` is ``Cannot wake: N compressions pending. ...``, a blank line
+    and the next compression (the seed's strings, the later OptMem's rule).
+    Otherwise ``text`` is the part; the last part ends ``You are awake.``
+    and, when compressions are pending, a blank line and the next one (the
+    hand-over). An empty log gives ``protocol.empty_store``.
+
+    On a store this user cannot write (``Store.writable``), pending work
+    does not stop wake: the document is the ``--max-bytes`` one in
+    ``PART_CHARS`` bytes (unbuilt blocks as their built halves) and says the
+    store is read-only. Raises ``BadInput`` for a ``T`` past the log or a
+    part that does not exist.
     """
+    cfg = store.config()  # a bad config stops every command (as in the reference)
     count = store.count()
     if T is None:
         T = count
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
-                       f"memo wake without T shows all of it")
-    prompt = require_no_pending(store, T)
-    if prompt is not None and T == count and not store.writable():
+                       f"Run: memo wake")
+    if count == 0:
+        if part != 1:
+            raise BadInput(f"part {part} does not exist: the memory is empty; Run: memo wake")
+        return True, "\n".join(protocol.empty_store(form))
+    tiling = blocks.cover(T, cfg.WAKE_LINES)
+    if T == count and pending_in(T, store.built(T)) and not store.writable():
         # A sleep could not be saved: show what is built instead of ordering it.
         from . import hook
-        return True, hook.wake_max_bytes(store, store.config().PART_CHARS, read_only=True)
-    if prompt is not None:
-        return False, ("Compressions are pending, and wake shows nothing until they are "
-                       f"done. Do this one and each that follows until \"{NOTHING_LEFT}\", "
-                       "then wake again.\n\n" + prompt)
-    cfg = store.config()
+        return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
+    if missing_in(T, tiling, store.built(T)):
+        prompt = compression(store, form=form)
+        if prompt == NOTHING_LEFT:  # another session just built it
+            return wake(store, part, T, form)
+        pending = pending_in(count, store.built(count))
+        return False, protocol.cannot_wake(pending) + "\n\n" + prompt
     try:
         body = wake_lines(store, T, cfg.WAKE_LINES)
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(store, part, T)
+        return wake(store, part, T, form)
     parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES, cfg.PART_CHARS)
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")
-    return True, parts[part - 1]
+    text = parts[part - 1]
+    if part == len(parts):
+        prompt = compression(store, form=form)
+        if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
+            text += "\n\n" + prompt
+    return True, text
 
 
 # -- recall ----------------------------------------------------------------
@@ -677,12 +670,14 @@ def _decompose(lo: int, hi: int) -> list:
 
 
 def zoom(store: Store, arg: str) -> list:
-    """Open one node of the tree: its own line, then its two halves as wake
-    would show them (summaries, or raw memories for a node of two).
+    """Open one node of the tree: its two halves as ``#`` lines exactly as
+    wake prints them (summaries, or raw memories for a node of two), and no
+    other line starting with ``#`` (the later OptMem's shape).
 
     A half past the end of the log is left out; a half that reaches past
-    the end is shown as the complete blocks inside the log. ``arg`` may be a
-    single memory id (every wake line's id is a valid argument).
+    the end is shown as the complete blocks inside the log, after a header
+    line that says so. ``arg`` may be a single memory id (every wake line's
+    id is a valid argument): its one line is printed.
     """
     lo, hi = parse_block(arg, allow_memory=True)
     name = blocks.block_name(lo, hi)
@@ -693,13 +688,13 @@ def zoom(store: Store, arg: str) -> list:
                        "the log is empty, so there is nothing to zoom into")
     if hi - lo == 1:
         return [memory_line(shown(store, lo, lo + 1)[0])]
-    out = [block_line(store, lo, hi, T) if hi <= T else
-           f"#{name} reaches past the newest memory (#{T - 1}); its parts so far:"]
+    out = [] if hi <= T else [f"Block {name} reaches past the newest memory "
+                              f"(#{T - 1}); its parts so far:"]
     for a, b in blocks.halves(lo, hi):
         if a >= T:
             continue
         for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
-            out.append("  " + block_line(store, c, d, T))
+            out.append(block_line(store, c, d, T))
     if any(line.endswith("(not summarised yet)") for line in out):
         out.append("Run: memo sleep")
     return out
@@ -762,16 +757,16 @@ def stats_text(info: dict) -> str:
 
 
 def config_show(store: Store, names=None) -> str:
-    """Each knob with its value, default and meaning."""
-    from .config import KNOBS
+    """Each knob on one line, ``NAME VALUE`` first (the value in force),
+    then its meaning and range (``protocol.config_line``)."""
+    from .config import KNOBS, limits
     values = store.config_values()
     out = []
-    for name, (default, low, high, meaning) in KNOBS.items():
+    for name, (default, _low, _high, meaning) in KNOBS.items():
         if names and name not in names:
             continue
-        value = values.get(name, default)
-        mark = "" if name in values else " (default)"
-        out.append(f"{name}={value}{mark}  default {default}, {low}..{high}: {meaning}")
+        out.append(protocol.config_line(name, values.get(name, default), default, limits(name),
+                                        meaning, name in values))
     return "\n".join(out)
 
 
@@ -788,7 +783,7 @@ def config_set(store: Store, assignments, repair: bool = False) -> str:
             raise ConfigError(f"expected NAME=VALUE, got {item!r}; the settings are "
                               f"{', '.join(KNOBS)}")
         name, raw = item.split("=", 1)
-        name = name.strip()
+        name = name.strip().upper()
         if raw.strip() == "":
             if name not in KNOBS:
                 check_value(name, "0")  # raises: unknown name

@@ -11,17 +11,20 @@ a part that is not the last ends with the order for the next one, carrying
 
 from __future__ import annotations
 
-AWAKE = "You are awake."
+from . import protocol
+
+AWAKE = protocol.AWAKE
 
 
 def header(k: int, n: int, T: int) -> str:
-    """The first line of part ``k`` of ``n`` (only when ``n > 1``)."""
-    return f"Memory part {k} of {n} (T={T}); each part ends with the order for the next."
+    """The first line of part ``k`` of ``n`` (only when ``n > 1``):
+    ``Your memory, part K of N, oldest first.`` (seed; ``T`` is unused)."""
+    return protocol.part_header(k, n)
 
 
 def footer(k: int, n: int, T: int) -> str:
-    """The last line of part ``k``: the order for the next part, or ``AWAKE``."""
-    return AWAKE if k == n else f"Run: memo wake {k + 1} {T}"
+    """The last line of part ``k``: ``Run: memo wake <k+1> <T>``, or ``AWAKE``."""
+    return protocol.part_footer(k, n, T)
 
 
 def _size(line: str) -> int:

@@ -3,17 +3,24 @@
 What recall means, exactly: record ``i`` of ``LOG.txt`` (320 bytes) is
 turned into its line by ``line_of`` (UTF-8 decoded with U+FFFD for bad
 bytes, a stray newline read as a space, trailing white space stripped), and
-the line matches when ``re.compile(pattern, re.IGNORECASE).search(line)``
-finds something: Python's ``re``, Unicode, case-insensitive. Everything
-below computes exactly that set of lines, faster.
+the line matches when ``re.compile(NFC(pattern), re.IGNORECASE)`` finds
+something in ``NFC(line)``: Python's ``re``, Unicode, case-insensitive, on
+the Unicode NFC forms (``textform.nfc``, issue 9). Everything below computes
+exactly that set of lines, faster.
 
-- Streaming. The log is read ``CHUNK_RECORDS`` whole records (1.25 MiB) at
-  a time with ``Store.read_log``, up to a fixed end: the record count when
-  the search starts, so a memory noted mid-scan shifts nothing. Only the
-  newest matches that fit the output budget are kept, so peak memory is
-  one chunk plus the kept lines, however large the log is. (Reading into
-  one reused ``bytearray`` with ``os.preadv`` measured three times slower
-  here than a fresh ``os.pread`` per chunk, so recall does not.)
+- Streaming, newest first. The log is read ``CHUNK_RECORDS`` whole records
+  (1.25 MiB) at a time with ``Store.read_log``, from a fixed end (the
+  record count when the search starts, so a memory noted mid-scan shifts
+  nothing) back to the start. Chunks are matched line by line (below) until
+  the output budget is full; every older chunk is only counted, by
+  ``fastcount`` in C when the pattern is a literal, a set of literals or
+  ``\\b``-bounded words (its docstring proves the count equal), else line
+  by line. Peak memory is one chunk plus the kept lines, however large the
+  log is. (Reading into one reused ``bytearray`` with ``os.preadv``
+  measured three times slower here than a fresh ``os.pread`` per chunk, so
+  recall does not.)
+- NFC. A chunk holding a character that NFC might change
+  (``fastcount.nfc_inert``) is normalised before it is matched.
 - Prefilter. Most patterns hold a literal that every match must contain
   (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
   ``foo|bar``); ``requirements`` reads them off the parsed pattern. The raw
@@ -42,11 +49,15 @@ below computes exactly that set of lines, faster.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import re
 import sys
-from collections import deque
+import unicodedata
 
+from . import fastcount
 from .errors import BadInput
+from .textform import nfc
 from .store import LOG_RECORD, displayable
 
 CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
@@ -55,9 +66,9 @@ USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
 
 #: Non-ASCII characters that Python's ``re`` (IGNORECASE, Unicode) matches
-#: with an ASCII letter: dotted and dotless I, the Kelvin sign, long s. A
-#: superset is harmless (more candidates); ``tests/test_search.py`` checks
-#: against every code point that nothing is missing.
+#: with an ASCII letter: dotted and dotless I, the Kelvin sign, long s.
+#: ``fastcount`` needs this exact (``case_class``); ``tests/test_search.py``
+#: checks it against every code point.
 ASCII_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
 
 
@@ -199,9 +210,34 @@ def _planes():
 def case_class(ch: str) -> str:
     """Every character that Python's ``re`` (IGNORECASE) matches with the
     literal ``ch``, found by asking ``re`` itself about every code point
-    (some 30 ms for each new character)."""
+    (some 30 ms for each new character). A character that ``re`` calls
+    uncased (``_sre.unicode_iscased``: CJK, digits, most symbols) matches
+    only itself, as ``re`` compiles it as a plain literal, and an ASCII
+    character matches its two cases and ``ASCII_FOLDS``; those answers are
+    immediate. ``tests/test_search.py`` checks both against the scan."""
+    if ch.isascii():
+        if ch.isalpha():
+            return "".join(dict.fromkeys(ch + ch.swapcase() + ASCII_FOLDS.get(ch.lower(), "")))
+        return ch
+    if _uncased(ch):
+        return ch
+    return scan_class(ch)
+
+
+def scan_class(ch: str) -> str:
+    """``case_class`` the slow way: ``re`` asked about every code point."""
     rx = re.compile(re.escape(ch), re.IGNORECASE)
     return "".join(m.group() for plane in _planes() for m in rx.finditer(plane))
+
+
+def _uncased(ch: str) -> bool:
+    """True if Python's ``re`` compiles the literal ``ch`` under IGNORECASE
+    as a case-sensitive one (``sre_compile``: ``not iscased(ch)``)."""
+    try:
+        import _sre
+        return not _sre.unicode_iscased(ord(ch))
+    except (ImportError, AttributeError):  # pragma: no cover - another Python
+        return False
 
 
 def _pieces(literal: str) -> list:
@@ -459,6 +495,10 @@ class _Alarm:
         if self.active:
             self.signal.setitimer(self.signal.ITIMER_REAL, TIME_BOUND)
 
+    def disarm(self):
+        if self.active:
+            self.signal.setitimer(self.signal.ITIMER_REAL, 0)
+
     def __exit__(self, *exc):
         if self.active:
             self.signal.setitimer(self.signal.ITIMER_REAL, 0)
@@ -467,7 +507,8 @@ class _Alarm:
 
 
 def _matches(data, n: int, search, prefilter, precheck):
-    """The matching lines of the ``n`` records in ``data``, oldest first."""
+    """The matching lines of the ``n`` records in ``data``, oldest first,
+    for a chunk whose lines are their own NFC."""
     if prefilter is None:
         return list(filter(search, _all_lines(data, 0, n)))
     found = []
@@ -481,45 +522,126 @@ def _matches(data, n: int, search, prefilter, precheck):
     return found
 
 
+def _exact(data, n: int, search, prefilter, precheck) -> list:
+    """The lines (``line_of``, as stored) of the ``n`` records in ``data``
+    whose NFC form ``search`` matches, oldest first: recall's definition,
+    record by record. A chunk holding a character that NFC might change
+    (``fastcount.nfc_inert``) has its lines normalised; the lines NFC
+    changes are matched whatever the byte prefilter says, the others only
+    when it names them (their bytes are what is matched)."""
+    if fastcount.nfc_inert(fastcount.residue(data)):
+        return _matches(data, n, search, prefilter, precheck)
+    lines = _all_lines(data, 0, n)
+    nfc = unicodedata.normalize("NFC", "\n".join(lines)).split("\n")
+    if prefilter is None:
+        return [line for line, form in zip(lines, nfc) if search(form)]
+    changed = set(itertools.compress(range(n), map(operator.ne, lines, nfc)))
+    found = []
+    for r in sorted(changed.union(prefilter.candidates(data, n))):
+        if r not in changed and precheck is not None and \
+                not precheck(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]):
+            continue
+        if search(nfc[r]):
+            found.append(lines[r])
+    return found
+
+
+FEW_CANDIDATES = 64  #: candidate records of a chunk that ``_few`` matches one by one
+
+
+def _few(data, n: int, search, prefilter, precheck, residue: bytes):
+    """The number of matching records of the chunk when RE2's byte
+    prefilter names at most ``FEW_CANDIDATES`` of them (rare and absent
+    words, dates: one RE2 pass instead of ``fastcount``'s few), else None.
+    Only for a chunk that is its own NFC, where the prefilter never misses
+    a matching record. ``residue``: the chunk without printable ASCII
+    (``fastcount.residue``)."""
+    if not isinstance(prefilter, _Re2Prefilter):
+        return None
+    if not fastcount.nfc_inert(residue):
+        return None
+    rows = list(itertools.islice(prefilter.candidates(data, n), FEW_CANDIDATES + 1))
+    if len(rows) > FEW_CANDIDATES:
+        return None
+    count = 0
+    for r in rows:
+        record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
+        if (precheck is None or precheck(record)) and search(line_of(record)):
+            count += 1
+    return count
+
+
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
 
-    ``lines`` are the newest matching lines (``line_of``, then
+    The definition: a record matches when ``re.compile(NFC(pattern),
+    re.IGNORECASE).search(NFC(line_of(record)))`` finds something (DESIGN.md
+    "memo recall"; NFC as issue 9 defines it, ``unicodedata``). ``lines``
+    are the newest matching lines (``line_of``, as stored, then
     ``store.displayable``: controls shown as U+FFFD) whose UTF-8 size, one
     newline each included, fits in ``limit_bytes`` bytes, oldest first;
     ``total`` counts every matching record in ``[0, T)`` (``T`` = the
     records when the search starts); ``cut`` is True when some matches
-    were left out. Memory use is one chunk plus the kept lines, whatever
-    the size of the log. Raises ``BadInput`` for an invalid regex, or one
-    whose matching takes over ``TIME_BOUND`` seconds on one chunk of
-    ``CHUNK_RECORDS`` memories.
+    were left out. Rendering those as text is the caller's.
+
+    The log is read newest chunk first: chunks are matched record by
+    record (``_exact``) until a line no longer fits, and the older chunks
+    are only counted, in C when ``fastcount`` can prove the count equal
+    (literals, literal sets, ``\\b`` around words), else record by record.
+    Memory use is one chunk plus the kept lines, whatever the size of the
+    log. Raises ``BadInput`` for an invalid regex, or one whose matching
+    takes over ``TIME_BOUND`` seconds on one chunk of ``CHUNK_RECORDS``
+    memories.
     """
+    pattern = nfc(pattern)  # the one NFC (issue 9)
     rx = compile_pattern(pattern)
     search = rx.search
     prefilter, precheck = _plan(pattern)
     T = store.count()
     step = max(1, CHUNK_RECORDS)
-    kept = deque()
-    kept_bytes = 0
-    total = 0
+    kept, kept_bytes, total, full = [], 0, 0, False
+    counter, planned = None, False
     try:
         with _Alarm() as alarm:
-            for start in range(0, T, step):
-                n = min(step, T - start)
-                data = store.read_log(start * LOG_RECORD, n * LOG_RECORD)
-                n = min(n, len(data) // LOG_RECORD)
+            for hi in range(T, 0, -step):
+                lo = max(0, hi - step)
+                data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
+                n = min(hi - lo, len(data) // LOG_RECORD)
+                data = data[:n * LOG_RECORD]
+                # The alarm runs only while Python's re matches lines: not
+                # while a chunk is read (a busy disk must not refuse a
+                # pattern) nor while fastcount counts (linear byte patterns).
+                if full:
+                    if not planned:
+                        counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                    residue = fastcount.residue(data)  # one C pass, shared
+                    alarm.arm()
+                    count = _few(data, n, search, prefilter, precheck, residue)
+                    alarm.disarm()
+                    if count is None and counter is not None:
+                        count = counter.count(data, n, residue)
+                    if count is None:
+                        alarm.arm()
+                        count = len(_exact(data, n, search, prefilter, precheck))
+                        alarm.disarm()
+                    total += count
+                    continue
                 alarm.arm()
-                found = _matches(data, n, search, prefilter, precheck)
+                found = _exact(data, n, search, prefilter, precheck)
+                alarm.disarm()
                 total += len(found)
-                for line in found:
+                for line in reversed(found):
                     line = displayable(line)
+                    size = len(line.encode("utf-8")) + 1
+                    if kept_bytes + size > limit_bytes:
+                        full = True
+                        break
                     kept.append(line)
-                    kept_bytes += len(line.encode("utf-8")) + 1
-                    while kept_bytes > limit_bytes and kept:
-                        kept_bytes -= len(kept.popleft().encode("utf-8")) + 1
+                    kept_bytes += size
                 data = found = None  # free this chunk before the next is read
     except _Slow:
         raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s on "
                        f"{CHUNK_RECORDS} memories (it backtracks: nested repeats such as "
                        f"(a+)+); simplify it, e.g. a plain word") from None
-    return list(kept), total, total > len(kept)
+    kept.reverse()
+    return kept, total, total > len(kept)

@@ -12,10 +12,14 @@ reference OptMem):
 - ``config``: optional ``NAME=VALUE`` knobs (``optmem.config``).
 - ``.lock``: taken (``filelock``) by every write; ids are assigned under it.
 - ``recovered.txt``: the bytes of a torn last record, kept when it is cut.
-- ``.append``: this tool's journal of an append in flight (two numbers: the
-  log size before and after). A crash mid-append leaves it behind; the next
-  writer rolls the unacknowledged bytes back, so ``import`` is all or
-  nothing even across a crash. The reference tool ignores the file.
+- ``.append``: this tool's journal of an append in flight: the log size
+  before and after, the offset of the batch being written and a short
+  digest of each of its records. A crash mid-append leaves it behind; the
+  next writer rolls the unacknowledged bytes back, so ``import`` is all or
+  nothing even across a crash, but only while every record after the
+  start is one this append wrote: records another tool appended after the
+  crash are never removed (the interrupted append is then kept, and noted
+  in ``.append.kept`` for ``memo check``). The reference tool ignores both.
 
 Reads take no lock and only ever look at whole records (``size // width``).
 Writes hold the lock, repair a torn tail that is verifiably an unfinished
@@ -41,6 +45,7 @@ TREE_NAME = "TREE"
 CONFIG_NAME = "config"
 LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
+KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
@@ -86,6 +91,21 @@ def _permission(path: str) -> str:
 def _digest(data: bytes) -> str:
     import hashlib
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _record_digest(record: bytes) -> str:
+    """A short digest of one log record, for the journal (16 hex digits)."""
+    import hashlib
+    return hashlib.blake2b(record, digest_size=8).hexdigest()
+
+
+def _date_shaped(value: str) -> bool:
+    """True for ``YYYY-MM-DD`` in ASCII digits, calendar or not: a record
+    another tool wrote with ``2025-02-30`` (the seed imported such dates) is
+    read and shown as it is; only new writes need a real date (``is_date``)."""
+    return (len(value) == 10 and value[4] == "-" and value[7] == "-"
+            and (value[:4] + value[5:7] + value[8:]).isascii()
+            and (value[:4] + value[5:7] + value[8:]).isdigit())
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -175,7 +195,7 @@ def problem_in_memory(i: int, record: bytes) -> str | None:
     if not line.startswith(head):
         found = line.split(" ", 1)[0][:24]
         return f"holds {found!r} where #{i} belongs"
-    if not _is_date(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
+    if not _date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
         return "has no valid YYYY-MM-DD date after its id"
     return None
 
@@ -228,15 +248,14 @@ class Store:
         if not root:
             from .scope import check_memory_dir
             check_memory_dir(root)  # raises: not set
-        person = "A person can run: memo init (it creates a new, empty store there)"
+        from .protocol import no_memory
         try:
             st = os.stat(root)
         except FileNotFoundError:
             if os.path.islink(root):
                 raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which "
                               f"does not exist; check the path") from None
-            raise NoStore(f"no memory store at {root} (MEMORY_DIR); check the path. "
-                          f"{person}") from None
+            raise NoStore(no_memory(root)) from None
         except PermissionError:
             raise NoStore(_permission(root)) from None
         except OSError as err:
@@ -248,8 +267,19 @@ class Store:
         try:
             os.lstat(store.log_path)
         except FileNotFoundError:
-            raise NoStore(f"{root} has no {LOG_NAME}, so it is not a memory store; check "
-                          f"MEMORY_DIR (a new store goes in an empty or new directory)") from None
+            # An existing directory without a log is not a store either: an
+            # unmounted mount point or a folder not synced yet looks like one,
+            # and starting a memory there would fork the identity.
+            ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+            try:
+                others = set(os.listdir(root)) - ours
+            except OSError:
+                others = set()
+            if others:  # someone's files: memo init would refuse there too
+                raise NoStore(f"No memory at {root} (MEMORY_DIR): {root} has no {LOG_NAME}, "
+                              f"so it is not a memory store; check MEMORY_DIR (a new store "
+                              f"goes in an empty or new directory)") from None
+            raise NoStore(no_memory(root)) from None
         except PermissionError:
             raise NoStore(_permission(root)) from None
         if not os.path.isfile(store.log_path):
@@ -340,7 +370,11 @@ class Store:
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
         if self._config is None:
+            from .config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
             self._config = Config(**self.config_values())
+            if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
+                self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
+                                                        top=REFERENCE_ENTRY_MAX))
         return self._config
 
     def update_config(self, changes: dict) -> list:
@@ -413,23 +447,92 @@ class Store:
         NUL bytes (space a crash allocated, cut by the next write)."""
         n = self.log_size() // LOG_RECORD
         if os.path.lexists(self.journal_path):
-            before = self._journal_start()
-            if before is not None and before // LOG_RECORD < n:
-                n = before // LOG_RECORD
+            journal = self._read_journal()
+            if journal is not None and journal["before"] // LOG_RECORD < n:
+                # Hide the append in flight, unless another tool has appended
+                # after it (then every record stays readable), read twice so
+                # a live append moving to its next batch is not mistaken.
+                foreign = self._foreign_after(journal, n * LOG_RECORD)
+                if foreign is None or self._read_journal() != journal:
+                    n = journal["before"] // LOG_RECORD
         if n and self.read_log(n * LOG_RECORD - LOG_RECORD, 1) == b"\x00":
             n = self._last_non_nul_record(n) + 1
         return n
 
-    def _journal_start(self):
-        """The log size before the append the journal describes, or None."""
+    def _read_journal(self):
+        """The ``.append`` journal as a dict, or None when absent or unreadable.
+
+        Keys: ``before``, ``after`` (log sizes in bytes), and either
+        ``start`` (offset of the batch in flight) with ``digests`` (one per
+        record of that batch), or, for memo 0.1's journal, ``first`` (the
+        digest of the first record written).
+        """
         try:
             with open(self.journal_path, "rb") as f:
-                words = f.read(200).split()
+                data = f.read(1 << 20)
         except OSError:
             return None
-        if len(words) == 3 and words[0].isdigit():
-            return int(words[0])
+        words = data.split()
+        if len(words) == 3 and words[0].isdigit() and words[1].isdigit():
+            out = {"before": int(words[0]), "after": int(words[1]), "first": words[2]}
+        elif (len(words) >= 4 and words[0] == b"v2"
+                and all(w.isdigit() for w in words[1:4])):
+            out = {"before": int(words[1]), "after": int(words[2]), "start": int(words[3]),
+                   "digests": [w.decode("ascii", "replace") for w in words[4:]]}
+            if out["start"] % LOG_RECORD or not out["before"] <= out["start"] <= out["after"]:
+                return None
+        else:
+            return None
+        if out["before"] % LOG_RECORD or out["after"] % LOG_RECORD or \
+                out["after"] <= out["before"]:
+            return None  # not a journal memo wrote: it describes nothing to undo
+        return out
+
+    def _foreign_after(self, journal: dict, size: int):
+        """The offset of the first whole record after ``journal["before"]``
+        that the journalled append did not write (another tool's), or None
+        when every byte up to ``size`` may be its own.
+
+        Another tool can only append after this one's crash (both take the
+        lock), so records before the batch in flight are this append's; the
+        batch's records are compared with their digests.
+        """
+        before = journal["before"]
+        if size <= before:
+            return None
+        if "first" in journal:  # memo 0.1: only the first record is known
+            first = self.read_log(before, LOG_RECORD)
+            ours = (size <= journal["after"]
+                    and _digest(first).encode() == journal["first"])
+            return None if ours else before
+        start, digests = journal["start"], journal["digests"]
+        if size > journal["after"]:
+            return max(start, journal["after"] - journal["after"] % LOG_RECORD)
+        whole = size - size % LOG_RECORD
+        if whole <= start:
+            return None
+        data = self.read_log(start, whole - start)
+        for k in range(len(data) // LOG_RECORD):
+            if k >= len(digests) or \
+                    _record_digest(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) != digests[k]:
+                return start + k * LOG_RECORD
         return None
+
+    def kept_appends(self) -> list:
+        """``[(first_id, foreign_id), ...]``: appends that were interrupted
+        and kept because another tool appended after them (``.append.kept``)."""
+        path = os.path.join(self.root, KEPT_NAME)
+        try:
+            with open(path, "rb") as f:
+                text = f.read(1 << 16).decode("ascii", "replace")
+        except OSError:
+            return []
+        out = []
+        for line in text.splitlines():
+            words = line.split()
+            if len(words) == 2 and all(w.isdigit() for w in words):
+                out.append((int(words[0]) // LOG_RECORD, int(words[1]) // LOG_RECORD))
+        return out
 
     def _last_non_nul_record(self, n: int) -> int:
         """Index of the last record before ``n`` that is not all NUL bytes
@@ -488,7 +591,7 @@ class Store:
         head = self.read_log(i * LOG_RECORD, len(prefix) + 11)
         if head.startswith(prefix) and head[-1:] == b" ":
             date = head[len(prefix):len(prefix) + 10].decode("ascii", "replace")
-            if _is_date(date):
+            if _date_shaped(date):
                 return date
         return None
 
@@ -606,30 +709,60 @@ class Store:
             lock.release()
 
     def _recover(self) -> None:
-        """Under the lock: undo an append that never finished (journal), then
-        cut a torn log tail that is verifiably a partial append."""
+        """Under the lock: undo an append that never finished (journal) when
+        nothing another tool wrote follows it, then cut a torn log tail
+        (``tail_is_torn``), keeping its bytes in ``recovered.txt``."""
         if os.path.lexists(self.journal_path):
             if not os.path.isfile(self.journal_path) or os.path.islink(self.journal_path):
                 raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
                               f"be made safely; move it away (memo makes a new one)")
-            with open(self.journal_path, "rb") as f:
-                words = f.read(200).split()
+            journal = self._read_journal()
             size = self.log_size()
-            if len(words) == 3 and words[0].isdigit() and words[1].isdigit():
-                before, after = int(words[0]), int(words[1])
-                first = self.read_log(before, LOG_RECORD)
-                # Roll back only our own unfinished bytes: the log must lie
-                # between the two sizes and start, at ``before``, with the
-                # record this append began with (another tool's later
-                # records are never cut).
-                if before <= size <= after and _digest(first).encode() == words[2]:
+            if journal is not None and size > journal["before"]:
+                before = journal["before"]
+                foreign = self._foreign_after(journal, size)
+                if foreign is None:
+                    # Every byte after ``before`` is this tool's unfinished
+                    # append: roll it back (it was never acknowledged).
                     self._truncate(self.log_path, before)
-                    if size > before:
-                        self.notices.append(
-                            f"an append that never finished was rolled back "
-                            f"({(size - before) // LOG_RECORD} records of it had been written)")
+                    self.notices.append(
+                        f"an append that never finished was rolled back "
+                        f"({(size - before) // LOG_RECORD} records of it had been written)")
+                elif "digests" in journal and foreign > before:
+                    # Another tool appended after the crash: never remove its
+                    # records, so the interrupted append stays too.
+                    self._note_kept(before, foreign)
+                    self.notices.append(
+                        f"an append that never finished left #{before // LOG_RECORD}-"
+                        f"#{foreign // LOG_RECORD - 1} in the log and another tool wrote "
+                        f"after them, so nothing was rolled back; Run: memo check")
             os.unlink(self.journal_path)
         self._cut_torn_log_tail()
+
+    def _note_kept(self, before: int, foreign: int) -> None:
+        """Record in ``.append.kept`` that the append from ``before`` (bytes)
+        was kept because another tool wrote from ``foreign`` on."""
+        path = os.path.join(self.root, KEPT_NAME)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            _write_all(fd, f"{before} {foreign}\n".encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def tail_is_torn(self) -> bool:
+        """True when the log's last bytes (fewer than a record) follow whole
+        records of which the last is well formed for its position: a torn
+        last record, whatever its bytes (the seed drops such tails). False
+        when the records before it are misaligned (a hand edit, a merge):
+        damage for ``memo check``, never cut."""
+        size = self.log_size()
+        whole = size - size % LOG_RECORD
+        n = whole // LOG_RECORD
+        if n == 0:
+            return True
+        last = self.read_log(whole - LOG_RECORD, LOG_RECORD)
+        return not last.strip(b"\x00") or problem_in_memory(n - 1, last) is None
 
     def _cut_torn_log_tail(self) -> None:
         size = self.log_size()
@@ -641,14 +774,11 @@ class Store:
         if size == whole:
             return
         tail = self.read_log(whole, size - whole)
-        head = f"#{whole // LOG_RECORD} ".encode()
-        unfinished = (not tail.strip(b"\x00")
-                      or (b"\n" not in tail
-                          and (tail.startswith(head) or head.startswith(tail))))
-        if not unfinished:
+        if tail.strip(b"\x00") and not self.tail_is_torn():
             raise Damaged(
-                f"{self.log_path} ends with {size - whole} bytes at offset {whole} that "
-                f"memo did not write (hand-edited?); nothing was changed. Run: memo check")
+                f"{self.log_path} ends with {size - whole} bytes at offset {whole} after "
+                f"records that are misaligned (a hand edit or a merge?); nothing was "
+                f"changed. Run: memo check")
         text = tail.strip(b"\x00 ")
         if text:
             # Most likely an append that crashed before it was acknowledged,
@@ -713,11 +843,14 @@ class Store:
         fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
         journal_written = False
         try:
+            offset = start
             for batch in records:
-                if not journal_written:
-                    self._write_journal(start, start + total, batch)
-                    journal_written = True
+                # Before each batch: which records it holds, so a recovery
+                # can tell them from records another tool appends later.
+                self._write_journal(start, start + total, offset, batch)
+                journal_written = True
                 _write_all(fd, batch)
+                offset += len(batch)
             os.fsync(fd)
         except OSError as err:
             err.filename = err.filename or self.log_path
@@ -740,15 +873,21 @@ class Store:
             if journal_written:
                 os.unlink(self.journal_path)
 
-    def _write_journal(self, before: int, after: int, first: bytes) -> None:
-        # "<size before> <size after> <digest of the first record written>".
-        data = f"{before} {after} {_digest(first[:LOG_RECORD])}\n".encode()
-        fd = os.open(self.journal_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    def _write_journal(self, before: int, after: int, start: int, batch: bytes) -> None:
+        """Replace the journal atomically (readers never see half of it):
+        ``v2 <size before> <size after> <batch offset>`` and one short digest
+        per record of the batch about to be written."""
+        digests = " ".join(_record_digest(batch[k:k + LOG_RECORD])
+                           for k in range(0, len(batch), LOG_RECORD))
+        data = f"v2 {before} {after} {start}\n{digests}\n".encode()
+        tmp = self.journal_path + ".tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.write(fd, data)
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
+        os.replace(tmp, self.journal_path)
 
     def _prepare_level(self, size: int) -> int:
         """Under the lock: cut a torn tail off ``TREE/<size>``; return its records."""

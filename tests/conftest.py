@@ -147,7 +147,11 @@ def answer_all(memo, limit: int = 280, max_rounds: int = 100_000) -> int:
         result = memo("sleep", block, "-", input=summary + "\n")
         assert result.exit_code == 0, (block, result.stderr)
         assert result.stderr == ""
-        out = result.stdout
+        said, _, out = result.stdout.partition("\n")
+        assert said == f"{block} saved.", result.stdout
+        if out != "Nothing left to compress.\n":  # the seed: a blank line, then the prompt
+            assert out.startswith("\n"), result.stdout
+            out = out[1:]
         done += 1
     return done
 

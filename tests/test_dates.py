@@ -69,7 +69,7 @@ def test_a_note_from_a_host_behind_keeps_the_newest_date(inited):
     woke = memo_at(WEST, "wake")
     assert woke.returncode == 0, woke.stderr
     assert f"{east} to {east}".encode() in woke.stdout
-    assert f"#0-1 {east} both notes".encode() in memo_at(WEST, "zoom", "0-1").stdout
+    assert f"\n#0-1 {east} both notes\n".encode() in memo_at(WEST, "zoom", "0-3").stdout
 
 
 @pytest.mark.parametrize("tz", [EAST, WEST, "UTC0"])
@@ -82,7 +82,7 @@ def test_import_of_today_and_tomorrow_from_any_zone(inited, tmp_path, tz):
                                               f"{east} dated today in the east"])
     result = memo_at(tz, "import", path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(b"Imported 3 memories as #1-3.")
+    assert result.stdout.startswith(b"Imported 3 memories, #1 to #3.")
     assert log_dates(inited) == [east] * 4  # nothing dated before #0
     said = result.stderr.decode()
     # the line an import prints before writing (issue 12), then the dates notice
@@ -109,7 +109,7 @@ def test_a_log_that_runs_backwards_is_shown_in_order(memo, inited):
     (inited / "TREE" / "2").write_bytes(b"both".ljust(287) + b"\n")
     woke = memo("wake").stdout
     assert "2026-11-30 to 2026-12-01" in woke
-    assert "#0-1 2026-11-30..2026-12-01 both" in memo("zoom", "0-1").stdout
+    assert "\n#0-1 2026-11-30..2026-12-01 both" in memo("zoom", "0-3").stdout
     assert "(2026-11-30 to 2026-12-01)" in memo("stats").stdout
     # The next note is never dated before the newest memory.
     assert memo("note", "later").exit_code == 0

@@ -146,25 +146,24 @@ FOREIGN_TAILS = {
 
 
 @pytest.mark.parametrize("tail", FOREIGN_TAILS.values(), ids=FOREIGN_TAILS.keys())
-def test_a_tail_memo_did_not_write_blocks_every_write_and_is_kept(memo, inited, tail, tmp_path):
-    before = build(inited, 5) + tail
-    (inited / "LOG.txt").write_bytes(before)
-    where = str(inited / "LOG.txt")
-    for args, kw in [(("note", "x y z"), {}),
-                     (("sleep", "4-5", "s"), {}),
-                     (("forget", "0-1"), {}),
-                     (("import", str(write_import(tmp_path / "i.txt", [f"{datetime.date.today()} a"]))), {}),
-                     (("redact", "1", "--yes"), {})]:
-        refused(memo(*args, **kw), where, "offset 1600", "memo check")
-        assert log_of(inited) == before, args
-    # Reads still work on the whole records.
+def test_a_torn_tail_after_whole_records_is_cut_and_kept(memo, inited, tail, tmp_path):
+    """Issue 8: a last record that is not whole, after well-formed records,
+    is a torn record whatever its bytes (the seed drops such tails): the
+    next write cuts it, keeps its bytes in recovered.txt and says so."""
+    whole = build(inited, 5)
+    (inited / "LOG.txt").write_bytes(whole + tail)
+    # Reads work on the whole records; check reports the tail, not as damage.
     assert "#4 " in awake(memo("wake"))
-    assert "1 memory matches" in ok(memo("recall", "token3x"))
+    assert "1 match." in ok(memo("recall", "token3x"))
     result = memo("check")
     no_traceback(result)
-    assert result.exit_code == 1
-    assert "offset 1600" in result.stdout
-    assert log_of(inited) == before
+    assert result.exit_code == 0 and "offset 1600" in result.stdout
+    note = memo("note", "x y z")
+    assert note.exit_code == 0 and note.stdout.startswith("Saved as #5.")
+    assert log_of(inited)[:5 * LOG] == whole and len(log_of(inited)) == 6 * LOG
+    if tail.strip():
+        assert "recovered.txt" in note.stderr
+        assert tail.strip() in (inited / "recovered.txt").read_bytes()
 
 
 def test_check_gives_a_command_that_recovers_a_foreign_tail(memo, inited):
@@ -215,7 +214,6 @@ BAD_RECORDS = {
     "nuls": pytest.param((b"\x00" * 320, "blank")),
     "bad-utf8": (rec(2, "cafe menu").replace(b"cafe", b"caf\xe9"), "UTF-8"),
     "wrong-id": (rec(7, "i claim to be seven"), "'#7'"),
-    "bad-date": pytest.param((rec(2, "x", date="2026-02-30"), "date")),
     "stray-newline": (rec(2, "two\nlines"), "one padded line"),
 }
 
@@ -232,7 +230,7 @@ def test_a_damaged_memory_is_named_by_wake_and_check_and_redact_recovers(memo, i
     assert "#2 ????-??-?? [damaged record: a human can see it with memo check]" in out
     assert "#1 " in out and "#3 " in out
     # recall works around it (the other memories are still found).
-    assert "1 memory matches" in ok(memo("recall", "token5x"))
+    assert "1 match." in ok(memo("recall", "token5x"))
     # a note is appended behind the last (good) record.
     assert ok(memo("note", "still working")).startswith("Saved as #8.")
     assert log_of(inited)[:8 * LOG] == before
@@ -279,15 +277,19 @@ def test_a_hand_shortened_line_is_refused_and_nothing_is_cut(memo, inited):
     assert log_of(inited) == edited
 
 
-def test_a_stripped_last_line_is_not_cut(memo, inited):
+def test_a_stripped_last_line_is_cut_and_kept(memo, inited):
     """An editor that strips trailing blanks turned the last record into a
-    short line: it is a memory, so no write may cut it."""
-    build(inited, 6)
+    short line. After whole records it is a torn last record (issue 8, as
+    the seed treats it): the next write cuts it and keeps the line in
+    recovered.txt, so nothing is lost and writes are not blocked."""
+    build(inited, 6, summaries=False)
     data = log_of(inited)
-    edited = data[:5 * LOG] + f"#5 {D0} {mem_text(5)}\n".encode()
-    (inited / "LOG.txt").write_bytes(edited)
-    refused(memo("note", "anything"), str(inited / "LOG.txt"), "memo check")
-    assert log_of(inited) == edited
+    line = f"#5 {D0} {mem_text(5)}\n".encode()
+    (inited / "LOG.txt").write_bytes(data[:5 * LOG] + line)
+    result = memo("note", "anything")
+    assert result.exit_code == 0 and "recovered.txt" in result.stderr
+    assert line.strip() in (inited / "recovered.txt").read_bytes()
+    assert log_of(inited)[:5 * LOG] == data[:5 * LOG]
 
 
 # -- damaged summaries --------------------------------------------------------
@@ -536,7 +538,7 @@ def test_check_lists_every_problem_with_its_recovery(memo, inited):
         hits = [line for line in lines if where in line]
         assert len(hits) == 1, (where, result.stdout)
         assert recovery in hits[0], hits[0]
-    assert "4 problems found." in lines
+    assert "3 problems found." in lines  # the torn 10 bytes are a note: the next write cuts them
     assert log_of(inited) == before
 
 
@@ -645,7 +647,7 @@ def test_non_utf8_bytes_in_arguments(memory_dir, args):
     proc = memo_process(args, env)
     if args[0] == b"recall":
         assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
-        assert b"No memory matches" in proc.stdout
+        assert proc.stdout == b"No match.\n"
     else:
         proc_refused(proc)
     assert log_of(memory_dir) == before
@@ -738,7 +740,7 @@ def test_import_accepts_bom_crlf_and_blank_lines(memo, inited, tmp_path, content
     path = tmp_path / "in.txt"
     path.write_bytes(content)
     out = ok(memo("import", str(path)))
-    assert out.startswith("Imported 2 memories as #0-1.")
+    assert out.startswith("Imported 2 memories, #0 to #1.")
     data = log_of(inited)
     assert len(data) == 2 * LOG
     assert b"\r" not in data and b"\xef\xbb\xbf" not in data
@@ -748,14 +750,12 @@ def test_import_accepts_bom_crlf_and_blank_lines(memo, inited, tmp_path, content
 
 BAD_CONFIGS = {
     "unknown": ("WAKELINES=10\n", "WAKELINES", "ENTRY_CHARS"),
-    "not-a-number": ("WAKE_LINES=ten\n", "WAKE_LINES", "1 to"),
-    "float": ("WAKE_LINES=10.5\n", "WAKE_LINES", "1 to"),
-    "zero": ("WAKE_LINES=0\n", "WAKE_LINES", "1 to"),
-    "negative": ("PART_LINES=-5\n", "PART_LINES", "10 to"),
-    "too-wide": ("ENTRY_CHARS=300\n", "ENTRY_CHARS", "to 287"),
-    "no-equals": ("WAKE_LINES 10\n", "NAME=VALUE", "ENTRY_CHARS"),
-    "arabic": ("WAKE_LINES=١٠\n", "WAKE_LINES", "1 to"),
-}
+    "not-a-number": ("WAKE_LINES=ten\n", "WAKE_LINES", "1 or more"),
+    "float": ("WAKE_LINES=10.5\n", "WAKE_LINES", "1 or more"),
+    "zero": ("WAKE_LINES=0\n", "WAKE_LINES", "1 or more"),
+    "negative": ("PART_LINES=-5\n", "PART_LINES", "1 or more"),
+    "too-wide": ("ENTRY_CHARS=300\n", "ENTRY_CHARS", "to 280"),
+}  # what the reference also refuses (tests/test_protocol.py: what it accepts)
 
 
 @pytest.mark.parametrize("bad", BAD_CONFIGS.values(), ids=BAD_CONFIGS.keys())
@@ -789,7 +789,7 @@ def test_shrinking_entry_chars_does_not_break_reading_older_longer_memories(memo
     ok(memo("note", "x" * 200))
     ok(memo("config", "ENTRY_CHARS=16"))
     awake(memo("wake"))
-    assert "1 memory matches" in ok(memo("recall", "xxx"))
+    assert "1 match." in ok(memo("recall", "xxx"))
 
 
 # -- output encoding and closed pipes ---------------------------------------------
@@ -828,7 +828,7 @@ def test_utf8_arguments_are_read_as_utf8_whatever_the_locale(memory_dir, env):
     assert proc.returncode == 0, proc.stderr
     assert f"#0 {today()} {UNI}".encode() in log_of(memory_dir)
     proc = memo_process([b"recall", "中".encode()], env)
-    assert proc.returncode == 0 and b"1 memory matches" in proc.stdout, proc.stdout
+    assert proc.returncode == 0 and b"1 match." in proc.stdout, proc.stdout
 
 
 def big_store(root: Path, n: int) -> None:

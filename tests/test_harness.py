@@ -53,7 +53,7 @@ def big_store(tmp_path_factory) -> Path:
     subprocess.run(MEMO + ["init"], env=env, check=True, capture_output=True)
     out = subprocess.run(MEMO + ["import", str(src)], env=env, check=True,
                          capture_output=True, text=True).stdout
-    assert "994 compressions are pending" in out
+    assert "994 compressions pending. Run: memo sleep" in out
     return root
 
 
@@ -256,7 +256,7 @@ def test_relative_or_unexpanded_memory_dir_is_refused(world, memo, monkeypatch, 
 
 def test_a_missing_store_is_refused(world, memo, tmp_path):
     result = memo("setup", "codex", "--memory-dir", str(tmp_path / "nope"))
-    assert result.exit_code == 1 and "no memory store" in result.stderr
+    assert result.exit_code == 1 and "No memory at" in result.stderr
     assert tree(world["home"]) == {}
 
 
@@ -426,7 +426,7 @@ def test_garbled_stdin_is_a_startup(world, big_store, stdin):
 
 @pytest.mark.parametrize("value,why", [
     ("", "MEMORY_DIR is not set"), ("mem", "relative path"), ("$HOME/mem", "expand"),
-    ("/nonexistent/memory", "no memory store at /nonexistent/memory")])
+    ("/nonexistent/memory", "No memory at /nonexistent/memory")])
 def test_a_bad_store_is_one_clear_line_in_the_context(world, value, why):
     env = dict(hook_env(world["home"], "x"), MEMORY_DIR=value)
     out = run_hook("codex", (STDIN / "codex-session-start-startup.json").read_bytes(),

@@ -109,7 +109,7 @@ def test_a_sleep_order_runs_as_printed_in_bash(memory_dir, tmp_path):
     done = subprocess.run([bash, "-c", script], capture_output=True, cwd=tmp_path,
                           env=env())
     assert done.returncode == 0, done.stderr
-    assert done.stdout == b"Nothing left to compress.\n"
+    assert done.stdout == b"0-1 saved.\nNothing left to compress.\n"
     assert not (tmp_path / "pwned1").exists() and not (tmp_path / "pwned2").exists()
     stored = (memory_dir / "TREE" / "2").read_bytes()
     assert stored == dangerous.encode() + b" " * (287 - len(dangerous.encode())) + b"\n"

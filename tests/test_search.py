@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import re
 import signal
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -26,7 +27,7 @@ WORDS = (
     "release deploy failed rollback click merge fix patch tag stress kiosk "
     "été ÉTÉ Été straße STRASSE ẞ ß σοφία ΣΟΦΙΑ Σίσυφος ὀδυσσεύς λόγος "
     "İstanbul ISTANBUL ısı Kelvin kelvin \u212aelvin \u212aIOSK ſtyle µs μs ΜS ǅemal ǆemal Ǆemal "
-    "ﬁx 日本語 東京 데이터 Москва ДАННЫЕ 🚀 ✓ → ñandú café naïve "
+    "ﬁx 日本語 東京 데이터 Москва ДАННЫЕ 🚀 ✓ → ñandú café naïve Zürich "
     "2024-05-01 #7 v2.0 a aa aaa x-y 42 1999 word words sword".split()
 )
 
@@ -63,9 +64,9 @@ def _damaged(i: int, body: bytes) -> bytes:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    """~300 memories of varied multi-byte text, dates never decreasing, and
-    four damaged records (a stray newline, bad UTF-8, all NULs, no final
-    newline)."""
+    """~300 memories of varied multi-byte text, dates never decreasing, one
+    memory in NFD, and four damaged records (a stray newline, bad UTF-8,
+    all NULs, no final newline)."""
     root = str(tmp_path_factory.mktemp("search") / "mem")
     texts = _texts(300)
     records = []
@@ -79,6 +80,9 @@ def store(tmp_path_factory):
     last = _damaged(n + 3, "torn été".encode())
     records.append(last[:-1] + b"x")
     records.append(encode_memory(n + 4, "2024-03-01", "a" * 260))
+    records.append(encode_memory(n + 5, "2024-03-01", unicodedata.normalize(
+        "NFD", "Zürich café ÉTÉ written decomposed, as a tool on macOS may")))
+    n += 1
     records.append(encode_memory(n + 5, "2024-03-01", "end #7 of the log; ÉTÉ"))
     return _build(root, records)
 
@@ -95,9 +99,14 @@ def oracle_lines(store) -> list:
 
 
 def matching(store, pattern: str) -> list:
-    """The lines the plain per-record search matches."""
-    rx = re.compile(pattern, re.IGNORECASE)
-    return [line for line in oracle_lines(store) if rx.search(line)]
+    """The lines the plain per-record search matches: the NFC pattern on
+    the NFC form of each line (issue 9), the lines shown as stored."""
+    rx = re.compile(nfc(pattern), re.IGNORECASE)
+    return [line for line in oracle_lines(store) if rx.search(nfc(line))]
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def expected(store, pattern: str) -> list:
@@ -138,6 +147,7 @@ HAND_PICKED = [
     "^#3 2024", "2024-03-01 a", "(?>roll)back", "(?:roll)++back", "k{1,}elvin",
     "(?!.*rollback)deploy", "deploy(?!.*rollback)", "(?<!roll)back", "rollback.*kelvin",
     "deploy.*style", "tag.*istanbul", "kiosk", "KIOSK", "\u212a", "fix.*ſ",
+    "zürich", "Zu\u0308rich", "cafe\u0301", "zurich", "\\bzürich\\b", "écrit|caf",
 ]
 
 
@@ -223,9 +233,9 @@ def test_generated_patterns_equal_the_plain_search(store, pattern, chunk):
 @given(pattern=PATTERNS)
 def test_required_literals_are_in_every_matching_line(store, pattern):
     want = quick_expected(store, pattern)
-    for option in search.requirements(pattern):
+    for option in search.requirements(nfc(pattern)):
         any_of = re.compile("|".join(map(re.escape, option)), re.IGNORECASE)
-        assert all(any_of.search(line) for line in want), (pattern, option)
+        assert all(any_of.search(nfc(line)) for line in want), (pattern, option)
 
 
 def test_requirements_of_known_patterns():

@@ -10,6 +10,8 @@ with ``You are awake.``; recall of a memory's unique token finds exactly it.
 
 from __future__ import annotations
 
+import re
+
 import json
 import os
 import shutil
@@ -144,8 +146,12 @@ class StoreMachine(RuleBasedStateMachine):
         assert r.exit_code == 0, r.stderr
         self.texts += texts
         pending = self.pending()
-        assert r.stdout.startswith(f"Imported {n} memor"), r.stdout
-        assert f" {pending} compression" in r.stdout, r.stdout
+        first = self.T - n
+        lines = [f"Imported {n} memor{'y' if n == 1 else 'ies'}, #{first} to #{self.T - 1}."]
+        if pending:
+            lines.append(f"{pending} compression{'s' if pending > 1 else ''} pending. "
+                         f"Run: memo sleep")
+        assert r.stdout.splitlines() == lines, r.stdout
 
     @precondition(lambda self: self.next_pending() is not None)
     @rule()
@@ -203,8 +209,9 @@ class StoreMachine(RuleBasedStateMachine):
         assert r.exit_code == 0, r.stderr
         self.levels.setdefault(hi - lo, []).append(text)
         if self.next_pending() is None:
-            assert r.stdout == "Nothing left to compress.\n", r.stdout
+            assert r.stdout == f"{name} saved.\nNothing left to compress.\n", r.stdout
         else:
+            assert r.stdout.startswith(f"{name} saved.\n\nCompress memories #"), r.stdout
             self.check_prompt(r.stdout)
 
     @rule(data=st.data())
@@ -224,7 +231,7 @@ class StoreMachine(RuleBasedStateMachine):
         built = hi <= T and lo // (hi - lo) < len(self.levels.get(hi - lo, []))
         if built:
             assert r.exit_code == 0, r.stderr
-            assert r.stdout.splitlines()[0].startswith(f"The summary of {name} is already saved")
+            assert r.stdout.splitlines()[0] == f"Another session already wrote {name}."
         else:
             assert r.exit_code == 1, r.stdout
             assert r.stderr.startswith("memo: ") and r.stderr.count("\n") == 1
@@ -252,28 +259,47 @@ class StoreMachine(RuleBasedStateMachine):
     def wake(self):
         T = self.T
         r = self.memo("wake")
-        if self.pending():
-            assert r.exit_code == 1
-            assert r.stdout.startswith("Compressions are pending")
-            self.check_prompt(r.stdout.split("\n\n", 1)[1])
+        tiling = blocks.cover(T, WAKE_LINES)
+        built = set(self.built_blocks())
+        if any(hi - lo > 1 and (lo, hi) not in built for lo, hi in tiling):
+            # Wake refuses only when the document needs an unbuilt summary.
+            n = self.pending()
+            assert (r.exit_code, r.stderr) == (1, "")
+            head, prompt = r.stdout.split("\n\n", 1)
+            assert head == (f"Cannot wake: {n} compression{'s' if n > 1 else ''} pending. "
+                            f"Do {'it' if n == 1 else 'them'}, then run memo wake again.")
+            self.check_prompt(prompt)
+            event("wake refused")
             return
         assert r.exit_code == 0, r.stderr
         body, k = [], 1
         while True:
-            lines = r.stdout.rstrip("\n").split("\n")
+            text, awake, handed = r.stdout.partition("You are awake.\n")
+            lines = (text + awake).rstrip("\n").split("\n")
             assert len(lines) <= PART_LINES
-            assert len(r.stdout.encode()) <= 2048
-            if lines[0].startswith("Memory part "):
-                assert lines[0].startswith(f"Memory part {k} of ")
+            assert len((text + awake).encode()) <= 2048
+            if lines[0].startswith("Your memory, part "):
+                assert re.fullmatch(rf"Your memory, part {k} of \d+, oldest first\.", lines[0])
                 lines = lines[1:]
             last = lines.pop()
             body += lines
             if last == "You are awake.":
+                # Pending work the document does not need is handed over after it.
+                if self.pending():
+                    assert handed.startswith("\nCompress memories #"), handed
+                    self.check_prompt(handed[1:])
+                    event("wake hands work over")
+                else:
+                    assert handed == ""
                 break
             assert last == f"Run: memo wake {k + 1} {T}", last
             k += 1
             r = self.memo(*last[len("Run: memo "):].split())
             assert r.exit_code == 0, r.stderr
+        if T == 0:
+            assert body == ["No memories yet. Record the first with: memo note - <<'MEMORY'",
+                            "<one line>", "MEMORY"]
+            return
         assert body[0].startswith("Your memory")
         body = body[1:]
         want = []
@@ -288,7 +314,7 @@ class StoreMachine(RuleBasedStateMachine):
         i = data.draw(st.integers(0, self.T - 1))
         r = self.memo("recall", f"TOK{i}Q")
         assert r.exit_code == 0, r.stderr
-        assert r.stdout == f"{self.memory_line(i)}\n1 memory matches.\n", r.stdout
+        assert r.stdout == f"{self.memory_line(i)}\n1 match.\n", r.stdout
 
     # -- invariants ----------------------------------------------------------
 

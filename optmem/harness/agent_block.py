@@ -44,25 +44,35 @@ line that begins `{HOOK_HEADER_START}`. If it is there, do any compression
 it orders, then work. If it is not there, before any other tool call run
 `memo wake`. It prints your memory in numbered parts; each part that is not
 the last ends with a `Run: memo wake <k> <T>` line. Run each one exactly as
-printed until a part ends with `You are awake.` Do not stop early: the
-first part is your distant past, the last part is the recent days. If wake
-refuses because compressions are pending, do them (below) and run
-`memo wake` again. If memo says there is no memory at `$MEMORY_DIR`, stop
-and tell the person; never create one yourself.
+printed until a part says `You are awake.` Do not stop early: the first
+part is your distant past, the last part is the recent days. A compression
+printed after `You are awake.` is yours to do now (below). If wake refuses
+(`Cannot wake: ...`), do the compressions it prints and run `memo wake`
+again. If memo says `No memory at ...`, stop and tell the person: never run
+`memo init` unless they ask, or you would start a second, empty identity.
 
-**Note what lasts.** Run `memo note "<one line>"` at the moment something
-happens, you learn something, or something changes, and only if it is new
-to you, it matters, and it will still matter later: a task worth real effort,
-a decision and its reason, a fact the user teaches you, something you learn
-about them, work of yours that lands. Never note what you already know,
-never narrate your own steps, never store a secret (memo refuses keys and
-tokens: write where the secret lives instead). One line, at most 280 bytes.
-A memory cannot be edited: to correct one, note the correction.
+**Note what lasts.** Record a memory with a quoted heredoc, so your shell
+never expands `$HOME`, backticks or `$(...)` inside it:
+
+    memo note - <<'MEMORY'
+    <one line>
+    MEMORY
+
+Note at the moment it happens, and only what is new to you and will still
+matter later: durable facts, decisions with their reason, root causes, what
+the user prefers or teaches you, work of yours that lands. Not status
+updates, PR numbers or commit hashes on their own (in 3,084 real sessions
+almost every note was such a transient marker), never your own steps, never
+a secret (memo refuses keys and tokens: write where the secret lives
+instead). One line, at most `ENTRY_CHARS` bytes of UTF-8 (280 unless
+`memo config` says otherwise). A memory cannot be edited: to correct one,
+note the correction.
 
 **Compress when handed work.** When `memo note`, `memo sleep` or `memo wake`
 prints a compression, do it before your next action: write one line that
-keeps every name, number, date, decision and outcome, and run the `Run:` order
-it ends with, putting your line where it says `<your line>`. Keep going until
+keeps every name, number, decision and outcome (and any date written in the
+text), and run the `Run:` order it ends with, putting your line where it
+says `<your line>`. Keep going until
 `Nothing left to compress.` Before your context ends, run `memo sleep` and do
 the same.
 

@@ -1,0 +1,238 @@
+"""Every line a program reads, rendered in one place (DESIGN.md "Commands").
+
+The seed tool's output is an API: clients (memory providers, harness
+extensions, the seed's own tests) find what to do with regular expressions
+such as ``Compress memories #(\\d+)-(\\d+)``, ``Saved as #(\\d+)`` or
+``Run: memo wake (\\d+) (\\d+)``. This module holds those strings, each as a
+constant or a small pure function, so a wording change is one edit and the
+tests import the same text. Nothing here touches the store or click.
+
+Orders (what an agent runs next) start ``Run: ``. An order that carries a
+line of the agent's own text comes in one of several *forms*, chosen by
+``MEMO_ORDERS`` in memo's environment:
+
+- ``heredoc`` (the default): a quoted heredoc, so the agent's shell never
+  expands ``$(...)``, backticks or ``$HOME`` inside a summary::
+
+      Run: memo sleep 0-1 - <<'SUMMARY'
+      <your line>
+      SUMMARY
+
+- ``line``: the seed's one-line form, for programs that parse the order and
+  call memo without a shell: ``Run: memo sleep 0-1 "<your line>"``.
+
+A new form (say, MCP tool calls) is one more entry in ``TEXT_ORDERS``: a
+function of ``(command, placeholder, tag)`` returning the order's lines.
+"""
+
+from __future__ import annotations
+
+import os
+
+AWAKE = "You are awake."  #: the last line of a finished wake (seed)
+NOTHING_LEFT = "Nothing left to compress."  #: sleep with nothing pending (seed)
+NO_MATCH = "No match."  #: recall found nothing (seed)
+ORDERS_ENV = "MEMO_ORDERS"  #: environment variable that picks the order form
+DEFAULT_FORM = "heredoc"
+SUMMARY_TAG = "SUMMARY"  #: heredoc tag of a summary order
+MEMORY_TAG = "MEMORY"  #: heredoc tag of a note order
+YOUR_LINE = "<your line>"  #: the placeholder in a summary order (seed)
+ONE_LINE = "<one line>"  #: the placeholder in a note order (seed)
+RAW_PROMPT_MAX = 16  #: blocks up to this size show raw memories (seed RAW_MAX)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+# -- order forms ---------------------------------------------------------
+
+def _heredoc(command: str, placeholder: str, tag: str) -> list:
+    return [f"{command} - <<'{tag}'", placeholder, tag]
+
+
+def _line(command: str, placeholder: str, tag: str) -> list:
+    return [f'{command} "{placeholder}"']
+
+
+#: form name -> renderer of a text-carrying command: ``(command, placeholder,
+#: tag) -> lines``, the first line without the ``Run: `` prefix.
+TEXT_ORDERS = {"heredoc": _heredoc, "line": _line}
+
+
+def orders_form(environ=None) -> str:
+    """The order form in force: ``MEMO_ORDERS`` (case and spaces ignored)
+    when it names a form of ``TEXT_ORDERS``, else ``DEFAULT_FORM``. An
+    unknown value falls back to the default, the form no shell can misread.
+    """
+    env = os.environ if environ is None else environ
+    value = env.get(ORDERS_ENV, "").strip().lower()
+    return value if value in TEXT_ORDERS else DEFAULT_FORM
+
+
+def run(command: str) -> str:
+    """An order an agent may run as printed: ``Run: <command>``."""
+    return f"Run: {command}"
+
+
+def person_can_run(command: str) -> str:
+    """A step only a person may take; no ``Run:`` matcher picks it up."""
+    return f"A person can run: {command}"
+
+
+def text_command(command: str, placeholder: str, tag: str, form: str | None = None) -> list:
+    """``command`` taking one line of text, as lines in the order ``form``
+    (``None``: ``orders_form()``); no ``Run: `` prefix."""
+    return TEXT_ORDERS[form or orders_form()](command, placeholder, tag)
+
+
+def text_order(command: str, placeholder: str, tag: str, form: str | None = None) -> list:
+    """The order to run ``command`` with one line of the agent's text, as
+    lines: the first starts ``Run: `` (see the module docstring)."""
+    lines = text_command(command, placeholder, tag, form)
+    return [run(lines[0])] + lines[1:]
+
+
+def sleep_order(name: str, form: str | None = None) -> list:
+    """The order that stores the summary of block ``name`` (``"LO-HI"``)."""
+    return text_order(f"memo sleep {name}", YOUR_LINE, SUMMARY_TAG, form)
+
+
+# -- compression -----------------------------------------------------------
+
+def compress_head(name: str, limit: int) -> str:
+    """The first line of every compression prompt, whatever the block size
+    (seed): ``Compress memories #LO-HI into one line of at most N bytes.``"""
+    return f"Compress memories #{name} into one line of at most {limit} bytes."
+
+
+#: The guidance under the first line. One rule per line, none contradicting
+#: another: dates inside the text are facts to keep; each memory's own date
+#: is kept beside the summary by memo, so repeating it wastes bytes.
+COMPRESS_RULES = (
+    "Keep every name, number, decision and outcome, and any date written in the text.",
+    "Drop wording, not facts. Invent nothing.",
+    "Do not repeat the memories' own dates: memo keeps them beside your line.",
+    "(Bytes of UTF-8: accented and non-Latin characters count 2-4.)",
+)
+
+
+def remaining(left: int) -> str:
+    """The line after the body: how many compressions follow this one."""
+    if left <= 0:
+        return "This is the last compression."
+    return f"{_plural(left, 'compression remains', 'compressions remain')} after this one."
+
+
+def compression_prompt(name: str, limit: int, body: list, left: int,
+                       form: str | None = None) -> str:
+    """The whole prompt for one block.
+
+    ``name`` is the inclusive block id ``"LO-HI"``; ``limit`` is
+    ``ENTRY_CHARS`` (bytes of UTF-8); ``body`` the lines shown to compress
+    (raw memories ``#id date text`` for blocks up to ``RAW_PROMPT_MAX``,
+    else the two halves' summary lines), each indented two spaces here;
+    ``left`` how many compressions remain after this one. The last lines
+    are the order (``sleep_order``).
+    """
+    lines = [compress_head(name, limit), *COMPRESS_RULES, ""]
+    lines += ["  " + line for line in body]
+    lines += ["", remaining(left)]
+    lines += sleep_order(name, form)
+    return "\n".join(lines)
+
+
+def saved_block(name: str) -> str:
+    """After a summary is stored: ``LO-HI saved.`` (seed)."""
+    return f"{name} saved."
+
+
+def already_wrote(name: str) -> str:
+    """A block another session stored first (not an error; seed)."""
+    return f"Another session already wrote {name}."
+
+
+# -- note ----------------------------------------------------------------
+
+def saved_as(i: int) -> str:
+    """The acknowledgement of a note: ``Saved as #<i>.`` (seed)."""
+    return f"Saved as #{i}."
+
+
+# -- wake ----------------------------------------------------------------
+
+def cannot_wake(pending: int) -> str:
+    """The first line of a refused wake (seed wording):
+    ``Cannot wake: 1 compression pending. Do it, then run memo wake again.``"""
+    return (f"Cannot wake: {_plural(pending, 'compression', 'compressions')} pending. "
+            f"Do {'it' if pending == 1 else 'them'}, then run memo wake again.")
+
+
+def empty_store(form: str | None = None) -> list:
+    """The lines of an empty store's wake, ``You are awake.`` last. The seed
+    line ``No memories yet. Record the first with: memo note ...`` ends with
+    the note command in the order form."""
+    first, *rest = text_command("memo note", ONE_LINE, MEMORY_TAG, form)
+    return [f"No memories yet. Record the first with: {first}", *rest, AWAKE]
+
+
+def part_header(k: int, n: int) -> str:
+    """The first line of part ``k`` of a multi-part wake (seed)."""
+    return f"Your memory, part {k} of {n}, oldest first."
+
+
+def part_footer(k: int, n: int, T: int) -> str:
+    """The last line of part ``k``: ``Run: memo wake <k+1> <T>`` or ``AWAKE``."""
+    return AWAKE if k == n else run(f"memo wake {k + 1} {T}")
+
+
+# -- recall, import, forget ----------------------------------------------
+
+def matches(total: int) -> str:
+    """Recall's closing line when every match is shown (seed; ``1 match.``)."""
+    return f"{_plural(total, 'match', 'matches')}."
+
+
+def newest_matches(shown: int, total: int) -> str:
+    """Recall's closing line when only the newest ``shown`` fit (seed)."""
+    return f"Newest {shown} of {_plural(total, 'match', 'matches')}. Narrow the regex."
+
+
+def imported(count: int, first: int) -> str:
+    """``Imported N memories, #A to #B.`` (the later OptMem's capital I)."""
+    return (f"Imported {_plural(count, 'memory', 'memories')}, "
+            f"#{first} to #{first + count - 1}.")
+
+
+def pending_after_import(pending: int) -> str:
+    """``N compressions pending. Run: memo sleep`` (only when N > 0)."""
+    return f"{_plural(pending, 'compression', 'compressions')} pending. {run('memo sleep')}"
+
+
+def forgot(gone: int, name: str) -> str:
+    """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed)."""
+    return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run('memo sleep')}"
+
+
+# -- store ---------------------------------------------------------------
+
+def no_memory(path: str) -> str:
+    """A ``MEMORY_DIR`` that is missing, or an existing directory without a
+    log (an unmounted disk, a folder not synced yet). Contains
+    ``No memory at <path>`` (the later OptMem); never orders ``memo init``:
+    only a person creates an identity."""
+    return (f"No memory at {path} (MEMORY_DIR). If MEMORY_DIR is wrong, fix it; if "
+            f"the memory is on a disk or folder that is not there yet, wait for it. "
+            f"An agent stops here and tells its person: only a person starts a new, "
+            f"empty memory. {person_can_run('memo init')}")
+
+
+# -- config --------------------------------------------------------------
+
+def config_line(name: str, value: int, default: int, limits: str, meaning: str,
+                is_set: bool) -> str:
+    """One knob of ``memo config``: ``NAME VALUE`` (the value in force), then
+    its meaning, default and ``limits`` (words such as ``from 1 to 280``);
+    the later OptMem's shape, read as ``^(\\w+)\\s+(\\d+)\\s``."""
+    where = "set in config; " if is_set else ""
+    return f"{name:<12} {value:<7} {meaning} ({where}default {default}, {limits})"

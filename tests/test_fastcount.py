@@ -1,0 +1,202 @@
+"""Recall's chunk counts (``optmem.fastcount``) equal the per-line definition.
+
+The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
+IGNORECASE, the NFC form of the pattern searched in the NFC form of each
+``#id date text`` line. Stores are random: frequent and rare words, words
+glued to each other and to non-ASCII letters (for ``\\b``), every case trap
+``re`` folds, text in NFC and in NFD, and damaged records. Patterns have
+many matches, so recall counts most chunks without looking at their lines.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sys
+import tempfile
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from optmem import fastcount, search
+from optmem.store import LOG_RECORD, Store, displayable, encode_memory
+
+WORDS = [
+    "release", "deploy", "deployment", "redeploy", "deploy_x", "rollback", "v2", "2024-05-01",
+    "Zürich", "ZÜRICH", "zurich", "café", "CAFÉ", "été", "straße", "STRASSE", "ẞ",
+    "σοφία", "ΣΟΦΊΑ", "Σίσυφος", "İstanbul", "ısı", "ſtyle", "STYLE", "Kelvin", "\u212aelvin",
+    "東京", "日本語", "한국어", "Москва", "ДАННЫЕ", "ﬁx", "Å", "\u212b", "µs", "ǅemal", "🚀",
+    "x", "xx", "a",
+]
+GLUE = [" ", " ", " ", " ", "", "-", ".", "é", "→", "_", "9"]
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def oracle(lines: list, pattern: str) -> list:
+    """Recall's definition, line by line."""
+    rx = re.compile(nfc(pattern), re.IGNORECASE)
+    return [line for line in lines if rx.search(nfc(line))]
+
+
+@st.composite
+def records(draw):
+    """A list of 320-byte records: mostly memories, some damaged."""
+    n = draw(st.integers(1, 40))
+    out = []
+    for i in range(n):
+        kind = draw(st.sampled_from(["memory"] * 8 + ["nfd", "damaged"]))
+        words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8))
+        glues = draw(st.lists(st.sampled_from(GLUE), min_size=len(words), max_size=len(words)))
+        text = "".join(w + g for w, g in zip(words, glues)).strip() or "x"
+        if kind == "nfd":
+            text = unicodedata.normalize("NFD", text)
+        while len(text.encode("utf-8")) > 280:
+            text = text[:-1]
+        if kind != "damaged":
+            out.append(encode_memory(i, "2024-05-01", text))
+            continue
+        body = f"#{i} 2024-05-01 {text}".encode("utf-8")
+        junk = draw(st.binary(max_size=12))
+        at = draw(st.integers(0, len(body)))
+        body = (body[:at] + junk + body[at:])[:LOG_RECORD - 1]
+        out.append(body + b" " * (LOG_RECORD - 1 - len(body)) + b"\n")
+    return out
+
+
+def literal_patterns():
+    word = st.sampled_from(WORDS + ["deploy", "ZüRiCh", "zu\u0308rich", "caf\u00e9", "cafe\u0301",
+                                    "σ", "ς", "i", "k", "s", "ss", "é", "2024", "0"])
+    typed = st.tuples(word, st.sampled_from(["keep", "upper", "lower", "nfd"])).map(
+        lambda t: {"keep": t[0], "upper": t[0].upper(), "lower": t[0].lower(),
+                   "nfd": unicodedata.normalize("NFD", t[0])}[t[1]])
+    alternation = st.lists(typed, min_size=1, max_size=3).map(
+        lambda ws: "|".join(map(re.escape, ws)))
+    bounded = st.tuples(st.sampled_from(["\\b", ""]), alternation, st.sampled_from(["\\b", ""])).map(
+        lambda t: f"{t[0]}(?:{t[1]}){t[2]}" if "|" in t[1] else t[0] + t[1] + t[2])
+    return st.one_of(bounded, st.sampled_from(["[ab]c", "v[12]", "(?:deploy|rollback)s?",
+                                               "\\b(deploy|rollback)\\b", "a|", "deploy ",
+                                               "(?a)\\bdeploy\\b", "(?-i:Deploy)", "\\Bdeploy"]))
+
+
+def build(tmp_path, recs) -> Store:
+    root = os.path.join(tempfile.mkdtemp(dir=tmp_path), "mem")
+    store, created = Store.init(root)
+    assert created
+    with open(store.log_path, "ab") as f:
+        f.write(b"".join(recs))
+    return store
+
+
+def lines_of(recs) -> list:
+    return [search.line_of(r) for r in recs]
+
+
+class small_chunks:
+    def __init__(self, chunk, re2):
+        self.chunk, self.re2 = chunk, re2
+
+    def __enter__(self):
+        self.saved = (search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND)
+        search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND = self.chunk, self.re2, 60.0
+
+    def __exit__(self, *exc):
+        search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND = self.saved
+
+
+@settings(max_examples=250, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(recs=records(), pattern=literal_patterns(), limit=st.sampled_from([0, 60, 400, 10 ** 6]),
+       chunk=st.sampled_from([1, 2, 3, 7, 64]), re2=st.booleans())
+def test_recall_equals_the_per_line_definition(tmp_path, recs, pattern, limit, chunk, re2):
+    store = build(tmp_path, recs)
+    want = [displayable(x) for x in oracle(lines_of(recs), pattern)]
+    kept, size = [], 0
+    for line in reversed(want):
+        size += len(line.encode("utf-8")) + 1
+        if size > limit:
+            break
+        kept.insert(0, line)
+    with small_chunks(chunk, re2):
+        got = search.recall(store, pattern, limit)
+    assert got == (kept, len(want), len(kept) < len(want)), pattern
+
+
+@settings(max_examples=600, deadline=None)
+@given(recs=records(), pattern=literal_patterns())
+def test_a_chunk_count_is_the_definition_or_none(recs, pattern):
+    """``Counter.count`` on a whole chunk is the number of matching lines,
+    or None (then recall matches the chunk line by line)."""
+    counter = fastcount.counter_for(nfc(pattern), search.case_class,
+                                    re.compile(nfc(pattern), re.IGNORECASE).search)
+    if counter is None:
+        return
+    got = counter.count(b"".join(recs), len(recs))
+    assert got is None or got == len(oracle(lines_of(recs), pattern)), pattern
+
+
+def test_clean_chunks_are_counted_not_matched_line_by_line():
+    """On memory records (NFC or NFD, no damage, words apart) every
+    countable class is counted in C, and exactly."""
+    rng = random.Random(5)
+    texts = [" ".join(rng.choices(WORDS, k=rng.randint(1, 12))) for _ in range(500)]
+    texts[::50] = [unicodedata.normalize("NFD", t) for t in texts[::50]]
+    recs = [encode_memory(i, "2024-05-01", t[:90]) for i, t in enumerate(texts)]
+    data, lines = b"".join(recs), lines_of(recs)
+    for pattern in ["release", "deploy|rollback", "\\bdeploy\\b", "\\b(deploy|rollback)\\b",
+                    "zürich", "ZU\u0308RICH", "東京", "σοφία", "ſtyle", "kelvin", "2024-05-01",
+                    "deploy\\b", "\\bdeploy", "v[12]", "ǆemal", "å"]:
+        counter = fastcount.counter_for(nfc(pattern), search.case_class,
+                                        re.compile(nfc(pattern), re.IGNORECASE).search)
+        assert counter is not None, pattern
+        assert counter.count(data, len(recs)) == len(oracle(lines, pattern)), pattern
+
+
+@pytest.mark.parametrize("pattern", [
+    "deploy.*failed", "^#7 ", "a|", "deploy ", "(?a)\\bdeploy\\b", "(?-i:Deploy)", "\\Bdeploy",
+    "\\bdeploy|rollback", "\\b(x-y|z)\\b", "a{2}", "\ufffd", "[^a]", "\\d",
+])
+def test_patterns_outside_the_countable_classes_are_not_counted(pattern):
+    assert fastcount.counter_for(nfc(pattern), search.case_class, None) is None
+
+
+def test_a_word_glued_to_a_non_ascii_letter_is_left_to_re():
+    """``\\b`` next to a non-ASCII character: the bytes cannot say whether
+    it is a word character, so the chunk is matched line by line."""
+    recs = [encode_memory(0, "2024-05-01", "édeploy"), encode_memory(1, "2024-05-01", "→deploy")]
+    counter = fastcount.counter_for("\\bdeploy\\b", search.case_class, None)
+    assert counter.count(b"".join(recs), 2) is None
+    assert len(oracle(lines_of(recs), "\\bdeploy\\b")) == 1
+
+
+def test_nfc_inert_rests_on_true_facts_about_unicode():
+    """``fastcount._nfc_inert`` calls a character inert unless it is a mark,
+    a Hangul jamo or changed by NFC alone. Over every code point: each
+    character with a combining class, and each second character of a
+    canonical composition, is a mark or a jamo."""
+    seconds = set()
+    for code in range(sys.maxunicode + 1):
+        ch = chr(code)
+        if unicodedata.combining(ch):
+            assert unicodedata.category(ch).startswith("M"), hex(code)
+        parts = unicodedata.decomposition(ch).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            seconds.add(chr(int(parts[1], 16)))
+    for ch in seconds:
+        assert not fastcount._nfc_inert(ch), hex(ord(ch))
+    for ch in "\u1161\u11a8":  # Hangul vowel and final jamo compose algorithmically
+        assert not fastcount._nfc_inert(ch)
+
+
+def test_case_class_shortcuts_equal_the_scan():
+    """ASCII characters (``ASCII_FOLDS``) and characters ``re`` calls
+    uncased take a shortcut; both give what asking ``re`` about every code
+    point gives."""
+    sample = [chr(c) for c in range(128)] + list("東京日本한국0→✓🚀½٣\u0301") + ["\U00020000"]
+    for ch in sample:
+        assert set(search.case_class(ch)) == set(search.scan_class(ch)), hex(ord(ch))
