@@ -75,3 +75,33 @@ def test_a_closed_stdout_cannot_become_a_store_file(memory_dir, memo, tmp_path):
     assert status == 0, err
     assert (memory_dir / "LOG.txt").read_bytes() == log_before
     assert (memory_dir / "TREE" / "2").read_bytes().startswith(b"paid summary")
+
+
+def test_the_readme_knob_table_is_the_config_table():
+    """README "Files" gave ranges memo does not apply (ENTRY_CHARS 16..287,
+    WAKE_LINES 1..1,000,000): every knob's default and range there must be
+    ``optmem.config.KNOBS``."""
+    import re
+    from optmem.config import KNOBS
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = dict((m.group(1), (m.group(2), m.group(3), m.group(4))) for m in re.finditer(
+        r"^\| `([A-Z_]+)` \| ([\d,]+) \| ([\d,]+)\.\.([\d,]+) \|", text, re.M))
+    assert set(rows) == set(KNOBS)
+    for name, (default, low, high, _meaning) in KNOBS.items():
+        assert tuple(int(x.replace(",", "")) for x in rows[name]) == (default, low, high), name
+
+
+@pytest.mark.parametrize("raw, words", [
+    ("99999999999999999999999", "from 1 to 1000000000000"),
+    ("1000000000001", "from 1 to 1000000000000"),
+    ("0", "1 or more"),
+    ("abc", "must be a whole number"),
+])
+def test_a_config_value_out_of_range_names_the_real_range(memo, raw, words):
+    """A 23-digit WAKE_LINES was called "not a whole number, 1 or more":
+    a value above the top names the top, and shows what was typed."""
+    assert memo("init").exit_code == 0
+    result = memo("config", f"WAKE_LINES={raw}")
+    assert result.exit_code == 1
+    assert words in result.stderr and raw in result.stderr
+    assert "Traceback" not in result.stderr
