@@ -14,7 +14,7 @@ import os
 import re
 import stat as stat_mod
 
-from . import blocks
+from . import blocks, replicas
 from .errors import ConfigError
 from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
                     problem_in_memory, problem_in_summary)
@@ -111,7 +111,7 @@ def _heads_fine(data: bytes, start: int, n: int, good_dates: set, odd: set) -> b
             and all(_date_shaped(h[1]) for h in heads))
 
 
-def _check_log(store: Store, T: int, problems: list, odd: set) -> None:
+def _check_log(store: Store, T: int, damage: replicas.LogDamage, odd: set) -> None:
     good_dates = set()
     for start in range(0, T, CHUNK_RECORDS):
         n = min(CHUNK_RECORDS, T - start)
@@ -120,12 +120,13 @@ def _check_log(store: Store, T: int, problems: list, odd: set) -> None:
             continue
         for k in range(n):
             i = start + k
-            why = problem_in_memory(i, data[k * LOG_RECORD:(k + 1) * LOG_RECORD])
+            record = data[k * LOG_RECORD:(k + 1) * LOG_RECORD]
+            why = problem_in_memory(i, record)
             if why:
-                problems.append(str(store.damaged_memory(i, why)))
+                damage.add(i, why, record)
 
 
-def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
+def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -> None:
     try:
         names = sorted(os.listdir(store.tree_path))
     except FileNotFoundError:
@@ -141,6 +142,8 @@ def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
     for name in names:
         path = os.path.join(store.tree_path, name)
         size = int(name) if name.isascii() and name.isdigit() and len(name) < 25 else 0
+        if not size and replicas.copy_of(name, in_tree=True):
+            continue  # a conflict copy: replicas.findings names it
         if size < 2 or not blocks.is_power_of_two(size):
             problems.append(f"{path} is not a level file memo knows (names are 2, 4, 8, ...); "
                             f"move it out of TREE/")
@@ -162,10 +165,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list) -> None:
                          f"the next memo note (or summary stored at this level) cuts them")
         allowed = T // size
         if n > allowed:
-            lo = allowed * size
-            problems.append(f"{path} holds {n} summaries but the log completes only {allowed} "
-                            f"blocks of {size}; Run: memo forget "
-                            f"{blocks.block_name(lo, lo + size)}")
+            over[size] = n  # replicas.overrun_problem: an older log put back?
         with open(path, "rb") as f:
             for first in range(0, min(n, allowed), CHUNK_RECORDS):
                 m = min(CHUNK_RECORDS, min(n, allowed) - first)
@@ -213,7 +213,10 @@ def check(store: Store) -> tuple:
         notes.append(f"{extra} record{'s' if extra > 1 else ''} after the last memory belong to an append "
                      f"that never finished (NUL bytes, or a crashed import); readers skip "
                      f"them and the next memo note cuts them")
-    if size % LOG_RECORD:
+    damage, odd = replicas.LogDamage(), set()
+    _check_log(store, T, damage, odd)
+    damage.settle(store)
+    if size % LOG_RECORD and not damage.shifted:  # a shift explains the size
         extra = size % LOG_RECORD
         if store.tail_is_torn():
             notes.append(f"{store.log_path} {store.tail_problem()}: a torn last record (a "
@@ -245,14 +248,20 @@ def check(store: Store) -> tuple:
                         f"kept, not rolled back. Review them (an import run again holds them "
                         f"twice): memo recall '^#{first} '. Once reviewed, a person can run: "
                         f"rm {os.path.join(store.root, KEPT_NAME)}")
-    odd = set()
-    _check_log(store, T, problems, odd)
     if odd:
         shown = ", ".join(sorted(odd)[:5]) + (", ..." if len(odd) > 5 else "")
         notes.append(f"{len(odd)} date{'s' if len(odd) > 1 else ''} in the log "
                      f"{'are' if len(odd) > 1 else 'is'} not a calendar date ({shown}), as "
                      f"another tool wrote them; they are shown as they are")
-    _check_tree(store, T, problems, notes)
+    problems += [str(store.damaged_memory(i, why)) for i, why in damage.in_itself]
+    over = {}
+    _check_tree(store, T, problems, notes, over)
+    # What sync tools and merges left comes first: it explains the rest, and
+    # while it stands no order may drop anything (replicas.defer).
+    marks = replicas.findings(store, T, replicas.conflict_copies(store), damage, over)
+    if marks:
+        problems = marks + [replicas.defer(p) for p in problems]
+    notes += replicas.surroundings(store)
     built = {}
     try:
         built = store.built(T)

@@ -259,21 +259,37 @@ class TextCommand(click.Command):
         return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
 
     def _valued(self) -> set:
-        """Options that take a value (``sleep --with CMD``): the next word is it."""
+        """Options that take a value (``--project NAME``, ``sleep --with CMD``):
+        the next word is it."""
         return {o for p in self.params if isinstance(p, click.Option) and not p.is_flag
                 for o in p.opts}
 
+    def _take_options(self, args: list, i: int, opts: list) -> int:
+        """Move the options at ``args[i:]`` (with their values) to ``opts``;
+        return the index of the first word that is not one."""
+        flags, valued = self._flags(), self._valued()
+        while i < len(args):
+            word = args[i]
+            if word in valued:
+                if i + 1 >= len(args):
+                    raise click.UsageError(f"{word} needs a value", click.get_current_context(
+                        silent=True))
+                opts += args[i:i + 2]
+                i += 2
+            elif word in flags and word not in valued:
+                opts.append(word)
+                i += 1
+            elif "=" in word and word.split("=", 1)[0] in valued:
+                opts.append(word)
+                i += 1
+            else:
+                break
+        return i
+
     def parse_args(self, ctx, args):
         args = list(args)
-        flags = self._flags()
-        valued = self._valued()
-        opts, i, dashed = [], 0, False
-        while i < len(args) and (args[i] in flags or args[i].split("=", 1)[0] in valued):
-            opts.append(args[i])
-            i += 1
-            if opts[-1] in valued and i < len(args):
-                opts.append(args[i])
-                i += 1
+        opts, dashed = [], False
+        i = self._take_options(args, 0, opts)
         if i < len(args) and args[i] == "--":
             dashed, i = True, i + 1
         heads = []
@@ -284,18 +300,30 @@ class TextCommand(click.Command):
             i += 1
             if not dashed and i < len(args) and args[i] == "--":
                 dashed, i = True, i + 1
+            if not dashed and len(heads) == self.heads:  # a scope flag after BLOCK
+                i = self._take_options(args, i, opts)
+                if i < len(args) and args[i] == "--":
+                    dashed, i = True, i + 1
         words = args[i:]
         if words and not dashed:
             self._not_an_option(ctx, words[0], heads)
         if self.one_word and len(words) > 1:
             extra = words[1:]
-            if not dashed and all(w in flags for w in extra):
-                opts += extra
+            taken = []
+            if not dashed and self._take_options(extra, 0, taken) == len(extra):
+                opts += taken
                 words = words[:1]
             else:
                 raise click.UsageError(
                     f"{self.name} takes one {self.params[0].human_readable_name}; quote "
                     f"it when it holds spaces", ctx)
+        if not dashed:
+            for word in words[1:]:
+                if _is_scope_word(word):
+                    raise click.UsageError(
+                        f"{word.split('=', 1)[0]} after the text would be stored as text; "
+                        f"put it before the text: memo {' '.join([self.name, word, *heads])} "
+                        f"<text>", ctx)
         return super().parse_args(ctx, opts + ["--"] + heads + words)
 
     def _not_an_option(self, ctx, word: str, heads: list) -> None:
@@ -310,14 +338,57 @@ class TextCommand(click.Command):
                 f"(memo {' '.join([self.name, *heads])} -- {word[:20]} ...)", ctx)
 
 
-def _store():
+def _is_scope_word(word: str) -> bool:
+    """``--global``, ``--project`` or ``--project=NAME``: a scope flag."""
+    return word.split("=", 1)[0] in ("--global", "--project")
+
+
+def _set_scope(ctx, param, value):
+    """Record ``--project NAME`` / ``--global`` (given on the group or the
+    command) for ``_scope``; two different scopes are a usage error."""
+    if value is None or value is False:
+        return
+    flag = "" if param.name == "global_" else value
+    ctx.meta.setdefault("optmem.scope_flags", set()).add(flag)
+    if len(ctx.meta["optmem.scope_flags"]) > 1:
+        raise click.UsageError("give one scope: --project NAME or --global", ctx)
+    ctx.meta["optmem.scope_flag"] = flag
+
+
+def scoped(f):
+    """Add the scope flags ``--project NAME`` and ``--global`` to a command."""
+    f = click.option("--global", "global_", is_flag=True, expose_value=False,
+                     callback=_set_scope, help="Use the global memory (not the "
+                     "project's).")(f)
+    return click.option("--project", metavar="NAME", expose_value=False, callback=_set_scope,
+                        help="Use project NAME's memory (default: this repository's "
+                        "project, if a person created one).")(f)
+
+
+def _scope():
+    """The command's scope (``optmem.scope.resolve``), decided once, first."""
+    ctx = click.get_current_context(silent=True)
+    meta = ctx.meta if ctx is not None else {}
+    if "optmem.scope" not in meta:
+        from .scope import resolve
+        meta["optmem.scope"] = resolve(meta.get("optmem.scope_flag"))
+    return meta["optmem.scope"]
+
+
+def _store(path: str | None = None):
+    """Open the store at ``path`` (default: the global store of the scope)."""
     from .store import Store
-    from .scope import memory_dir
-    store = Store.open(memory_dir())
+    store = Store.open(path or _scope().root)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(lambda: _close(store))
     return store
+
+
+def _stores():
+    """``(scope, global store, project store or None)``."""
+    sc = _scope()
+    return sc, _store(sc.root), (_store(sc.project_root) if sc.project else None)
 
 
 def _close(store) -> None:
@@ -395,6 +466,7 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
 
 @click.group(cls=MemoGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memo")
+@scoped
 def cli():
     """memo: a permanent memory for AI agents (OptMem format).
 
@@ -407,11 +479,27 @@ def cli():
 
 
 @cli.command()
-def init():
-    """Create the store at MEMORY_DIR (safe to run again: changes nothing)."""
+@click.option("--project", "project", is_flag=False, flag_value="", default=None,
+              metavar="[NAME]", help="Create (or adopt) a project store for this repository "
+              "and bind the repository to it; NAME defaults to the repository's.")
+def init(project):
+    """Create the store at MEMORY_DIR (safe to run again: changes nothing).
+
+    With --project [NAME], a person adds a project store beside the global
+    one, bound to this git repository (every worktree of it).
+    """
     from .store import Store
     from .scope import memory_dir
     root = memory_dir()
+    if project is None:
+        project = click.get_current_context().meta.get("optmem.scope_flag") or None
+    if project is not None:
+        from . import projects
+        _, _, lines = projects.init_project(root, project)
+        for line in lines:
+            click.echo(line)
+        click.echo(protocol.run("memo scope"))
+        return
     _, created = Store.init(root)
     if created:
         click.echo(f"Created an empty memory at {root}. Run: memo wake")
@@ -422,38 +510,92 @@ def init():
 @cli.command()
 @click.argument("part", required=False)
 @click.argument("t", metavar="[T]", required=False)
+@click.argument("tp", metavar="[TP]", required=False)
 @click.option("--max-bytes", metavar="N", help="One part of at most N bytes, never refused "
               "for pending work (for startup hooks that cannot page).")
-def wake(part, t, max_bytes):
+@scoped
+def wake(part, t, tp, max_bytes):
     """Print your memory: part PART (default 1) of the document at T memories.
 
     Run every part, as each one orders, until one prints `You are awake.`
+    With a project active, T and TP are the global and project snapshots.
     """
-    store = _store()
+    sc = _scope()
+    store = _store(sc.root)
+    pstore = _store(sc.project_root) if sc.project else None
+    if tp is not None and pstore is None:  # as click says it without projects
+        raise click.UsageError(f"Got unexpected extra argument ({tp})")
     if max_bytes is not None:
         from . import hook
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
                            "and T, or page through the parts instead. Run: memo wake")
-        click.echo(hook.wake_max_bytes(store, core.parse_count(max_bytes, "--max-bytes")))
+        budget = core.parse_count(max_bytes, "--max-bytes")
+        if pstore is not None:
+            from . import scoped as two
+            click.echo(two.wake_max_bytes(sc, store, pstore, budget))
+            return
+        click.echo(hook.wake_max_bytes(store, budget))
         return
     k = core.parse_count(part, "PART") if part is not None else 1
     T = core.parse_count(t, "T") if t is not None else None
-    ok, text = core.wake(store, k, T)
+    if pstore is not None:
+        from . import scoped as two
+        TP = core.parse_count(tp, "TP") if tp is not None else None
+        ok, text = two.wake(sc, store, pstore, k, T, TP)
+    else:
+        ok, text = core.wake(store, k, T)
     click.echo(text)
     if not ok:
         sys.exit(1)
 
 
+def _scope_line(sc) -> str | None:
+    """The receipt's second line: where a note went, once projects exist
+    (None without an active project or an explicit --global)."""
+    if sc.project:
+        return protocol.scope_receipt(sc.project)
+    if sc.how == "--global" and sc.forced_global:
+        return protocol.scope_receipt(None)
+    return None
+
+
+def _handover(sc, gstore, pstore, prompt):
+    """With a project active, the next compression of both stores (global
+    first) instead of the one store's ``prompt``."""
+    if prompt and prompt.startswith("memo: "):
+        return prompt
+    if pstore is None:
+        if prompt and sc.how == "--global" and sc.forced_global:  # say which store
+            text = core.compression(gstore, flag="--global")
+            return None if text == core.NOTHING_LEFT else text
+        return prompt
+    from . import scoped as two
+    text = two.handover(sc, gstore, pstore)
+    return None if text == core.NOTHING_LEFT else text
+
+
 @cli.command(cls=TextCommand)
 @click.argument("text", nargs=-1, required=True)
+@scoped
 def note(text):
-    """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin)."""
-    store = _store()
+    """Record one memory: one line, at most ENTRY_CHARS bytes (`-` reads stdin).
+
+    With a project active the memory goes to the project; --global sends a
+    fact that would be true in any repository to the global memory.
+    """
+    sc = _scope()
+    gstore = _store(sc.root)
+    pstore = _store(sc.project_root) if sc.project else None
+    store = pstore or gstore
     keeping("nothing was saved")
     i, prompt = core.note(store, _text_arg(text, "memory", store.config().ENTRY_CHARS))
     keeping(f"memory #{i} was saved")
     click.echo(core.saved_as(i))
+    line = _scope_line(sc)
+    if line:
+        click.echo(line)
+    prompt = _handover(sc, gstore, pstore, prompt)
     if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
         click.echo(prompt, err=True)
         sys.exit(1)
@@ -468,6 +610,7 @@ def note(text):
 @click.option("--with", "with_cmd", metavar="CMD",
               help="For a person paying a backlog: run CMD (through sh) on each "
                    "prompt, in the foreground, and store what it prints.")
+@scoped
 def sleep(block, text, with_cmd):
     """Compress: show the next compression, or store LO-HI's summary TEXT.
 
@@ -479,35 +622,67 @@ def sleep(block, text, with_cmd):
     With --with CMD memo runs CMD once per prompt (per batch with
     MEMO_HANDOVER=batch), prompt on its stdin; CMD prints the answer, which
     is checked like any summary. It stops at the first answer refused.
+
+    With a project active the global memory's work comes first, then the
+    project's; each order carries its --global or --project flag.
     """
-    store = _store()
+    sc = _scope()
+    gstore = _store(sc.root)
+    pstore = _store(sc.project_root) if sc.project else None
+    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if with_cmd is not None:
         if block is not None or text:
             raise BadInput("--with answers every pending compression itself; give no "
                            "block or text with it")
-        _pay_with(store, with_cmd)
+        targets = [pstore] if (explicit and pstore) else [gstore] + ([pstore] if pstore else [])
+        for k, target in enumerate(targets):
+            _pay_with(target, with_cmd, last=k == len(targets) - 1)
         return
     if block is None:
-        click.echo(core.compression(store))
+        if pstore is not None:
+            from . import scoped as two
+            click.echo(two.handover(sc, gstore, pstore))
+            return
+        click.echo(_handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT)
         return
     if block == "-":
-        _answer_batch(store, text)
+        if pstore is None:
+            _answer_batch(gstore, text)
+        else:
+            from . import scoped as two
+            _answer_batch(None, text, pick=lambda name: two.sleep_store(
+                sc, gstore, pstore, name, explicit), after=lambda: two.handover(
+                sc, gstore, pstore))
         return
     core.parse_block(block)
     if not text:
         raise BadInput("give your summary line after the block, as the last lines of the "
                        "compression prompt show; Run: memo sleep")
+    store = gstore
+    if pstore is not None:
+        from . import scoped as two
+        store = two.sleep_store(sc, gstore, pstore, block, explicit)
     keeping("nothing was saved")
     said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
+    if pstore is not None:
+        from .blocks import block_name
+        if said == protocol.saved_block(block_name(*core.parse_block(block))):
+            with pstore.locked(repair=False):
+                two.forget_handover(sc, block)
+        prompt = two.handover(sc, gstore, pstore)
+    else:
+        prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
     click.echo(said)
     if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
         click.echo("")
     click.echo(prompt)
 
 
-def _answer_batch(store, items: tuple) -> None:
-    """``memo sleep -``: store a batched answer, print the reply."""
+def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
+    """``memo sleep -``: store a batched answer, print the reply. With two
+    stores (issue #17), ``pick(first block name)`` chooses the store and
+    ``after()`` gives the next hand-over of both."""
     from . import handover
     if items:
         lines = [_undo_surrogates(item) for item in items]
@@ -530,7 +705,16 @@ def _answer_batch(store, items: tuple) -> None:
         except UnicodeDecodeError:
             raise BadInput("the answer on standard input is not UTF-8 text") from None
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    result = handover.store_batch(store, handover.parse_items(lines))
+    items = handover.parse_items(lines)
+    if pick is not None:
+        first = next((arg for arg, _ in items if arg), None)
+        store = pick(first) if first else None
+        if store is None:
+            raise BadInput("the answer holds no 'LO-HI <line>' line; write one per block, "
+                           "as the order shows. Run: memo sleep")
+    result = handover.store_batch(store, items)
+    if after is not None:
+        result.prompt = after()
     for line in handover.reply_lines(result):
         click.echo(line)
     if result.refused is not None:
@@ -564,7 +748,7 @@ class _LateBar:
             self.bar = None
 
 
-def _pay_with(store, command: str) -> None:
+def _pay_with(store, command: str, last: bool = True) -> None:
     """``memo sleep --with CMD``: pay every pending compression with CMD."""
     from . import backlog
     bar = _LateBar("memo: paying compressions")
@@ -581,7 +765,8 @@ def _pay_with(store, command: str) -> None:
     if paid.saved:
         click.echo(f"Saved {paid.saved:,} {'summary' if paid.saved == 1 else 'summaries'} "
                    f"from {paid.runs:,} {'run' if paid.runs == 1 else 'runs'} of the command.")
-    click.echo(core.NOTHING_LEFT)
+    if last:
+        click.echo(core.NOTHING_LEFT)
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
@@ -595,13 +780,22 @@ cli.add_command(TextCommand(
 @cli.command(cls=TextCommand, one_word=True)
 @click.argument("pattern")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {id, date, text}.")
+@scoped
 def recall(pattern, as_json):
     """Search the raw log (Python regex, case-insensitive) for detail a summary lost.
 
     Each line `#id date text` is matched, so ids and dates can be searched
-    too: memo recall '^#7 ', memo recall '2024-05'.
+    too: memo recall '^#7 ', memo recall '2024-05'. With a project active,
+    both memories are searched, each in its own headed section.
     """
-    store = _store()
+    sc = _scope()
+    store = _store(sc.root)
+    if sc.project:
+        explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+        if explicit:
+            store = _store(sc.project_root)
+        else:
+            return _recall_both(sc, store, _store(sc.project_root), pattern, as_json)
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
     result = core.recall(store, _undo_surrogates(pattern), max(budget - 200, budget // 2))
@@ -630,11 +824,54 @@ def recall(pattern, as_json):
         click.echo(protocol.matches(result.total))
 
 
+def _recall_both(sc, gstore, pstore, pattern, as_json):
+    """``recall`` over both stores: two headed sections, each with its own
+    count line (JSON: ``{"global": [...], "project": [...]}``)."""
+    from . import scoped as two
+    budget = gstore.config().PART_CHARS
+    sections = two.recall_sections(sc, gstore, pstore, _undo_surrogates(pattern), budget - 400)
+    if as_json:
+        import json
+        out = {}
+        for key, (_, result) in zip(("global", "project"), sections):
+            rows = []
+            for line in result.lines:
+                head, date, text = (line.split(" ", 2) + ["", ""])[:3]
+                rows.append({"id": int(head[1:]) if head[1:].isdigit() else None,
+                             "date": date, "text": text})
+            out[key] = rows
+        click.echo(json.dumps(out, ensure_ascii=False))
+        return
+    for heading, result in sections:
+        click.echo(heading)
+        for line in result.lines:
+            click.echo(line)
+        if result.total == 0:
+            click.echo(protocol.NO_MATCH)
+        elif result.cut:
+            click.echo(protocol.newest_matches(len(result.lines), result.total))
+        else:
+            click.echo(protocol.matches(result.total))
+
+
+def _one_store(command: str, arg: str, person: bool = False):
+    """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
+    project active and no flag, refused with both runnable forms (ids
+    restart at #0 in every store)."""
+    sc = _scope()
+    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    if sc.project and not explicit:
+        from . import scoped as two
+        raise two.refuse_guess(command, arg, sc, person)
+    return _store(sc.project_root if sc.project else sc.root)
+
+
 @cli.command()
 @click.argument("block")
+@scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    store = _store()
+    store = _one_store("forget", block.strip())
     gone = core.forget(store, block)
     from .blocks import block_name
     click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
@@ -644,14 +881,17 @@ def forget(block):
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=True))
 @click.option("--yes", is_flag=True, help="Import more than 10,000 memories (each one "
               "is about one compression, an agent turn).")
+@scoped
 def import_(file, yes):
     """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin).
 
     Before writing it says on stderr how many compressions the import
-    creates; above 10,000 memories it asks for --yes.
+    creates; above 10,000 memories it asks for --yes. With a project active
+    the lines go to the project (--global: the global memory).
     """
     from . import backlog
-    store = _store()
+    sc = _scope()
+    store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
     bar = _LateBar("memo: importing", counts=False)
 
@@ -691,15 +931,44 @@ def import_(file, yes):
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
     keeping(f"the import was saved as {ids}")
     click.echo(protocol.imported(count, first))
+    line = _scope_line(sc)
+    if line:
+        click.echo(line.replace("memo note --global <text>", "memo import --global FILE"))
     if pending:
         click.echo(protocol.pending_after_import(pending))
 
 
 @cli.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+def export(file):
+    """Write every memory as `YYYY-MM-DD text` lines (the import format).
+
+    To standard output, or into FILE (a new file: never replaces one).
+    `memo import` of an export into an empty store gives back the same log.
+    """
+    from . import export as exporting
+    store = _store()
+    if file is None or file == "-":
+        out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+        write = out.write if out is not None else (
+            lambda data: sys.stdout.write(data.decode("utf-8")))
+        exporting.export(store, write)
+        if out is not None:
+            out.flush()
+        return
+    import shlex
+    count = exporting.export_to_file(store, file)
+    click.echo(f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
+               + (f" Import them elsewhere with: memo import {shlex.quote(file)}"
+                  if count else ""))
+
+
+@cli.command()
 @click.argument("block")
+@scoped
 def zoom(block):
     """Open one line of wake: LO-HI's two halves (summaries, or raw memories)."""
-    store = _store()
+    store = _one_store("zoom", block.strip())
     for line in core.zoom(store, block):
         click.echo(line)
 
@@ -707,9 +976,14 @@ def zoom(block):
 @cli.command("config")
 @click.argument("settings", nargs=-1)
 @click.option("--repair", is_flag=True, help="Comment out config lines that are not valid.")
+@scoped
 def config_(settings, repair):
-    """Show the settings, or change them: NAME=VALUE (NAME= restores the default)."""
-    store = _store()
+    """Show the settings, or change them: NAME=VALUE (NAME= restores the default).
+
+    The global store's, unless --project NAME names a project's."""
+    sc = _scope()
+    explicit = click.get_current_context().meta.get("optmem.scope_flag")
+    store = _store(sc.project_root if (explicit and sc.project) else sc.root)
     shows = [s.strip().upper() for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
     from .config import KNOBS, check_value
@@ -724,9 +998,26 @@ def config_(settings, repair):
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+@scoped
 def stats(as_json):
-    """Memories, summaries, pending work, bytes on disk and the wake shape."""
-    store = _store()
+    """Memories, summaries, pending work, bytes on disk and the wake shape.
+
+    With a project active and no flag: the global memory, then the project's."""
+    sc = _scope()
+    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    if sc.project and not explicit:
+        from . import scoped as two
+        ginfo, pinfo = core.stats(_store(sc.root)), core.stats(_store(sc.project_root))
+        if as_json:
+            import json
+            click.echo(json.dumps({"global": ginfo, "project": dict(pinfo, name=sc.project)}))
+            return
+        click.echo(two.heading_global(sc))
+        click.echo(core.stats_text(ginfo))
+        click.echo(two.heading_project(sc))
+        click.echo(core.stats_text(pinfo))
+        return
+    store = _store(sc.project_root or sc.root)
     info = core.stats(store)
     if as_json:
         import json
@@ -736,15 +1027,39 @@ def stats(as_json):
 
 
 @cli.command()
-def check():
-    """Verify every record of the store; each problem names its recovery."""
+@click.option("--all", "every", is_flag=True, help="Also check every project store.")
+@scoped
+def check(every):
+    """Verify every record of the store; each problem names its recovery.
+
+    With a project active and no flag: the global store, then the project's;
+    --all walks every project.
+    """
     from .check import check as run_check
-    store = _store()
-    problems, notes = run_check(store)
-    for line in problems:
-        click.echo(line)
-    for line in notes:
-        click.echo(line)
+    sc = _scope()
+    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    if sc.project and explicit:
+        targets = [(None, sc.project_root)]
+    else:
+        targets = [(None, sc.root)]
+        if every:
+            from . import projects
+            targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
+                        for p in [projects.project_root(sc.root, n)]]
+        elif sc.project:
+            targets.append((f"Project {sc.project} ({sc.project_root}):", sc.project_root))
+        if len(targets) > 1:
+            targets[0] = (f"Global memory ({sc.root}):", sc.root)
+    problems = []
+    for heading, path in targets:
+        if heading:
+            click.echo(heading)
+        found, notes = run_check(_store(path))
+        for line in found:
+            click.echo(line)
+        for line in notes:
+            click.echo(line)
+        problems += found
     if problems:
         click.echo(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found.")
         sys.exit(1)
@@ -754,6 +1069,7 @@ def check():
 @cli.command()
 @click.argument("memory_id", metavar="ID")
 @click.option("--yes", is_flag=True, help="Really blank the memory.")
+@scoped
 def redact(memory_id, yes):
     """For humans only, never agents: blank memory ID in place for good.
 
@@ -762,7 +1078,7 @@ def redact(memory_id, yes):
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
     i = core.parse_count(memory_id.lstrip("#"), "ID")
-    store = _store()
+    store = _one_store("redact", f"{i} --yes", person=True)
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good and is for humans only "
                        f"(an agent must never run it); a human confirms it with --yes")
@@ -770,6 +1086,29 @@ def redact(memory_id, yes):
     click.echo(f"Memory #{i} is now [redacted]; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
                f"later ones on their levels). Run: memo sleep")
+
+
+@cli.command("scope")
+@scoped
+def scope_(**_):
+    """Say which memory this folder uses: the global store, the active
+    project, how it was found and the remotes seen (reads only)."""
+    from . import projects
+    sc = _scope()
+    _store(sc.root)  # the global store must exist
+    click.echo(f"Global memory: {sc.root}")
+    if sc.project:
+        click.echo(f"Project: {sc.project} at {sc.project_root} (found by {sc.how})")
+    else:
+        click.echo(f"Project: none ({sc.how})")
+    have = projects.names(sc.root)
+    click.echo(f"Projects: {', '.join(have) if have else 'none'}")
+    if sc.remotes is None:
+        click.echo("Remotes seen: not read (git is asked only once a project exists)")
+    else:
+        click.echo(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
+    if not sc.project and sc.remotes is not None and not sc.forced_global:
+        click.echo(f"{projects.PERSON} memo init --project NAME")
 
 
 @cli.command()

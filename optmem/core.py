@@ -157,19 +157,22 @@ def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str
     return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
 
 
-def compression(store: Store, T: int | None = None, form: str | None = None) -> str:
+def compression(store: Store, T: int | None = None, form: str | None = None,
+                flag: str = "") -> str:
     """The prompt for the next compression at ``T`` (default: the whole
     log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
 
     Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
     larger block shows its two halves' summaries. ``form`` is the order form
-    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). With
-    ``MEMO_HANDOVER=batch`` in the environment it is the batched hand-over
-    instead (``optmem.handover``).
+    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). ``flag`` is the
+    scope flag the order carries (``--project NAME``, ``--global``; issue
+    #17), empty without projects. With ``MEMO_HANDOVER=batch`` in the
+    environment it is the batched hand-over instead (``optmem.handover``),
+    its order carrying ``flag`` too.
     """
     from . import handover
     if handover.batch_mode():
-        return handover.batch_prompt(store, T)
+        return handover.batch_prompt(store, T, flag)
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
@@ -181,7 +184,7 @@ def compression(store: Store, T: int | None = None, form: str | None = None) -> 
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
     return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
-                                       body, pending_in(T, built) - 1, form)
+                                       body, pending_in(T, built) - 1, form, flag)
 
 
 # -- writes ----------------------------------------------------------------
@@ -239,10 +242,14 @@ def check_levels_fit(store: Store, T: int) -> None:
             store.cut_level(size, n)
         if n > T // size:
             lo = (T // size) * size
-            raise Damaged(f"{store.level_path(size)} holds {n} summaries but the log "
-                          f"completes only {T // size} blocks of {size}, so nothing is "
-                          f"appended (if the log was cut by mistake, restore it first); "
-                          f"Run: memo forget {blocks.block_name(lo, lo + size)}")
+            blocks_n = T // size
+            raise Damaged(f"{store.level_path(size)} holds {n} summar{'y' if n == 1 else 'ies'} but the log "
+                          f"completes only {blocks_n} block{'' if blocks_n == 1 else 's'} "
+                          f"of {size}, so nothing is appended: {store.log_path} may be an "
+                          f"older copy put back over a newer one, and these summaries the "
+                          f"only trace of the newer memories. Run: memo check (only once "
+                          f"no newer log exists can a person run: memo forget "
+                          f"{blocks.block_name(lo, lo + size)})")
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -588,10 +595,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
                        f"Run: memo wake")
+    from . import replicas
+    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     if count == 0:
         if part != 1:
             raise BadInput(f"part {part} does not exist: the memory is empty; Run: memo wake")
-        return True, "\n".join(protocol.empty_store(form))
+        return True, replicas.insert_after_first_line(
+            "\n".join(protocol.empty_store(form)), warning)
     tiling = blocks.cover(T, cfg.WAKE_LINES)
     if T == count and pending_in(T, store.built(T)) and not store.writable():
         # A sleep could not be saved: show what is built instead of ordering it.
@@ -602,12 +612,18 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
         if prompt == NOTHING_LEFT:  # another session just built it
             return wake(store, part, T, form)
         pending = pending_in(count, store.built(count))
-        return False, protocol.cannot_wake(pending) + "\n\n" + prompt
+        return False, replicas.insert_after_first_line(
+            protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
     try:
         body = wake_lines(store, T, cfg.WAKE_LINES)
     except NotBuilt:  # another session forgot a summary while we read
         return wake(store, part, T, form)
-    parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES, cfg.PART_CHARS)
+    # The warning stands after the first line of every part: room for it is
+    # kept in each, so the parts stay within PART_LINES and PART_CHARS.
+    room = len(warning.encode("utf-8")) + 1 if warning else 0
+    parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES - bool(warning),
+                           cfg.PART_CHARS - room)
+    parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")

@@ -74,24 +74,26 @@ def _remains(left: int) -> list:
     return [f"{left} compressions remain after this batch."]
 
 
-def order_lines(names: list) -> list:
+def order_lines(names: list, flag: str = "") -> list:
     """The order that answers a batch of block ``names`` (``"lo-hi"``).
 
     Heredoc by default (no shell expands the agent's text); with
     ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
-    each, for programs that call memo without a shell.
+    each, for programs that call memo without a shell. ``flag`` is the scope
+    flag the order carries (``--global``, ``--project NAME``; issue #17).
     """
+    sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
     if os.environ.get("MEMO_ORDERS", "").strip().lower() == "line":
-        return ["Run: memo sleep - " + " ".join(f'"{n} <your line>"' for n in names)]
+        return [f"Run: {sleep} " + " ".join(f'"{n} <your line>"' for n in names)]
     tag = core.HEREDOC_TAG
-    return [f"Run: memo sleep - <<'{tag}'"] + [f"{n} <your line>" for n in names] + [tag]
+    return [f"Run: {sleep} <<'{tag}'"] + [f"{n} <your line>" for n in names] + [tag]
 
 
 def _size(lines) -> int:
     return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
 
 
-def batch_prompt(store, T: int | None = None) -> str:
+def batch_prompt(store, T: int | None = None, flag: str = "") -> str:
     """The batched hand-over at ``T`` (default: the log's length), or
     ``core.NOTHING_LEFT``.
 
@@ -132,7 +134,7 @@ def batch_prompt(store, T: int | None = None) -> str:
     widest = blocks.block_name(0, 1 << T.bit_length())
     fixed = _size(_head(widest, 2 + total, cfg.ENTRY_CHARS)) + _size(
         ["Memories:", "Blocks, in the order to answer them:", ""]) + _size(
-        _remains(total)) + _size(order_lines([])) + 64
+        _remains(total)) + _size(order_lines([], flag)) + 64
     used = fixed
     for lo, hi in blocks.pending_by_end(T, built):
         name = blocks.block_name(lo, hi)
@@ -161,10 +163,11 @@ def batch_prompt(store, T: int | None = None) -> str:
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
-    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS)
+    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, flag)
 
 
-def _render(names: list, raw: dict, block_lines: list, total: int, limit: int) -> str:
+def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
+            flag: str = "") -> str:
     """The batch prompt's text from its parts (see ``batch_prompt``)."""
     lines = _head(names[0], len(names), limit)
     if raw:
@@ -174,7 +177,7 @@ def _render(names: list, raw: dict, block_lines: list, total: int, limit: int) -
     lines += block_lines
     lines.append("")
     lines += _remains(total - len(names))
-    lines += order_lines(names)
+    lines += order_lines(names, flag)
     return "\n".join(lines)
 
 

@@ -64,7 +64,9 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False) -> str:
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    head = [core.wake_intro(store, T)]
+    from . import replicas
+    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
+    head = [core.wake_intro(store, T)] + ([warning] if warning else [])
     pending = core.pending_in(T, built)
     if pending and read_only:
         import os

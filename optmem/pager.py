@@ -31,7 +31,8 @@ def _size(line: str) -> int:
     return len(line.encode("utf-8")) + 1  # with its newline
 
 
-def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int) -> list:
+def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int,
+             head=None, foot=None) -> list:
     """Split ``intro`` + ``lines`` into parts; return each part's text.
 
     ``part_lines`` counts lines and ``part_chars`` counts bytes of UTF-8
@@ -39,10 +40,14 @@ def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int) 
     possible header and footer is kept in every part, so the split never
     depends on how many parts there turn out to be. Always returns at least
     one part; a line too long for any part still gets one of its own.
+    ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
+    document of two stores (issue #17: the footer carries both snapshots).
     """
+    head = head or (lambda k, n: header(k, n, T))
+    foot = foot or (lambda k, n: footer(k, n, T))
     big = 10 ** 9
-    head_room = _size(header(big, big, T))
-    foot_room = max(_size(footer(big, big + 1, T)), _size(AWAKE))
+    head_room = _size(head(big, big))
+    foot_room = max(_size(foot(big, big + 1)), _size(AWAKE))
     chunks = []
     current = [intro]
     used_bytes = _size(intro)
@@ -59,6 +64,6 @@ def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int) 
     n = len(chunks)
     parts = []
     for k, chunk in enumerate(chunks, 1):
-        body = ([header(k, n, T)] if n > 1 else []) + chunk + [footer(k, n, T)]
+        body = ([head(k, n)] if n > 1 else []) + chunk + [foot(k, n)]
         parts.append("\n".join(body))
     return parts

@@ -93,9 +93,12 @@ def text_order(command: str, placeholder: str, tag: str, form: str | None = None
     return [run(lines[0])] + lines[1:]
 
 
-def sleep_order(name: str, form: str | None = None) -> list:
-    """The order that stores the summary of block ``name`` (``"LO-HI"``)."""
-    return text_order(f"memo sleep {name}", YOUR_LINE, SUMMARY_TAG, form)
+def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
+    """The order that stores the summary of block ``name`` (``"LO-HI"``).
+    ``flag`` (``--global``, ``--project NAME``; issue #17) stands after the
+    block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches."""
+    command = f"memo sleep {name} {flag}" if flag else f"memo sleep {name}"
+    return text_order(command, YOUR_LINE, SUMMARY_TAG, form)
 
 
 # -- compression -----------------------------------------------------------
@@ -125,7 +128,7 @@ def remaining(left: int) -> str:
 
 
 def compression_prompt(name: str, limit: int, body: list, left: int,
-                       form: str | None = None) -> str:
+                       form: str | None = None, flag: str = "") -> str:
     """The whole prompt for one block.
 
     ``name`` is the inclusive block id ``"LO-HI"``; ``limit`` is
@@ -138,7 +141,7 @@ def compression_prompt(name: str, limit: int, body: list, left: int,
     lines = [compress_head(name, limit), *COMPRESS_RULES, ""]
     lines += ["  " + line for line in body]
     lines += ["", remaining(left)]
-    lines += sleep_order(name, form)
+    lines += sleep_order(name, form, flag)
     return "\n".join(lines)
 
 
@@ -184,6 +187,22 @@ def part_header(k: int, n: int) -> str:
 def part_footer(k: int, n: int, T: int) -> str:
     """The last line of part ``k``: ``Run: memo wake <k+1> <T>`` or ``AWAKE``."""
     return AWAKE if k == n else run(f"memo wake {k + 1} {T}")
+
+
+def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
+    """The last line of part ``k`` of a document of two stores (issue #17):
+    ``Run: memo wake <k+1> <TG> <TP> --project NAME`` or ``AWAKE``. A seed
+    client's ``Run: memo wake (\\d+) (\\d+)`` still matches its start."""
+    return AWAKE if k == n else run(f"memo wake {k + 1} {Tg} {Tp} --project {project}")
+
+
+def scope_receipt(project: str | None) -> str:
+    """The second line of a note's receipt once projects exist (issue #17):
+    where the memory went."""
+    if project:
+        return (f"Scope: project {project} (a fact true in any repository goes to the "
+                f"global memory: memo note --global <text>).")
+    return "Scope: global memory."
 
 
 # -- recall, import, forget ----------------------------------------------

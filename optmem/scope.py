@@ -74,3 +74,22 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR") -> str:
 def check_memory_dir(raw: str) -> str:
     """``memory_dir(raw)``: the same checks for a value already in hand."""
     return memory_dir(raw)
+
+
+def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = None):
+    """The one decision of which stores a command uses (issue #17).
+
+    ``root`` is the global store (default: ``memory_dir()``); ``flag`` the
+    command line's scope (None: not given; ``""``: ``--global``; a name:
+    ``--project NAME``); ``cwd`` where the command runs (the hook passes the
+    harness's ``cwd``). Returns an ``optmem.projects.Scope``. With no
+    ``$MEMORY_DIR/projects/`` folder this is just ``memory_dir()``: no git
+    call is made and no project is active. Raises ``NoStore``/``BadInput``
+    as ``memory_dir`` and ``projects.resolve`` do; creates nothing.
+    """
+    from . import projects
+    environ = os.environ if environ is None else environ
+    if root is None:
+        root = memory_dir(environ.get("MEMORY_DIR", "")) if environ is not os.environ \
+            else memory_dir()
+    return projects.resolve(root, flag, environ, cwd)

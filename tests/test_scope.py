@@ -299,8 +299,11 @@ def test_an_interrupt_says_what_was_kept(memory_dir, memo, sig, code, name, argv
     memo("note", "kept before")
     before = (memory_dir / "LOG.txt").read_bytes()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONIOENCODING"}
+    # SIGINT as a terminal delivers it: a suite started in the background by
+    # a non-interactive shell inherits SIGINT ignored, and so would memo.
     proc = subprocess.Popen([sys.executable, "-m", "optmem", *argv], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdin.write(b"2024-05-01 half of an import\n")
     proc.stdin.flush()
     wait_reading_stdin(proc.pid)

@@ -85,6 +85,17 @@ its `LO-HI` in the order, in place of `<your line>`, keep the ids, and run the
 order once. If a line is refused, the lines before it are saved and the rest
 is handed over again: answer that prompt the same way.
 
+**Global or this project's.** If a person created a project memory for
+this repository (`memo scope` says so), `memo wake` shows two sections, the
+global memory and the project's, and `memo note` goes to the project. A fact
+that names a file, module, command, endpoint or convention of this
+repository is the project's: note it as usual. A fact that would still be
+true in a repository you have never seen (about the person, their tools,
+their way of working) is global: `memo note --global "<one line>"`, the flag
+before the text. When you tell the person you noted something, say where it
+went (the line after `Saved as #<id>.` names it). Only a person creates a
+project; never run `memo init` yourself.
+
 **Look closer when vague.** `memo recall <regex>` searches every memory word
 for word (ids and dates too: `memo recall '^#42 '`, `memo recall 2026-11`).
 `memo zoom <lo>-<hi>` opens one summary line of wake into its two halves.

@@ -136,6 +136,18 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
     except OSError as err:
         return failure(f"{store_path}: {err.strerror}")
     try:
+        # Issue #17: the project is the one of the folder the harness works in
+        # (its ``cwd``), not of wherever the hook process happens to run.
+        sc = scope.resolve(None, _event_cwd(event), environ, root=store_path)
+    except MemoError as err:
+        store.close()
+        return failure(str(err))
+    if sc.project:
+        try:
+            return _context_two(harness, sc, store, source, budget)
+        finally:
+            store.close()
+    try:
         _export_line(environ, store_path, harness.ENV_FILES)
         T = store.count()
         head = _head(store, T)
@@ -163,3 +175,35 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         return failure(f"{err.filename or store_path}: {err.strerror}")
     finally:
         store.close()
+
+
+def _event_cwd(event: dict):
+    """The harness's working folder from its JSON (``cwd``), when it is an
+    existing absolute folder; else None (the hook's own)."""
+    cwd = event.get("cwd")
+    if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):
+        return cwd
+    return None
+
+
+def _context_two(harness, sc, store, source: str, budget: int) -> str:
+    """The injected text with a project active: the global and the project
+    memory in one document of at most ``budget`` bytes
+    (``optmem.scoped.wake_max_bytes``)."""
+    from .. import scoped
+    from ..store import Store
+    pstore = Store.open(sc.project_root)
+    try:
+        top = (header(sc.root, store.count(), source)
+               + f" Project {sc.project} is active here; it is the second section.")
+        room = budget - len(top.encode("utf-8")) - 1
+        try:
+            body = scoped.wake_max_bytes(sc, store, pstore, room) if room > 0 else None
+        except MemoError:
+            body = None
+        if body is None:
+            return (f"{top}\nYour memory does not fit in this hook's {budget} bytes. "
+                    f"Run: memo wake")
+        return f"{top}\n{body}"
+    finally:
+        pstore.close()

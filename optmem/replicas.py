@@ -1,0 +1,690 @@
+"""Replicas: the marks sync tools and git leave on a store, and what to do.
+
+People keep ``MEMORY_DIR`` in a synced folder or a git repository. Two
+machines writing one identity then meet, and the tools reconcile the files
+in ways a fixed-width log does not survive whole:
+
+- a **conflict copy** beside a store file: Syncthing's
+  ``LOG.sync-conflict-<date>-<time>-<device>.txt``, Dropbox's and
+  Nextcloud's ``LOG (<who>'s conflicted copy <date>).txt``, rclone bisync's
+  ``LOG.txt.conflict1`` (or ``..path1``), git's ``LOG.txt.orig`` and
+  mergetool's ``LOG_LOCAL_<pid>.txt``, an editor's ``LOG.txt~``;
+- **conflict markers** (``<<<<<<<``, ``=======``, ``>>>>>>>``) written into
+  ``LOG.txt`` by a merge that stopped half way, which shifts every record
+  after them;
+- **memories out of place**: a log whose records repeat an id, as
+  ``merge=union`` leaves it (both machines' new lines, one after the other);
+- a **level longer than the log allows**: summaries of memories the log
+  does not hold, as when an older ``LOG.txt`` is copied over a newer one;
+- a **live-synced folder** around the store (``.stfolder``, ``.dropbox``,
+  ...) or a git work tree whose attributes merge the log as text.
+
+``memo check`` reads everything and calls ``findings``; ``memo wake`` calls
+``quick_warning``, which costs one directory listing, the ``stat`` calls
+wake makes anyway plus one, and at most two small reads. Every piece of
+advice is ordered by what loses nothing: keep every copy, find the other
+one, compare, and only then a step that drops anything; ``memo redact`` is
+advised only for a record damaged in itself (``check`` decides that with
+``LogDamage``), never for a memory that is merely out of place. Nothing
+here writes to the store. Steps only a person may take are printed
+``A person can run: ...`` (DESIGN.md "Commands").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from array import array
+from collections import namedtuple
+
+from . import blocks
+from .store import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, CONFIG_NAME, Store
+
+#: Where the README explains running one identity on several machines.
+README_SECTION = "README \"One identity on several machines\""
+
+Copy = namedtuple("Copy", "path name of tool")
+Copy.__doc__ = ("A conflict copy: its ``path``, its file ``name``, the store file it is a "
+                "copy ``of`` (``LOG.txt``, ``config`` or ``TREE/<s>``) and the ``tool`` "
+                "that names files so.")
+
+#: File-name shapes of conflict copies and backups, each with the groups
+#: ``stem`` and ``ext`` whose join is the original name. Checked in order.
+_COPY_NAMES = [
+    ("Syncthing", re.compile(r"^(?P<stem>.+?)\.sync-conflict-[^.]*(?P<ext>\..*)?$")),
+    ("Dropbox or Nextcloud",
+     re.compile(r"^(?P<stem>.+?) \([^()]*conflicted copy[^()]*\)(?P<ext>\..*)?$", re.I)),
+    ("rclone bisync", re.compile(r"^(?P<stem>.+?)(?:\.conflict\d+|\.\.path[12])(?P<ext>)$")),
+    ("rclone bisync", re.compile(r"^(?P<stem>.+?)\.conflict\d+(?P<ext>\..*)$")),
+    ("git (a merge's backup)", re.compile(r"^(?P<stem>.+?)(?P<ext>)\.orig$")),
+    ("git mergetool", re.compile(r"^(?P<stem>.+?)_(?:BACKUP|BASE|LOCAL|REMOTE)_\d+(?P<ext>\..*)?$")),
+    ("an editor's backup", re.compile(r"^(?P<stem>.+?)(?P<ext>)(?:~|\.bak|\.swp|\.swo)$")),
+    ("an editor's backup", re.compile(r"^\.(?P<stem>.+?)(?P<ext>)\.sw[op]$")),
+    ("an editor's backup", re.compile(r"^#(?P<stem>.+?)(?P<ext>)#$")),
+    ("a file manager or cloud drive (a numbered copy)",
+     re.compile(r"^(?P<stem>.+?) (?:\(\d+\)|\d+|copy(?: \d+)?)(?P<ext>\.[^.]*)?$", re.I)),
+]
+
+#: Files or directories whose presence in a folder marks it as synced live.
+_SYNCED_MARKS = [
+    (".stfolder", "Syncthing"), (".dropbox", "Dropbox"), (".dropbox.cache", "Dropbox"),
+    (".sync", "Resilio Sync"), (".owncloudsync.log", "Nextcloud or ownCloud"),
+    (".nextcloudsync.log", "Nextcloud"), (".tresorit", "Tresorit"),
+    (".rslsync", "Resilio Sync"), (".unison", "Unison"),
+]
+
+#: A git conflict marker line: seven of one character, then a space or the end.
+_MARKER = re.compile(rb"(?m)^(?:<{7}|>{7}|={7}|\|{7})(?: |$)")
+_WHOLE = re.compile(rb"#(\d{1,19}) \d{4}-\d\d-\d\d ")
+
+
+def _q(path: str) -> str:
+    return shlex.quote(path)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def copy_of(name: str, in_tree: bool = False) -> tuple | None:
+    """``(original, tool)`` when ``name`` is a conflict copy or backup of a
+    store file (``LOG.txt``, ``config``; in ``TREE/`` a level ``2``, ``4``,
+    ...), else None. Pure: names only."""
+    for tool, pattern in _COPY_NAMES:
+        m = pattern.match(name)
+        if not m:
+            continue
+        original = m.group("stem") + (m.group("ext") or "")
+        if in_tree:
+            if original.isascii() and original.isdigit() and blocks.is_power_of_two(int(original)) \
+                    and int(original) >= 2:
+                return original, tool
+        elif original in (LOG_NAME, CONFIG_NAME):
+            return original, tool
+    return None
+
+
+def conflict_copies(store: Store, tree: bool = True) -> list:
+    """Every ``Copy`` beside the store's files: one listing of the store
+    directory, and with ``tree`` one of ``TREE/``. Sorted by path."""
+    out = []
+    places = [(store.root, False)] + ([(store.tree_path, True)] if tree else [])
+    for folder, in_tree in places:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            found = copy_of(name, in_tree)
+            if found:
+                of = f"{TREE_NAME}/{found[0]}" if in_tree else found[0]
+                out.append(Copy(os.path.join(folder, name), name, of, found[1]))
+    return sorted(out)
+
+
+# -- wake: what is cheap to see ------------------------------------------------
+
+def level_overruns(store: Store, T: int) -> dict:
+    """``{size: records}`` for each level holding more summaries than ``T``
+    memories complete (``records > T // size``). One ``stat`` per level
+    ``store.built`` looks at, plus one for the next size up (a level whose
+    blocks are all past ``T``)."""
+    sizes = blocks.level_sizes(T)
+    out = {s: n for s, n in store.built(T).items() if n > T // s}
+    above = (sizes[-1] * 2) if sizes else 2
+    try:
+        n = store.level_len(above)
+    except Exception:  # a level that cannot be read is check's to report
+        n = 0
+    if n:
+        out[above] = n
+    return out
+
+
+def quick_warning(store: Store) -> str | None:
+    """One line for ``memo wake`` naming what a sync tool or a merge left,
+    and what resolves it, or None.
+
+    Looks only at what is cheap: one listing of the store directory for
+    conflict copies, the log's size (a whole number of 320-byte records?),
+    the levels' lengths against ``T``, and the head of the last record
+    (one small read).
+    """
+    seen = []
+    copies = conflict_copies(store, tree=False)
+    for c in copies[:2]:
+        seen.append(f"{c.name} beside {c.of} is a conflict copy ({c.tool})")
+    if len(copies) > 2:
+        seen.append(f"and {len(copies) - 2} more conflict copies")
+    size = store.log_size()
+    if size % LOG_RECORD:
+        tail = store.read_log(size - size % LOG_RECORD, size % LOG_RECORD)
+        if b"\n" in tail or _MARKER.search(tail):
+            seen.append(f"{LOG_NAME} is {size:,} bytes, not a whole number of "
+                        f"{LOG_RECORD}-byte records (a merge or an edit)")
+    count = store.count()
+    if count and store.date(count - 1) is None:
+        last = store.read_log((count - 1) * LOG_RECORD, 24)
+        m = _WHOLE.match(last)
+        what = f"holds #{int(m.group(1))}" if m else "is not a memory"
+        seen.append(f"the last record of {LOG_NAME} (#{count - 1}) {what}: "
+                    f"records are out of place (a merge?)")
+    over = level_overruns(store, count)
+    if over:
+        top = max((n * s for s, n in over.items()), default=0)
+        seen.append(f"{TREE_NAME}/ summarises memories up to #{top - 1} but {LOG_NAME} "
+                    f"ends at #{count - 1} (an older log put back?)" if count else
+                    f"{TREE_NAME}/ summarises memories up to #{top - 1} but {LOG_NAME} is "
+                    f"empty (an older log put back?)")
+    if not seen:
+        return None
+    return ("Warning: a sync tool or a merge changed this store: " + "; ".join(seen)
+            + ". Memories may be missing below; nothing is lost yet. Keep every copy and "
+            "ask a person to settle it. Run: memo check")
+
+
+def insert_after_first_line(text: str, line: str | None) -> str:
+    """``text`` with ``line`` inserted after its first line (so a reader of
+    ``^Your memory, part`` or ``^Cannot wake:`` still finds that first)."""
+    if not line:
+        return text
+    first, sep, rest = text.partition("\n")
+    return first + "\n" + line + (sep + rest if sep else "")
+
+
+# -- check: reading everything -------------------------------------------------
+
+class LogDamage:
+    """What ``check`` found wrong in ``LOG.txt``, sorted by kind.
+
+    ``add(i, why, record)`` takes each bad record (``record`` is the 320
+    bytes at position ``i``, or fewer at the end). A record that ends in its
+    newline, holds no other newline and does not start with another
+    memory's head ``#<id> <date> `` with an id below ``i`` is damaged in
+    itself (``in_itself``: ``[(i, why)]``; ``memo redact`` is the way out).
+    A whole memory whose id is below its position is ``misplaced``
+    (positions and ids, two arrays): a line-by-line merge of two
+    append-only logs puts records after their place, never before it;
+    a record whose newline is not at its end is ``shifted`` (bytes were
+    inserted or removed before it). A lone shifted record between good ones
+    is damaged in itself after all (a byte of its own was changed).
+    """
+
+    def __init__(self) -> None:
+        self.in_itself = []
+        self.misplaced = array("q")
+        self.misplaced_ids = array("q")
+        self.shifted = array("q")
+        self._why = {}
+
+    def add(self, i: int, why: str, record: bytes) -> None:
+        """File bad record ``i`` under its kind."""
+        aligned = len(record) == LOG_RECORD and record.find(b"\n") == LOG_RECORD - 1
+        m = _WHOLE.match(record)
+        if aligned and m and int(m.group(1)) < i:
+            self.misplaced.append(i)
+            self.misplaced_ids.append(int(m.group(1)))
+        elif not aligned:
+            self.shifted.append(i)
+            self._why[i] = why
+        else:
+            self.in_itself.append((i, why))
+
+    def settle(self, store: Store) -> None:
+        """Move lone shifted records (neighbours fine, no conflict marker in
+        them) to ``in_itself``. Reads only those records."""
+        bad = set(self.misplaced) | set(self.shifted)
+        keep = array("q")
+        for i in self.shifted:
+            lone = (i - 1) not in bad and (i + 1) not in bad
+            if lone and not _MARKER.search(store.read_log(i * LOG_RECORD, LOG_RECORD)):
+                self.in_itself.append((i, self._why[i]))
+            else:
+                keep.append(i)
+        self.shifted = keep
+        self.in_itself.sort()
+
+    def out_of_place(self) -> bool:
+        """True when records are misplaced or shifted (a merge's shape)."""
+        return bool(self.misplaced or self.shifted)
+
+
+def _markers(store: Store, start: int) -> list:
+    """Offsets of conflict-marker lines in ``LOG.txt`` from byte ``start``
+    (read in 4 MiB chunks; at most 20 offsets)."""
+    out = []
+    size = store.log_size()
+    step = 1 << 22
+    offset = max(0, start - 16)
+    while offset < size and len(out) < 20:
+        data = store.read_log(offset, step + 16)
+        for m in _MARKER.finditer(data):
+            at = offset + m.start()
+            if (at == 0 or store.read_log(at - 1, 1) == b"\n") and at not in out:
+                out.append(at)
+        offset += step
+    return out[:20]
+
+
+def _git(root: str, *args: str) -> str | None:
+    """Output of ``git -C root args`` (stripped), or None when git is absent,
+    fails, or takes over 10 s."""
+    import subprocess
+    try:
+        done = subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=10,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode:
+        return None
+    return done.stdout.decode("utf-8", "replace").strip()
+
+
+def _git_top(root: str) -> str | None:
+    """The git work tree holding ``root``, found by looking for ``.git``
+    upward (no subprocess), or None."""
+    path = os.path.abspath(root)
+    while True:
+        if os.path.lexists(os.path.join(path, ".git")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+class _Git:
+    """What git knows about the store's folder (only asked when needed)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.top = _git_top(root)
+        self.merging = bool(self.top and _git(root, "rev-parse", "-q", "--verify", "MERGE_HEAD"))
+        parents = (_git(root, "rev-list", "--parents", "-n", "1", "HEAD") or "").split()
+        self.head_is_merge = bool(self.top) and len(parents) == 3
+
+    def other_side(self) -> str | None:
+        """The revision holding the other machine's log, or None."""
+        if self.merging:
+            return "MERGE_HEAD"
+        if self.head_is_merge:
+            return "HEAD^2"
+        return None
+
+    def this_side(self) -> str | None:
+        """The revision holding this machine's log before the merge, or None."""
+        if self.merging:
+            return "HEAD"
+        if self.head_is_merge:
+            return "HEAD^1"
+        return None
+
+
+def _steps(lines: list) -> str:
+    return "\n".join(f"  {k}. {line}" for k, line in enumerate(lines, 1))
+
+
+def _aside(store: Store, what: str) -> str:
+    """A path beside the store directory (never inside it) for ``what``."""
+    return os.path.abspath(store.root).rstrip(os.sep) + "-" + what
+
+
+def _carry_steps(store: Store, other_dir: str, fork: int) -> list:
+    export = _aside(store, "other.txt")
+    return [f"to carry the other copy's memories over as new ones: a person can run: "
+            f"MEMORY_DIR={_q(other_dir)} memo export | tail -n +{fork + 1} > {_q(export)} "
+            f"&& memo import {_q(export)} (import refuses dates before this log's newest; "
+            f"then the other store stays as it is, a second identity)"]
+
+
+def _gitattributes_step(store: Store) -> str:
+    where = os.path.join(_git_top(store.root) or store.root, ".gitattributes")
+    return (f"stop git merging the log as text: put the lines `{LOG_NAME} binary` and "
+            f"`{TREE_NAME}/** binary` in {where} (no merge=union), and push fast-forward "
+            f"only; see the {README_SECTION}")
+
+
+def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
+    """The one problem that describes out-of-place records, or None."""
+    if not damage.out_of_place():
+        return None
+    first = min(list(damage.misplaced[:1]) + list(damage.shifted[:1]))
+    marks = _markers(store, first * LOG_RECORD)
+    git = _Git(store.root)
+    log = store.log_path
+    size = store.log_size()
+    if marks:
+        shown = ", ".join(f"{m:,}" for m in marks[:3]) + (", ..." if len(marks) > 3 else "")
+        head = (f"{log} holds git conflict markers ({_plural(len(marks), 'marker line', 'marker lines')}"
+                f", at byte offsets {shown}): a merge stopped half way and wrote both machines' "
+                f"lines into the log, so from #{first} on its records are out of place "
+                f"({size:,} bytes). Every memory of both machines is still in the file, "
+                f"between the markers: nothing is lost yet.")
+        fork = first
+    elif damage.misplaced:
+        n = len(damage.misplaced)
+        pos, ids = damage.misplaced[0], damage.misplaced_ids[0]
+        repeat = sorted(set(damage.misplaced_ids))
+        ids_text = (f"#{repeat[0]}" if len(repeat) == 1 else
+                    f"#{repeat[0]}-#{repeat[-1]}" if repeat[-1] - repeat[0] == len(repeat) - 1
+                    else ", ".join(f"#{r}" for r in repeat[:5]) + (", ..." if len(repeat) > 5 else ""))
+        head = (f"{log} holds {_plural(n, 'memory', 'memories')} out of place: position {pos} "
+                f"holds #{ids}" + (f" (in all, ids {ids_text} appear at positions that are not "
+                                   f"theirs)" if n > 1 else "")
+                + ". Ids that repeat are what a line-by-line merge leaves (git with "
+                f"merge=union, or copies joined by hand): both machines' new memories, one "
+                f"after the other. Each record is a real memory: nothing is lost yet.")
+        fork = min(damage.misplaced_ids)
+    else:
+        head = (f"{log} is shifted from record #{first} (offset {first * LOG_RECORD:,}) on: "
+                f"bytes were inserted or removed there ({size:,} bytes in all), by an edit or "
+                f"a merge tool. The memories are still in the file, only out of step: "
+                f"nothing is lost yet.")
+        fork = first
+    keep = _aside(store, "LOG-as-found.txt")
+    steps = [f"keep this file as it is: a person can run: cp -p {_q(log)} {_q(keep)}"]
+    this, other = git.this_side(), git.other_side()
+    if git.top and this and other:
+        other_dir = _aside(store, "other")
+        steps += [
+            f"make a store of one side's log as git kept it ({other}): a person can run: "
+            f"mkdir -m 700 {_q(other_dir)} && git -C {_q(store.root)} show "
+            f"{other}:./{LOG_NAME} > {_q(os.path.join(other_dir, LOG_NAME))}",
+            f"put back the other side's log ({this}) here: a person can run: "
+            f"git -C {_q(store.root)} show {this}:./{LOG_NAME} > {_q(log)}",
+        ] + _carry_steps(store, other_dir, fork)
+    elif git.top:
+        steps += [f"find the log as each machine left it: a person can run: "
+                  f"git -C {_q(store.root)} log --oneline -- {LOG_NAME}; put back this "
+                  f"machine's version with git show <commit>:./{LOG_NAME} > {_q(log)}, and "
+                  f"make a store of the other one the same way (mkdir -m 700 DIR, its log "
+                  f"as DIR/{LOG_NAME})"]
+    else:
+        steps += [f"find a whole copy of the log (the other machine's store, a backup) and "
+                  f"put it back over {log}; make a store of each other copy (mkdir -m 700 "
+                  f"DIR, the copy as DIR/{LOG_NAME}) and read it out with: MEMORY_DIR=DIR "
+                  f"memo export"]
+    if git.top:
+        steps.append(_gitattributes_step(store))
+    steps.append("never memo redact or memo forget these records: each is a real memory; "
+                 "after the log is whole again, Run: memo check")
+    return head + "\n" + _steps(steps)
+
+
+def _compare(store: Store, path: str) -> tuple:
+    """``(agree, ours, theirs)``: how many leading records ``LOG.txt`` and
+    the copy at ``path`` share, and how many whole records each holds."""
+    ours = store.log_size() // LOG_RECORD
+    try:
+        theirs_size = os.path.getsize(path)
+        f = open(path, "rb")
+    except OSError:
+        return 0, ours, 0
+    theirs = theirs_size // LOG_RECORD
+    agree = 0
+    step = 4096 * LOG_RECORD
+    with f:
+        offset = 0
+        while agree < min(ours, theirs):
+            a = store.read_log(offset, step)
+            b = f.read(step)
+            n = min(len(a), len(b)) // LOG_RECORD
+            if a[:n * LOG_RECORD] == b[:n * LOG_RECORD]:
+                agree += n
+                offset += n * LOG_RECORD
+                if n == 0:
+                    break
+                continue
+            for k in range(n):
+                if a[k * LOG_RECORD:(k + 1) * LOG_RECORD] != b[k * LOG_RECORD:(k + 1) * LOG_RECORD]:
+                    break
+                agree += 1
+            break
+    return min(agree, ours, theirs), ours, theirs
+
+
+def _forget_from(store: Store, fork: int) -> str | None:
+    """The block whose ``memo forget`` drops every summary touching memory
+    ``fork`` or later (the smallest built one), or None when none is built."""
+    size = 2
+    top = max(store.level_bytes(), default=0)
+    while size <= top:
+        if store.level_len(size) > fork // size:
+            lo = fork // size * size
+            return blocks.block_name(lo, lo + size)
+        size *= 2
+    return None
+
+
+def _log_copy_problem(store: Store, c: Copy) -> str:
+    agree, ours, theirs = _compare(store, c.path)
+    log = store.log_path
+    head = f"{c.path} is a conflict copy of {LOG_NAME} left by {c.tool}: two machines wrote this store."
+    other_dir = _aside(store, "other")
+    keep_copy = (f"keep the copy as a store of its own, outside this one: a person can run: "
+                 f"mkdir -m 700 {_q(other_dir)} && mv {_q(c.path)} "
+                 f"{_q(os.path.join(other_dir, LOG_NAME))}")
+    compare = f"see the difference: a person can run: diff -a {_q(log)} {_q(c.path)}"
+    steps = []
+    if theirs <= agree:
+        head += (f" The copy's {_plural(theirs, 'memory is', 'memories are')} all in {LOG_NAME} "
+                 f"(#0-#{theirs - 1}), so it holds nothing the log lacks." if theirs else
+                 " The copy holds no whole memory.")
+        steps = [compare, keep_copy + " (or delete it once the diff shows nothing of its own)"]
+    elif ours <= agree:
+        head += (f" It is newer: it holds {LOG_NAME}'s {_plural(ours, 'memory', 'memories')} "
+                 f"and {_plural(theirs - ours, 'more', 'more')} (#{ours}-#{theirs - 1}) that "
+                 f"exist only in the copy. Nothing is lost yet: keep both files.")
+        older = _aside(store, "LOG-older.txt")
+        steps = [compare,
+                 f"put the newer log back: a person can run: cp -p {_q(log)} {_q(older)} && "
+                 f"cp -p {_q(c.path)} {_q(log)}, and then move the copy out of the store"]
+    else:
+        head += (f" {LOG_NAME} and the copy agree on " +
+                 (f"#0-#{agree - 1}" if agree else "no memory") + ", then differ: "
+                 f"{LOG_NAME} has {_plural(ours - agree, 'memory', 'memories')} the copy "
+                 f"lacks (#{agree}-#{ours - 1}), the copy has {theirs - agree} that "
+                 f"{'exists' if theirs - agree == 1 else 'exist'} only there (its "
+                 f"#{agree}-#{theirs - 1}). Nothing is lost yet: keep both files.")
+        steps = ["let only one machine write this store from now on",
+                 compare, keep_copy] + _carry_steps(store, other_dir, agree)
+        block = _forget_from(store, agree)
+        if block:
+            steps.append(f"summaries from #{agree} on may describe the copy's memories: once "
+                         f"the log is settled, a person can run: memo forget {block}, and then "
+                         f"memo sleep rebuilds them from the log")
+    steps.append("never memo redact or memo forget as a first step; Run: memo check again after")
+    return head + "\n" + _steps(steps)
+
+
+def _other_copies_problem(store: Store, copies: list) -> str:
+    names = ", ".join(f"{c.path} ({c.tool}, a copy of {c.of})" for c in copies[:6])
+    more = f" and {len(copies) - 6} more" if len(copies) > 6 else ""
+    keep = _aside(store, "copies")
+    return (f"conflict copies beside the store's files: {names}{more}. Another machine or a "
+            f"tool wrote this store; a copy of a summary may be the only summary of the other "
+            f"machine's memories, so keep them.\n" + _steps([
+                f"move them out of the store, all together: a person can run: "
+                f"mkdir -m 700 {_q(keep)} && mv " + " ".join(_q(c.path) for c in copies) +
+                f" {_q(keep)}/",
+                "settle the log first (the lines above); the summaries in TREE/ are then "
+                "checked by memo check and rebuilt by memo sleep where needed"]))
+
+
+def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
+    """The problem for levels longer than the log allows (``over`` is
+    ``{size: records}`` from ``level_overruns``), with the newer log looked
+    for first and ``memo forget`` only as a person's last step."""
+    top = max(n * s for s, n in over.items())
+    files = ", ".join(f"{store.level_path(s)} ({_plural(n, 'summary', 'summaries')}, the log "
+                      f"completes {_plural(T // s, 'block', 'blocks')} of {s})"
+                      for s, n in sorted(over.items()))
+    ends = f"ends at #{T - 1}" if T else "is empty"
+    head = (f"{files}: the summaries reach memory #{top - 1} but {LOG_NAME} {ends}, so the log "
+            f"looks older than its summaries (a backup or another machine's older copy put "
+            f"back over it?). The summaries past the log may be the only trace of the newer "
+            f"memories: nothing is lost yet.")
+    where = [c.path for c in copies if c.of == LOG_NAME]
+    look = ("look for the newer log before anything else: " +
+            (f"the conflict copies {', '.join(where)}; " if where else "") +
+            "a backup, the other machine's store" +
+            (f", git: a person can run: git -C {_q(store.root)} log --oneline -- {LOG_NAME}"
+             if _git_top(store.root) else ""))
+    s0 = min(over)
+    lo = (T // s0) * s0
+    kept = _aside(store, "TREE-kept")
+    steps = [look,
+             f"if you find it, put it back: a person can run: cp -p {_q(store.log_path)} "
+             f"{_q(_aside(store, 'LOG-older.txt'))}, then copy the newer log over "
+             f"{store.log_path}",
+             f"only if no newer log exists anywhere, keep the summaries and drop them from "
+             f"the store: a person can run: cp -pR {_q(store.tree_path)} {_q(kept)} && "
+             f"memo forget {blocks.block_name(lo, lo + s0)}"]
+    return head + "\n" + _steps(steps)
+
+
+def surroundings(store: Store) -> list:
+    """Notes (not problems) on where the store lives: a live-synced folder
+    around it, a git work tree and how its attributes treat ``LOG.txt``."""
+    notes = []
+    path = os.path.abspath(store.root)
+    seen_tools = set()
+    while True:
+        for mark, tool in _SYNCED_MARKS:
+            if tool not in seen_tools and os.path.lexists(os.path.join(path, mark)):
+                seen_tools.add(tool)
+                notes.append(f"the store is inside a folder {tool} keeps in sync "
+                             f"({os.path.join(path, mark)}): let one machine at a time write "
+                             f"it, never two at once; see the {README_SECTION}")
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    top = _git_top(store.root)
+    if top:
+        attrs = _git(store.root, "check-attr", "binary", "merge", "text", "--", LOG_NAME) or ""
+        values = {}
+        for line in attrs.splitlines():
+            parts = line.rsplit(": ", 2)
+            if len(parts) == 3:
+                values[parts[1]] = parts[2]
+        merge = values.get("merge", "unspecified")
+        if merge == "union":
+            notes.append(f"git merges {LOG_NAME} with merge=union (see {top}/.gitattributes): "
+                         f"two machines' memories would be interleaved with repeated ids; "
+                         f"mark it `{LOG_NAME} binary` instead; see the {README_SECTION}")
+        elif values.get("binary") != "set" and merge not in ("unset", "binary"):
+            notes.append(f"the store is in a git work tree ({top}) that merges {LOG_NAME} as "
+                         f"text: a merge can write conflict markers into it; put `{LOG_NAME} "
+                         f"binary` and `{TREE_NAME}/** binary` in {top}/.gitattributes; see "
+                         f"the {README_SECTION}")
+    return notes
+
+
+def defer(problem: str) -> str:
+    """A problem line whose ``Run: memo forget`` / ``memo redact`` order
+    waits until the copies are settled (a person's step then, not an agent's)."""
+    for word in ("Run: memo forget", "only a human can repair it, with: memo redact"):
+        if word in problem:
+            cmd = word.split(": ", 1)[1]
+            problem = problem.replace(word, f"once the findings above are settled, a person can "
+                                            f"run: {cmd}")
+    return problem
+
+
+def _unmerged_problem(store: Store, damage: LogDamage) -> str | None:
+    """A git merge in progress that left ``LOG.txt`` unmerged (as it does
+    for a binary log): the store looks whole, but the other machine's new
+    memories are only in ``MERGE_HEAD``. None otherwise."""
+    if damage.out_of_place() or not _git_top(store.root):
+        return None
+    git = _Git(store.root)
+    if not git.merging:
+        return None
+    unmerged = _git(store.root, "diff", "--name-only", "--diff-filter=U", "--relative",
+                    "--", LOG_NAME)
+    if not unmerged:
+        return None
+    other_dir = _aside(store, "other")
+    head = (f"a git merge is in progress and {store.log_path} is unmerged: the file holds "
+            f"this machine's log (the store reads whole), while the other machine's new "
+            f"memories are only in git's MERGE_HEAD. Nothing is lost yet.")
+    steps = [f"make a store of the other machine's log from git: a person can run: "
+             f"mkdir -m 700 {_q(other_dir)} && git -C {_q(store.root)} show "
+             f"MERGE_HEAD:./{LOG_NAME} > {_q(os.path.join(other_dir, LOG_NAME))}",
+             f"see where they part: a person can run: diff -a {_q(store.log_path)} "
+             f"{_q(os.path.join(other_dir, LOG_NAME))}"]
+    steps += _carry_steps(store, other_dir, 0)[:1]
+    steps[-1] = steps[-1].replace("tail -n +1", "tail -n +<first line the log lacks>")
+    steps += [f"end the merge keeping this machine's files: a person can run: git -C "
+              f"{_q(store.root)} checkout --ours -- {LOG_NAME} {TREE_NAME} && git -C "
+              f"{_q(store.root)} add -A . && git -C {_q(store.root)} commit --no-edit "
+              f"(the other side stays in git's history)",
+              "let one machine at a time write this store; see the " + README_SECTION]
+    return head + "\n" + _steps(steps)
+
+
+def _level_marker_problems(store: Store) -> dict:
+    """``{size: problem}`` for level files holding git conflict markers.
+    Only a level that is not a whole number of records is read (a marker
+    line makes it so), in 4 MiB chunks."""
+    out = {}
+    for size, nbytes in sorted(store.level_bytes().items()):
+        if nbytes % TREE_RECORD == 0:
+            continue
+        path = store.level_path(size)
+        first = None
+        try:
+            with open(path, "rb") as f:
+                offset = 0
+                while first is None:
+                    data = f.read(1 << 22)
+                    if not data:
+                        break
+                    m = _MARKER.search(data)
+                    if m:
+                        first = offset + m.start()
+                    offset += len(data) - 16
+                    f.seek(offset)
+                    if len(data) < (1 << 22):
+                        break
+        except OSError:
+            continue
+        if first is None:
+            continue
+        k = first // TREE_RECORD
+        lo = k * size
+        kept = _aside(store, f"TREE-{size}-as-found")
+        out[size] = (f"{path} holds git conflict markers (the first at byte offset {first:,}): a "
+                   f"merge wrote both machines' summaries into it, so from record {k} on they "
+                   f"are out of place. Summaries are a cache of the log: nothing is lost while "
+                   f"the log is whole.\n" + _steps([
+                       "settle the log first (any finding above)",
+                       f"keep this file: a person can run: cp -p {_q(path)} {_q(kept)}",
+                       f"then a person can run: memo forget {blocks.block_name(lo, lo + size)} "
+                       f"(the markers and the summaries from there on go; memo sleep rebuilds "
+                       f"them from the log)"]))
+    return out
+
+
+def findings(store: Store, T: int, copies: list, damage: LogDamage, over: dict) -> list:
+    """Problems (one multi-line entry each) for what sync tools and merges
+    left: out-of-place records in the log, conflict copies, levels longer
+    than the log. Empty when there is none. Reads the log copies whole."""
+    out = []
+    for problem in (_log_problem(store, T, damage), _unmerged_problem(store, damage)):
+        if problem:
+            out.append(problem)
+    for c in copies:
+        if c.of == LOG_NAME:
+            out.append(_log_copy_problem(store, c))
+    others = [c for c in copies if c.of != LOG_NAME]
+    if others:
+        out.append(_other_copies_problem(store, others))
+    marked = _level_marker_problems(store)
+    over = {s: n for s, n in over.items() if s not in marked}  # the markers explain it
+    if over:
+        out.append(overrun_problem(store, T, over, copies))
+    out += marked.values()
+    return out
