@@ -76,6 +76,8 @@ def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
     each, for programs that call memo without a shell. ``flag`` is the scope
     flag the order carries (``--global``, ``--project NAME``; issue #17).
     """
+    if (form or protocol.orders_form()) == protocol.MCP_FORM:  # memo mcp: a tool call
+        return ["Run: " + protocol.batch_call(names, flag)]
     mine = protocol.YOUR_LINE
     sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
     if (form or protocol.orders_form()) == "line":
