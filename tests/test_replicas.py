@@ -449,3 +449,20 @@ def test_conflict_markers_in_a_level_are_named(memo, inited):
     assert memo("forget", "4-5").exit_code == 0
     answer_all(memo)
     assert memo("check").exit_code == 0
+
+
+def test_a_torn_tail_is_issue_8s_note_not_a_sync_mark(memo, inited):
+    """Issue 8's rule and this one agree: a torn last record (no newline) is
+    a note, cut by the next write; wake does not warn and check names no
+    merge. Bytes with a newline in them are a merge's or an edit's mark."""
+    for k in range(4):
+        memo("note", f"memory {k}")
+    answer_all(memo)
+    with open(inited / "LOG.txt", "ab") as f:
+        f.write(b"#4 2026-12-01 half a mem")
+    assert "Warning:" not in memo("wake").stdout
+    out = memo("check").stdout
+    assert "torn last record" in out and "out of place" not in out and "shifted" not in out
+    with open(inited / "LOG.txt", "ab") as f:
+        f.write(b"\n<<<<<<< HEAD\n")
+    warned(memo("wake"), "not a whole number of 320-byte records")
