@@ -1089,13 +1089,15 @@ def scope_(**_):
 @click.option("--uninstall", is_flag=True, help="Take out exactly what setup added.")
 @click.option("--status", "show_status", is_flag=True, help="Say what is installed where.")
 def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_status):
-    """Wire memo into an agent: claude, codex, gemini or agents.
+    """Wire memo into an agent: claude, codex, gemini, agents, claude-desktop or cursor.
 
     Writes the harness's SessionStart hook (the memory in context at start
     and after compaction), MEMORY_DIR where the harness takes it, and the
-    agent's rules into CLAUDE.md / AGENTS.md / GEMINI.md. Running it again
-    changes nothing; --uninstall restores what was there. For people, not
-    agents.
+    agent's rules into CLAUDE.md / AGENTS.md / GEMINI.md. For the MCP
+    clients (claude-desktop, cursor) it writes a `memo mcp` server entry,
+    with the absolute memo and MEMORY_DIR, into the client's user-level
+    file. Running it again changes nothing; --uninstall restores what was
+    there. For people, not agents.
     """
     from .harness import setup as harness_setup
     if show_status:
@@ -1167,6 +1169,19 @@ def session_start(harness_name, memory_dir, max_bytes):
         text = inject.failure(f"memo hook failed ({type(err).__name__}: {err})")
     if text is not None:
         click.echo(json.dumps(module.hook_output(text), ensure_ascii=False))
+
+
+@cli.command()
+def mcp():
+    """Serve the memory to MCP clients over stdio (Claude Desktop, Cursor).
+
+    The client starts it and it ends with the client: no daemon, no port.
+    Tools: wake, note, sleep, recall, zoom, forget, stats, on the store
+    MEMORY_DIR names. Needs the extra: pip install 'optmem[mcp]' (Python
+    3.10+). memo setup claude-desktop|cursor writes the client's entry.
+    """
+    from . import mcp_server
+    sys.exit(mcp_server.main())
 
 
 def main() -> None:

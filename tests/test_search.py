@@ -369,3 +369,97 @@ def test_the_cli_refuses_a_backtracking_regex_in_one_line(inited, memo, monkeypa
     assert result.stdout == ""
     assert result.stderr.startswith("memo: the regex '(a+)+$' took over 0.2 s")
     assert "Traceback" not in result.stderr
+
+
+# -- the backtracking bound counts CPU time, not wall-clock time --------------
+
+class FakeClock:
+    """A stand-in for the ``signal`` module with two fake clocks: ``cpu``
+    (this process's user time) and ``wall``. ``run(s)`` is work (both
+    clocks move), ``wait(s)`` is the process waiting for a core on a
+    loaded machine (only the wall clock moves). An armed timer fires its
+    handler when its own clock passes the deadline, as the kernel would.
+    No real clock is read anywhere."""
+
+    ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF = 0, 1, 2
+    SIGALRM, SIGVTALRM, SIGPROF = 14, 26, 27
+    FIRES = {ITIMER_REAL: SIGALRM, ITIMER_VIRTUAL: SIGVTALRM, ITIMER_PROF: SIGPROF}
+
+    def __init__(self):
+        self.cpu = self.wall = 0.0
+        self.handlers, self.deadlines, self.armed_with = {}, {}, set()
+
+    def signal(self, sig, handler):
+        old, self.handlers[sig] = self.handlers.get(sig), handler
+        return old
+
+    def setitimer(self, which, seconds):
+        now = self.wall if which == self.ITIMER_REAL else self.cpu
+        if seconds:
+            self.armed_with.add(which)
+            self.deadlines[which] = now + seconds
+        else:
+            self.deadlines.pop(which, None)
+
+    def _tick(self):
+        for which, deadline in list(self.deadlines.items()):
+            now = self.wall if which == self.ITIMER_REAL else self.cpu
+            if now >= deadline:
+                del self.deadlines[which]
+                self.handlers[self.FIRES[which]](self.FIRES[which], None)
+
+    def run(self, seconds):
+        self.cpu += seconds
+        self.wall += seconds
+        self._tick()
+
+    def wait(self, seconds):
+        self.wall += seconds
+        self._tick()
+
+
+def _metered(monkeypatch, clock, cpu_per_line, wait_per_line):
+    """Every line recall matches with ``re`` costs ``cpu_per_line`` fake
+    CPU seconds and ``wait_per_line`` fake seconds of waiting for a core."""
+    monkeypatch.setattr(search, "SIGNALS", clock)
+    real = search.compile_pattern
+
+    class Metered:
+        def __init__(self, rx):
+            self.rx = rx
+
+        def search(self, line):
+            clock.wait(wait_per_line)
+            clock.run(cpu_per_line)
+            return self.rx.search(line)
+
+    monkeypatch.setattr(search, "compile_pattern", lambda p: Metered(real(p)))
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_a_loaded_machine_never_refuses_a_plain_word(tmp_path, monkeypatch, name):
+    # 40 lines, each 0.01 s of CPU and 1 s of waiting for a core: 0.4 s of
+    # CPU, 40 s of wall-clock time. A wall-clock bound of 1.5 s refused this.
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-01-01", f"release {i}") for i in range(40)])
+    clock = FakeClock()
+    _metered(monkeypatch, clock, cpu_per_line=0.01, wait_per_line=1.0)
+    with engine(name, 4096, bound=1.5):
+        lines, total, cut = search.recall(store, "release", 10 ** 6)
+    assert (total, cut, len(lines)) == (40, False, 40)
+    assert clock.wall > 1.5 > clock.cpu > 0
+    assert clock.armed_with == {FakeClock.ITIMER_VIRTUAL}
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_a_regex_that_burns_cpu_is_refused_whatever_the_load(tmp_path, monkeypatch, name):
+    # The same 40 lines at 0.1 s of CPU each (4 s) and no waiting at all.
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-01-01", f"release {i}") for i in range(40)])
+    clock = FakeClock()
+    _metered(monkeypatch, clock, cpu_per_line=0.1, wait_per_line=0.0)
+    with engine(name, 4096, bound=1.5):
+        with pytest.raises(BadInput, match=r"took over 1\.5 s of CPU time on 4096 memories"):
+            search.recall(store, "release", 10 ** 6)
+    assert 1.5 <= clock.cpu < 1.7  # refused as the bound passed, not at the end
+    assert clock.deadlines == {} and clock.handlers[FakeClock.SIGVTALRM] is None
