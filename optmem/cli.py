@@ -96,6 +96,37 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _closed_streams() -> None:
+    """Give a closed standard stream (``memo note x >&-``) ``/dev/null``.
+
+    Run before any file is opened: a closed fd 0, 1 or 2 would otherwise be
+    the number the next ``open`` returns, so a store file could become the
+    "stdout" a child process (``sleep --with``) writes into. Python starts
+    with ``sys.stdout``/``sys.stderr`` set to ``None`` for a closed fd; they
+    get a stream on ``/dev/null``, so the command runs to the end and its
+    output is dropped, as a reader that closed it asked. ``sys.stdin`` stays
+    ``None``: reading a closed stdin is refused as "standard input is
+    closed" (``_stdin``).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+                if got != fd:
+                    os.dup2(got, fd)
+                    os.close(got)
+            except OSError:
+                pass
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            try:
+                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+            except OSError:
+                pass
+
+
 class MemoGroup(click.Group):
     """The ``memo`` group: one place that turns failures into one line."""
 
@@ -105,6 +136,7 @@ class MemoGroup(click.Group):
         Usage errors are one line (exit 2); Ctrl-C and SIGTERM say what was
         kept (exit 130, 143); a closed output pipe ends quietly (exit 141),
         whether the output was still buffered or not."""
+        _closed_streams()
         args = list(sys.argv[1:] if args is None else args)
         if not args:
             args = ["--help"]
