@@ -96,6 +96,37 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _closed_streams() -> None:
+    """Give a closed standard stream (``memo note x >&-``) ``/dev/null``.
+
+    Run before any file is opened: a closed fd 0, 1 or 2 would otherwise be
+    the number the next ``open`` returns, so a store file could become the
+    "stdout" a child process (``sleep --with``) writes into. Python starts
+    with ``sys.stdout``/``sys.stderr`` set to ``None`` for a closed fd; they
+    get a stream on ``/dev/null``, so the command runs to the end and its
+    output is dropped, as a reader that closed it asked. ``sys.stdin`` stays
+    ``None``: reading a closed stdin is refused as "standard input is
+    closed" (``_stdin``).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+                if got != fd:
+                    os.dup2(got, fd)
+                    os.close(got)
+            except OSError:
+                pass
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            try:
+                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+            except OSError:
+                pass
+
+
 class MemoGroup(click.Group):
     """The ``memo`` group: one place that turns failures into one line."""
 
@@ -105,6 +136,7 @@ class MemoGroup(click.Group):
         Usage errors are one line (exit 2); Ctrl-C and SIGTERM say what was
         kept (exit 130, 143); a closed output pipe ends quietly (exit 141),
         whether the output was still buffered or not."""
+        _closed_streams()
         args = list(sys.argv[1:] if args is None else args)
         if not args:
             args = ["--help"]
@@ -1089,13 +1121,15 @@ def scope_(**_):
 @click.option("--uninstall", is_flag=True, help="Take out exactly what setup added.")
 @click.option("--status", "show_status", is_flag=True, help="Say what is installed where.")
 def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_status):
-    """Wire memo into an agent: claude, codex, gemini or agents.
+    """Wire memo into an agent: claude, codex, gemini, agents, claude-desktop or cursor.
 
     Writes the harness's SessionStart hook (the memory in context at start
     and after compaction), MEMORY_DIR where the harness takes it, and the
-    agent's rules into CLAUDE.md / AGENTS.md / GEMINI.md. Running it again
-    changes nothing; --uninstall restores what was there. For people, not
-    agents.
+    agent's rules into CLAUDE.md / AGENTS.md / GEMINI.md. For the MCP
+    clients (claude-desktop, cursor) it writes a `memo mcp` server entry,
+    with the absolute memo and MEMORY_DIR, into the client's user-level
+    file. Running it again changes nothing; --uninstall restores what was
+    there. For people, not agents.
     """
     from .harness import setup as harness_setup
     if show_status:
@@ -1167,6 +1201,19 @@ def session_start(harness_name, memory_dir, max_bytes):
         text = inject.failure(f"memo hook failed ({type(err).__name__}: {err})")
     if text is not None:
         click.echo(json.dumps(module.hook_output(text), ensure_ascii=False))
+
+
+@cli.command()
+def mcp():
+    """Serve the memory to MCP clients over stdio (Claude Desktop, Cursor).
+
+    The client starts it and it ends with the client: no daemon, no port.
+    Tools: wake, note, sleep, recall, zoom, forget, stats, on the store
+    MEMORY_DIR names. Needs the extra: pip install 'optmem[mcp]' (Python
+    3.10+). memo setup claude-desktop|cursor writes the client's entry.
+    """
+    from . import mcp_server
+    sys.exit(mcp_server.main())
 
 
 def main() -> None:

@@ -172,7 +172,7 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
     """
     from . import handover
     if handover.batch_mode():
-        return handover.batch_prompt(store, T, flag)
+        return handover.batch_prompt(store, T, form, flag)
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)

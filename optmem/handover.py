@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 
-from . import blocks, core
+from . import blocks, core, protocol
 from .errors import BadInput, MemoError
 
 #: The environment variable that chooses the hand-over (not a ``config``
@@ -52,18 +52,12 @@ def batch_mode(environ=None) -> bool:
 
 def _head(first: str, n: int, limit: int) -> list:
     """The instruction lines of a batch of ``n`` blocks starting at ``first``."""
-    lines = [f"Compress memories #{first} into one line of at most {limit} bytes."]
+    lines = [protocol.compress_head(first, limit)]
     if n > 1:
         lines.append(f"In the same answer, also compress the {n - 1} block"
                      f"{'s' if n > 2 else ''} listed after it: {n} lines in all, "
-                     f"each at most {limit} bytes.")
-    lines += ["For each block keep every name, number, date, decision and outcome "
-              "of the memories it spans.",
-              "Drop wording, not facts. Invent nothing. "
-              "(Bytes of UTF-8: accented and non-Latin characters count 2-4.)",
-              "The dates are kept beside your lines; do not repeat them.",
-              ""]
-    return lines
+                     f"each at most {limit} bytes, each from its own memories.")
+    return lines + list(protocol.COMPRESS_RULES) + [""]
 
 
 def _remains(left: int) -> list:
@@ -74,7 +68,7 @@ def _remains(left: int) -> list:
     return [f"{left} compressions remain after this batch."]
 
 
-def order_lines(names: list, flag: str = "") -> list:
+def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
     """The order that answers a batch of block ``names`` (``"lo-hi"``).
 
     Heredoc by default (no shell expands the agent's text); with
@@ -82,20 +76,26 @@ def order_lines(names: list, flag: str = "") -> list:
     each, for programs that call memo without a shell. ``flag`` is the scope
     flag the order carries (``--global``, ``--project NAME``; issue #17).
     """
+    if (form or protocol.orders_form()) == protocol.MCP_FORM:  # memo mcp: a tool call
+        return ["Run: " + protocol.batch_call(names, flag)]
+    mine = protocol.YOUR_LINE
     sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
-    if os.environ.get("MEMO_ORDERS", "").strip().lower() == "line":
-        return [f"Run: {sleep} " + " ".join(f'"{n} <your line>"' for n in names)]
-    tag = core.HEREDOC_TAG
-    return [f"Run: {sleep} <<'{tag}'"] + [f"{n} <your line>" for n in names] + [tag]
+    if (form or protocol.orders_form()) == "line":
+        return [protocol.run(sleep + " " + " ".join(f'"{n} {mine}"' for n in names))]
+    tag = protocol.SUMMARY_TAG  # the heredoc, and the default for any other form
+    return [protocol.run(f"{sleep} <<'{tag}'")] + [f"{n} {mine}" for n in names] + [tag]
 
 
 def _size(lines) -> int:
     return sum(len(line.encode("utf-8", "surrogatepass")) + 1 for line in lines)
 
 
-def batch_prompt(store, T: int | None = None, flag: str = "") -> str:
+def batch_prompt(store, T: int | None = None, form: str | None = None,
+                 flag: str = "") -> str:
     """The batched hand-over at ``T`` (default: the log's length), or
-    ``core.NOTHING_LEFT``.
+    ``core.NOTHING_LEFT``; ``form`` is the order form (``None``:
+    ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
+    order carries (``--global``, ``--project NAME``; issue #17).
 
     Takes pending blocks in completion order while the whole prompt stays
     within ``PART_CHARS`` bytes (always at least one block). Shape::
@@ -134,7 +134,7 @@ def batch_prompt(store, T: int | None = None, flag: str = "") -> str:
     widest = blocks.block_name(0, 1 << T.bit_length())
     fixed = _size(_head(widest, 2 + total, cfg.ENTRY_CHARS)) + _size(
         ["Memories:", "Blocks, in the order to answer them:", ""]) + _size(
-        _remains(total)) + _size(order_lines([], flag)) + 64
+        _remains(total)) + _size(order_lines([], form, flag)) + 64
     used = fixed
     for lo, hi in blocks.pending_by_end(T, built):
         name = blocks.block_name(lo, hi)
@@ -163,11 +163,11 @@ def batch_prompt(store, T: int | None = None, flag: str = "") -> str:
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
-    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, flag)
+    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, form, flag)
 
 
 def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
-            flag: str = "") -> str:
+            form: str | None, flag: str = "") -> str:
     """The batch prompt's text from its parts (see ``batch_prompt``)."""
     lines = _head(names[0], len(names), limit)
     if raw:
@@ -177,7 +177,7 @@ def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
     lines += block_lines
     lines.append("")
     lines += _remains(total - len(names))
-    lines += order_lines(names, flag)
+    lines += order_lines(names, form, flag)
     return "\n".join(lines)
 
 
@@ -291,8 +291,8 @@ def reply_lines(result: BatchResult) -> list:
     seed's line), ``Another session already wrote LO-HI.`` per skipped one,
     the refusal (one line, starting ``Not saved:``) when there was one, then
     a blank line and the next hand-over (or ``Nothing left to compress.``)."""
-    out = [f"{name} saved." for name in result.saved]
-    out += [f"Another session already wrote {name}." for name in result.already]
+    out = [protocol.saved_block(name) for name in result.saved]
+    out += [protocol.already_wrote(name) for name in result.already]
     if result.refused is not None:
         name, why = result.refused
         what = f"{name}" if name else "a line"

@@ -21,13 +21,23 @@ line of the agent's own text comes in one of several *forms*, chosen by
 - ``line``: the seed's one-line form, for programs that parse the order and
   call memo without a shell: ``Run: memo sleep 0-1 "<your line>"``.
 
-A new form (say, MCP tool calls) is one more entry in ``TEXT_ORDERS``: a
-function of ``(command, placeholder, tag)`` returning the order's lines.
+- ``mcp``: for ``memo mcp`` (the MCP server sets it for its calls with
+  ``orders_in``; it is not for a shell): every order is a tool call, the
+  tool's name and its JSON arguments, ``Run: sleep {"block": "0-1",
+  "summary": "<your line>"}``, read as ``^Run: (\w+) (\{.*\})$``. A
+  command that is not a tool (``memo check``) is a person's step there.
+
+A new form is one more entry in ``TEXT_ORDERS``: a function of ``(command,
+placeholder, tag)`` returning the order's lines.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import json
 import os
+import re
 
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
 NOTHING_LEFT = "Nothing left to compress."  #: sleep with nothing pending (seed)
@@ -55,9 +65,88 @@ def _line(command: str, placeholder: str, tag: str) -> list:
     return [f'{command} "{placeholder}"']
 
 
+MCP_FORM = "mcp"  #: the form of ``memo mcp`` results
+
+#: memo command -> (MCP tool, names of its positional words in order,
+#: name of its text argument). A command not here is no MCP tool.
+MCP_TOOLS = {
+    "wake": ("part", "at"),
+    "note": (),
+    "sleep": ("block",),
+    "recall": ("pattern",),
+    "zoom": ("block",),
+    "forget": ("block",),
+    "stats": (),
+}
+#: The argument that carries the agent's text, per tool.
+MCP_TEXT = {"note": "text", "sleep": "summary"}
+#: Arguments that are numbers (the rest are strings; ``at`` is opaque).
+MCP_INTS = ("part",)
+
+
+def tool_call(command: str, placeholder: str | None = None):
+    """``memo <verb> <words>`` as an MCP tool call ``<tool> <JSON arguments>``
+    (one line), with ``placeholder`` as the tool's text argument; ``None``
+    when the verb is no tool (``memo check``, ``memo init``)."""
+    words = command.split()
+    if len(words) < 2 or words[0] != "memo" or words[1] not in MCP_TOOLS:
+        return None
+    tool, names = words[1], MCP_TOOLS[words[1]]
+    scope = None  # a scope flag (issue #17) becomes the ``scope`` argument
+    if "--global" in words:
+        words.remove("--global")
+        scope = "global"
+    if "--project" in words[:-1]:
+        at = words.index("--project")
+        scope = words[at + 1]
+        del words[at:at + 2]
+    if tool == "wake" and len(words) > 4:  # ``at`` carries both snapshots, opaque
+        words[3:] = [" ".join(words[3:])]
+    if len(words) - 2 > len(names) or any(w.startswith("--") for w in words[2:]):
+        return None
+    args = {}
+    for name, word in zip(names, words[2:]):
+        args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
+    if placeholder is not None and tool in MCP_TEXT:
+        args[MCP_TEXT[tool]] = placeholder
+    if scope is not None:
+        args["scope"] = scope
+    return f"{tool} {json.dumps(args, ensure_ascii=False)}"
+
+
+def batch_call(names: list, flag: str = "") -> str:
+    """The ``mcp`` form of the batched hand-over's order (``optmem.handover``):
+    ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block
+    (``flag``, a scope flag, as ``tool_call`` renders it)."""
+    call = tool_call(f"memo sleep {flag}".strip()) or "sleep {}"
+    args = json.loads(call.split(" ", 1)[1])
+    args["batch"] = [f"{n} {YOUR_LINE}" for n in names]
+    return "sleep " + json.dumps(args, ensure_ascii=False)
+
+
+def _mcp(command: str, placeholder: str, tag: str) -> list:
+    return [tool_call(command, placeholder) or command]
+
+
 #: form name -> renderer of a text-carrying command: ``(command, placeholder,
 #: tag) -> lines``, the first line without the ``Run: `` prefix.
-TEXT_ORDERS = {"heredoc": _heredoc, "line": _line}
+TEXT_ORDERS = {"heredoc": _heredoc, "line": _line, MCP_FORM: _mcp}
+
+#: The form a front end chose for what runs in its context (``orders_in``);
+#: ``None``: ``MEMO_ORDERS`` decides.
+_CHOSEN = contextvars.ContextVar("optmem_orders_form", default=None)
+
+
+@contextlib.contextmanager
+def orders_in(form: str):
+    """Render every order in ``form`` while the block runs (in this thread
+    or task): how a front end (``memo mcp``) chooses its form, whatever
+    ``MEMO_ORDERS`` says."""
+    token = _CHOSEN.set(form)
+    try:
+        yield
+    finally:
+        _CHOSEN.reset(token)
 
 
 def orders_form(environ=None) -> str:
@@ -65,14 +154,33 @@ def orders_form(environ=None) -> str:
     when it names a form of ``TEXT_ORDERS``, else ``DEFAULT_FORM``. An
     unknown value falls back to the default, the form no shell can misread.
     """
+    chosen = _CHOSEN.get()
+    if chosen is not None and environ is None:
+        return chosen
     env = os.environ if environ is None else environ
     value = env.get(ORDERS_ENV, "").strip().lower()
-    return value if value in TEXT_ORDERS else DEFAULT_FORM
+    return value if value in TEXT_ORDERS and value != MCP_FORM else DEFAULT_FORM
 
 
-def run(command: str) -> str:
-    """An order an agent may run as printed: ``Run: <command>``."""
+def run(command: str, form: str | None = None) -> str:
+    """An order an agent may run as printed: ``Run: <command>``. In the
+    ``mcp`` form the command is a tool call (``Run: wake {"part": 2, "at":
+    "40"}``), and a command that is no tool is ``person_can_run``."""
+    if (form or orders_form()) == MCP_FORM:
+        call = tool_call(command)
+        return f"Run: {call}" if call else person_can_run(command)
     return f"Run: {command}"
+
+
+_SHELL_ORDER = re.compile(r"Run: (memo(?: [a-z][a-z-]*)(?: (?:\d+(?:-\d+)?|--?[a-z-]+))*)")
+
+
+def mcp_orders(text: str) -> str:
+    """``text`` with every ``Run: memo ...`` order written for a shell (the
+    error messages of other modules spell their next step so) rendered as
+    ``run`` renders it in the ``mcp`` form. Orders built here already are;
+    this is for the CLI's one-line errors reused by ``memo mcp``."""
+    return _SHELL_ORDER.sub(lambda m: run(m.group(1), MCP_FORM), text)
 
 
 def person_can_run(command: str) -> str:
@@ -90,7 +198,7 @@ def text_order(command: str, placeholder: str, tag: str, form: str | None = None
     """The order to run ``command`` with one line of the agent's text, as
     lines: the first starts ``Run: `` (see the module docstring)."""
     lines = text_command(command, placeholder, tag, form)
-    return [run(lines[0])] + lines[1:]
+    return [f"Run: {lines[0]}"] + lines[1:]
 
 
 def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:

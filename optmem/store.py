@@ -337,7 +337,14 @@ class Store:
     # -- config ----------------------------------------------------------
 
     def _config_text(self) -> str | None:
-        """The raw ``config`` text, or None when the file is absent."""
+        """The raw ``config`` text, or None when the file is absent.
+
+        Bytes that are not UTF-8 are kept as surrogate escapes (PEP 383): a
+        line without ``=`` is ignored as the reference ignores it, a value is
+        refused naming ``memo config --repair``, and a rewrite gives every
+        byte back. A file over 1 MiB is refused (``ConfigError``): it is no
+        config file, and a rewrite must never drop what was not read.
+        """
         try:
             st = os.stat(self.config_path)
         except FileNotFoundError:
@@ -350,17 +357,16 @@ class Store:
                               f"(memo then uses the defaults)")
         try:
             with open(self.config_path, "rb") as f:
-                raw = f.read(1 << 20)
+                raw = f.read((1 << 20) + 1)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
             raise ConfigError(f"{self.config_path} is a directory, not a config file; "
                               f"move it away (memo then uses the defaults)") from None
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(f"{self.config_path} is not UTF-8 text; move it away "
-                              f"(memo then uses the defaults)") from None
+        if len(raw) > 1 << 20:  # not a config file; a rewrite would drop the rest
+            raise ConfigError(f"{self.config_path} is over 1 MiB, not a config file; move "
+                              f"it away (memo then uses the defaults)")
+        return raw.decode("utf-8", "surrogateescape")
 
     def config_values(self) -> dict:
         """The knobs set in ``config`` (``{}`` when the file is absent)."""
@@ -390,7 +396,7 @@ class Store:
             if os.path.lexists(tmp):
                 os.unlink(tmp)
             try:
-                self._write_new(tmp, new.encode("utf-8"))
+                self._write_new(tmp, new.encode("utf-8", "surrogateescape"))
                 os.replace(tmp, self.config_path)
             except BaseException:
                 if os.path.lexists(tmp):

@@ -297,3 +297,19 @@ def test_import_above_the_threshold_asks_for_yes(memo, inited, tmp_path, monkeyp
 
 def test_the_threshold_is_high():
     assert backlog.IMPORT_ASK_ABOVE >= 10_000
+
+
+def test_a_blocked_wake_hands_over_the_batch(memo, inited, batch, tmp_path):
+    f = tmp_path / "l.txt"
+    f.write_text("".join(f"2024-04-01 imported memory {i}\n" for i in range(300)))
+    memo("config", "WAKE_LINES=8")
+    assert memo("import", str(f)).exit_code == 0
+    res = memo("wake")
+    assert res.exit_code == 1
+    prompt = prompt_of(res.stdout)
+    assert prompt.startswith("Compress memories #0-1 ")
+    assert "In the same answer, also compress" in prompt
+    while "Compress memories" in res.stdout:
+        res = memo("sleep", "-", input=answer(prompt_of(res.stdout)))
+        assert res.exit_code == 0, res.stdout
+    assert memo("wake").exit_code == 0

@@ -411,3 +411,33 @@ def test_every_config_the_reference_accepts_is_read_with_its_meaning(memo, memor
         assert memo("note", f"m{k}").exit_code == 0
     woke = memo("wake")
     assert woke.exit_code == 0 and re.search(r"You are awake\.|Run: memo wake 2 3", woke.stdout)
+
+
+# -- the MCP form (memo mcp) -------------------------------------------------
+
+MCP_ORDER = re.compile(r"^Run: (\w+) (\{.*\})$")
+
+
+def test_mcp_form_renders_orders_as_tool_calls():
+    import json
+    with protocol.orders_in(protocol.MCP_FORM):
+        sleep = protocol.sleep_order("0-15")
+        wake = protocol.part_footer(1, 3, 40)
+        check = protocol.run("memo check")
+        empty = protocol.empty_store()
+    assert sleep == ['Run: sleep {"block": "0-15", "summary": "<your line>"}']
+    m = MCP_ORDER.match(wake)
+    assert m and m.group(1) == "wake" and json.loads(m.group(2)) == {"part": 2, "at": "40"}
+    assert check == "A person can run: memo check"  # no tool: a person's step
+    assert empty[0] == 'No memories yet. Record the first with: note {"text": "<one line>"}'
+    # outside the block, MEMO_ORDERS decides again; MEMO_ORDERS=mcp is no shell form
+    assert protocol.sleep_order("0-15", "line") == ['Run: memo sleep 0-15 "<your line>"']
+    assert protocol.orders_form({"MEMO_ORDERS": "mcp"}) == protocol.DEFAULT_FORM
+
+
+def test_mcp_orders_rewrites_shell_orders_in_messages():
+    text = "the log holds 3 memories; Run: memo wake 1 3. Or Run: memo check, then"
+    assert protocol.mcp_orders(text) == ('the log holds 3 memories; Run: wake {"part": 1, '
+                                         '"at": "3"}. Or A person can run: memo check, then')
+    assert protocol.mcp_orders("Forgot 2 summaries, from 0-1 up. Run: memo sleep") == \
+        "Forgot 2 summaries, from 0-1 up. Run: sleep {}"

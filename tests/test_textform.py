@@ -100,3 +100,20 @@ def test_the_byte_limit_counts_what_is_stored(memo, inited):
     assert stored_text(log_records(inited)[0]) == ("é" * 140).encode()
     too_long = memo("note", unicodedata.normalize("NFD", "é" * 141))
     assert too_long.exit_code == 1 and "is 282 bytes of UTF-8" in too_long.stderr
+
+
+@pytest.mark.parametrize("pattern", ["Zürich", unicodedata.normalize("NFD", "Zürich"),
+                                     "grüße", unicodedata.normalize("NFD", "ZÜRICH OFFICE")],
+                         ids=["NFC", "NFD", "NFC-lower", "NFD-upper"])
+def test_recall_finds_both_forms_whoever_wrote_them(memo, inited, pattern):
+    # #0 written by another tool in NFD, #1 typed in NFD and stored NFC by memo,
+    # #2 typed NFC: one recall in either form finds all three, shown as stored.
+    (inited / "LOG.txt").write_bytes(rec(0, "2024-05-01", ZURICH_NFD))
+    assert memo("note", "met in " + ZURICH_NFD).exit_code == 0
+    assert memo("note", "again " + ZURICH_NFC).exit_code == 0
+    result = memo("recall", pattern)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(" ", 1)[0] for line in lines[:-1]] == ["#0", "#1", "#2"]
+    assert lines[-1] == "3 matches."
+    assert lines[0].endswith(ZURICH_NFD) and lines[1].endswith("met in " + ZURICH_NFC)

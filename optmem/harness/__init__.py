@@ -1,6 +1,8 @@
 """Wiring memo into agent harnesses: ``memo setup`` and ``memo hook``.
 
-One module per harness (``claude``, ``codex``, ``gemini``, ``agents``),
+One module per harness (``claude``, ``codex``, ``gemini``, ``agents``;
+the MCP clients ``claude_desktop`` and ``cursor``, which get a
+``mcpServers.memo`` entry running ``memo mcp`` instead of a hook),
 each with the same small interface, so a new target is one new module
 added to ``HARNESSES``:
 
@@ -23,10 +25,10 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from . import agents, claude, codex, gemini
+from . import agents, claude, claude_desktop, codex, cursor, gemini
 
 #: Every harness ``memo setup`` knows, by the name given on its command line.
-HARNESSES = {m.NAME: m for m in (claude, codex, gemini, agents)}
+HARNESSES = {m.NAME: m for m in (claude, codex, gemini, agents, claude_desktop, cursor)}
 
 
 @dataclass

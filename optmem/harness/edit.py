@@ -318,6 +318,90 @@ def json_state(data: Optional[bytes], path: str, event: str, group: dict) -> str
     return "current" if mine == [group] else "stale"
 
 
+# -- MCP client files: ``mcpServers.memo`` ----------------------------------
+
+#: Where MCP clients (Claude Desktop, Cursor) list their stdio servers, and
+#: the name memo's entry has there.
+MCP_SERVERS = "mcpServers"
+MCP_NAME = "memo"
+
+
+def is_our_server(entry) -> bool:
+    """Whether an ``mcpServers`` entry runs ``memo mcp`` (the launcher
+    ``.../memo`` or ``python -m optmem``, last argument ``mcp``)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("args", []), list):
+        return False
+    args = [str(a) for a in entry.get("args") or []]
+    command = os.path.basename(str(entry.get("command", "")))
+    return args[-1:] == ["mcp"] and (command == "memo" or args[-3:-1] == ["-m", "optmem"])
+
+
+def _servers(obj: dict, path: str):
+    value = obj.get(MCP_SERVERS)
+    if value is not None and not isinstance(value, dict):
+        raise Refused(f"{path}: {MCP_SERVERS} is a JSON {type(value).__name__}, not an "
+                      f"object; fix it, then run memo setup again")
+    return value
+
+
+def mcp_install(data: Optional[bytes], path: str, entry: dict) -> bytes:
+    """The MCP client file with ``entry`` as ``mcpServers.memo``, every
+    other key and server kept in place. A ``memo`` server that does not run
+    ``memo mcp`` is someone else's: refused, not overwritten. Unchanged
+    bytes when the same entry is already there."""
+    obj, layout = json_load(data, path)
+    servers = _servers(obj, path)
+    if servers is None:
+        servers = obj[MCP_SERVERS] = {}
+    have = servers.get(MCP_NAME)
+    if have == entry:
+        return data
+    if have is not None and not is_our_server(have):
+        raise Refused(f"{path} already has an MCP server named {MCP_NAME!r} that does not "
+                      f"run memo mcp; rename or remove it, then run memo setup again")
+    servers[MCP_NAME] = entry
+    return json_dump(obj, layout)
+
+
+def mcp_uninstall(data: Optional[bytes], path: str) -> Optional[bytes]:
+    """The file without memo's server (only one that runs ``memo mcp``);
+    an ``mcpServers`` emptied by that goes too, and a file left holding
+    ``{}`` is removed (``None``). Nothing of ours: unchanged bytes."""
+    if data is None:
+        return None
+    obj, layout = json_load(data, path)
+    servers = _servers(obj, path)
+    if not servers or not is_our_server(servers.get(MCP_NAME)):
+        return data
+    del servers[MCP_NAME]
+    if not servers:
+        del obj[MCP_SERVERS]
+    return json_dump(obj, layout) if obj else None
+
+
+def mcp_state(data: Optional[bytes], path: str, entry: dict) -> str:
+    """``"absent"``, ``"current"`` (exactly ``entry``), ``"stale"`` (ours,
+    another launcher or store) or ``"unreadable"``."""
+    try:
+        obj, _ = json_load(data, path)
+        servers = _servers(obj, path) or {}
+    except Refused:
+        return "unreadable"
+    have = servers.get(MCP_NAME)
+    if not is_our_server(have):
+        return "absent"
+    return "current" if have == entry else "stale"
+
+
+def mcp_entry(launcher: list, memory_dir: Optional[str]) -> dict:
+    """The ``mcpServers.memo`` entry: the absolute launcher (a desktop app
+    does not get the shell's PATH), ``mcp``, and ``MEMORY_DIR`` in ``env``."""
+    entry = {"command": launcher[0], "args": list(launcher[1:]) + ["mcp"]}
+    if memory_dir:
+        entry["env"] = {"MEMORY_DIR": memory_dir}
+    return entry
+
+
 # -- one file, one edit -----------------------------------------------------
 
 @dataclass
@@ -357,6 +441,16 @@ def block_edit(path: str) -> Edit:
                 install=lambda data: md_install(data, path),
                 uninstall=lambda data, added: md_uninstall(data, path),
                 state=lambda data: md_state(data, path), local=False)
+
+
+def mcp_edit(path: str, entry: dict) -> Edit:
+    """An ``Edit`` that puts ``entry`` as ``mcpServers.memo`` into an MCP
+    client's user-level JSON file (it holds this machine's paths, so it is
+    never a file a repository commits)."""
+    return Edit(path=path, what="MCP server memo" + (", env MEMORY_DIR" if entry.get("env") else ""),
+                install=lambda data: mcp_install(data, path, entry),
+                uninstall=lambda data, added: mcp_uninstall(data, path),
+                state=lambda data: mcp_state(data, path, entry), local=True)
 
 
 # -- reading targets --------------------------------------------------------
