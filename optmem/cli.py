@@ -431,6 +431,31 @@ def _stdin(what: str, instead: str = ""):
     return getattr(stream, "buffer", None)
 
 
+def _read_stdin(what: str, instead: str, limit: int, too_long: str) -> str:
+    """All of standard input as text, for a ``-`` argument.
+
+    At most ``limit`` bytes are read: longer input is refused as "over
+    ``limit`` bytes" followed by ``too_long``. A UTF-8 BOM is dropped.
+    ``instead`` says what to do when stdin is closed or unreadable. Raises
+    ``BadInput`` (closed, unreadable, too long, not UTF-8).
+    """
+    buffer = _stdin(what, instead)
+    try:
+        data = (buffer.read(limit + 1) if buffer is not None
+                else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
+    except OSError as err:
+        raise BadInput(f"standard input cannot be read ({err.strerror}); "
+                       f"{instead or f'give the {what} as an argument'}") from None
+    if len(data) > limit:
+        raise BadInput(f"the {what} on standard input is over {limit} bytes; {too_long}")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
+
+
 def _text_arg(words: tuple, what: str, limit: int) -> str:
     """The text of a note or summary: the words joined, or stdin for ``-``.
 
@@ -440,22 +465,8 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
     ``ENTRY_CHARS`` in force). Raises ``BadInput``.
     """
     if words == ("-",):
-        buffer = _stdin(what)
-        try:
-            data = (buffer.read(STDIN_LIMIT + 1) if buffer is not None
-                    else sys.stdin.read(STDIN_LIMIT + 1).encode("utf-8", "surrogateescape"))
-        except OSError as err:
-            raise BadInput(f"standard input cannot be read ({err.strerror}); give the "
-                           f"{what} as an argument") from None
-        if len(data) > STDIN_LIMIT:
-            raise BadInput(f"the {what} on standard input is over {STDIN_LIMIT} bytes; the "
-                           f"limit is {limit} bytes (ENTRY_CHARS): one line")
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
+        text = _read_stdin(what, "", STDIN_LIMIT,
+                           f"the limit is {limit} bytes (ENTRY_CHARS): one line")
         if text.endswith("\n"):
             text = text[:-1]
             if text.endswith("\r"):
@@ -687,23 +698,8 @@ def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     if items:
         lines = [_undo_surrogates(item) for item in items]
     else:
-        buffer = _stdin("answer", "give one quoted 'LO-HI <line>' argument per block")
-        limit = 1 << 24
-        try:
-            data = (buffer.read(limit + 1) if buffer is not None
-                    else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
-        except OSError as err:
-            raise BadInput(f"standard input cannot be read ({err.strerror}); give one "
-                           f"quoted 'LO-HI <line>' argument per block") from None
-        if len(data) > limit:
-            raise BadInput(f"the answer on standard input is over {limit} bytes; a batch "
-                           f"answer is one short line per block")
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        try:
-            lines = data.decode("utf-8").split("\n")
-        except UnicodeDecodeError:
-            raise BadInput("the answer on standard input is not UTF-8 text") from None
+        lines = _read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+                            1 << 24, "a batch answer is one short line per block").split("\n")
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     items = handover.parse_items(lines)
     if pick is not None:

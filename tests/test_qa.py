@@ -184,3 +184,16 @@ def test_every_file_the_readme_imports_is_made_or_shipped():
                 said = re.match(r"Imported (\d+) memor", lines[k + 1])
                 assert said and int(said.group(1)) == have, lines[k + 1]
     assert seen
+
+
+def test_no_module_has_an_invalid_escape():
+    """protocol.py had ``\\w`` in a docstring: Python 3.12+ prints a
+    SyntaxWarning on stderr whenever it compiles the module (a git clone's
+    first run, ``-B``, a read-only install), two stray lines for the user.
+    Every module compiles without a warning."""
+    import warnings
+    sources = sorted((REPO / "optmem").rglob("*.py")) + [REPO / "memo"]
+    for path in sources:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
