@@ -1208,6 +1208,11 @@ def mcp():
     MEMORY_DIR names. Needs the extra: pip install 'optmem[mcp]' (Python
     3.10+). memo setup claude-desktop|cursor writes the client's entry.
     """
+    for stream, name in ((sys.stdin, "standard input"), (sys.stdout, "standard output")):
+        if stream is None or getattr(stream, "closed", False) or not hasattr(stream, "buffer"):
+            raise BadInput(f"{name} is closed; memo mcp talks to its client over standard "
+                           f"input and output: let an MCP client start it (memo setup "
+                           f"claude-desktop|cursor writes the entry)")
     from . import mcp_server
     sys.exit(mcp_server.main())
 

@@ -197,3 +197,16 @@ def test_no_module_has_an_invalid_escape():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(path.read_text(encoding="utf-8"), str(path), "exec")
+
+
+@pytest.mark.parametrize("closed", [{0}, {0, 1}], ids=["stdin", "stdin+stdout"])
+def test_memo_mcp_with_a_closed_stdin_says_so_in_one_line(memory_dir, memo, closed):
+    """``memo mcp <&-`` was ``internal error (AttributeError ...)``: the
+    server has no client to talk to, which is one line and exit 1, whether
+    or not the MCP extra is installed (the stream is checked first)."""
+    assert memo("init").exit_code == 0
+    status, out, err = run_closed(["mcp"], memory_dir, closed)
+    assert status == 1 and out == b""
+    assert err == (b"memo: standard input is closed; memo mcp talks to its client over "
+                   b"standard input and output: let an MCP client start it (memo setup "
+                   b"claude-desktop|cursor writes the entry)\n")
