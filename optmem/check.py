@@ -135,7 +135,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                             f"{store.tree_path}, then Run: memo sleep")
         return
     except NotADirectoryError:
-        problems.append(f"{store.tree_path} is not a directory; move it away, then "
+        problems.append(f"{store.tree_path} is not a directory; a person can move it away, then "
                         f"Run: mkdir -m 700 {store.tree_path} and memo sleep")
         return
     lengths = {}
@@ -151,11 +151,11 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         try:
             st = os.stat(path)
         except OSError as err:
-            problems.append(f"{path} cannot be read ({err.strerror}); move it away, "
+            problems.append(f"{path} cannot be read ({err.strerror}); a person can move it away, "
                             f"then Run: memo sleep")
             continue
         if not stat_mod.S_ISREG(st.st_mode):
-            problems.append(f"{path} is not a regular file; move it away, then Run: memo sleep")
+            problems.append(f"{path} is not a regular file; a person can move it away, then Run: memo sleep")
             continue
         n = st.st_size // TREE_RECORD
         lengths[size] = n
@@ -238,10 +238,10 @@ def check(store: Store) -> tuple:
                 notes.append("an append was interrupted; the next memo write rolls it back")
         else:
             problems.append(f"{journal} is not a regular file, so no append can be made "
-                            f"safely; move it away (memo makes a new one)")
+                            f"safely; a person can move it away (memo makes a new one)")
     if os.path.lexists(store.lock_path) and not os.path.isfile(store.lock_path):
         problems.append(f"{store.lock_path} is not a regular file, so no write can take the "
-                        f"lock; move it away (memo makes a new one)")
+                        f"lock; a person can move it away (memo makes a new one)")
     for first, foreign in store.kept_appends():
         problems.append(f"memories #{first}-#{foreign - 1} come from an append (an import?) that "
                         f"was interrupted; another tool then wrote #{foreign} on, so they were "

@@ -96,6 +96,37 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _closed_streams() -> None:
+    """Give a closed standard stream (``memo note x >&-``) ``/dev/null``.
+
+    Run before any file is opened: a closed fd 0, 1 or 2 would otherwise be
+    the number the next ``open`` returns, so a store file could become the
+    "stdout" a child process (``sleep --with``) writes into. Python starts
+    with ``sys.stdout``/``sys.stderr`` set to ``None`` for a closed fd; they
+    get a stream on ``/dev/null``, so the command runs to the end and its
+    output is dropped, as a reader that closed it asked. ``sys.stdin`` stays
+    ``None``: reading a closed stdin is refused as "standard input is
+    closed" (``_stdin``).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                got = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+                if got != fd:
+                    os.dup2(got, fd)
+                    os.close(got)
+            except OSError:
+                pass
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            try:
+                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
+            except OSError:
+                pass
+
+
 class MemoGroup(click.Group):
     """The ``memo`` group: one place that turns failures into one line."""
 
@@ -105,6 +136,7 @@ class MemoGroup(click.Group):
         Usage errors are one line (exit 2); Ctrl-C and SIGTERM say what was
         kept (exit 130, 143); a closed output pipe ends quietly (exit 141),
         whether the output was still buffered or not."""
+        _closed_streams()
         args = list(sys.argv[1:] if args is None else args)
         if not args:
             args = ["--help"]
@@ -399,6 +431,31 @@ def _stdin(what: str, instead: str = ""):
     return getattr(stream, "buffer", None)
 
 
+def _read_stdin(what: str, instead: str, limit: int, too_long: str) -> str:
+    """All of standard input as text, for a ``-`` argument.
+
+    At most ``limit`` bytes are read: longer input is refused as "over
+    ``limit`` bytes" followed by ``too_long``. A UTF-8 BOM is dropped.
+    ``instead`` says what to do when stdin is closed or unreadable. Raises
+    ``BadInput`` (closed, unreadable, too long, not UTF-8).
+    """
+    buffer = _stdin(what, instead)
+    try:
+        data = (buffer.read(limit + 1) if buffer is not None
+                else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
+    except OSError as err:
+        raise BadInput(f"standard input cannot be read ({err.strerror}); "
+                       f"{instead or f'give the {what} as an argument'}") from None
+    if len(data) > limit:
+        raise BadInput(f"the {what} on standard input is over {limit} bytes; {too_long}")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
+
+
 def _text_arg(words: tuple, what: str, limit: int) -> str:
     """The text of a note or summary: the words joined, or stdin for ``-``.
 
@@ -408,22 +465,8 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
     ``ENTRY_CHARS`` in force). Raises ``BadInput``.
     """
     if words == ("-",):
-        buffer = _stdin(what)
-        try:
-            data = (buffer.read(STDIN_LIMIT + 1) if buffer is not None
-                    else sys.stdin.read(STDIN_LIMIT + 1).encode("utf-8", "surrogateescape"))
-        except OSError as err:
-            raise BadInput(f"standard input cannot be read ({err.strerror}); give the "
-                           f"{what} as an argument") from None
-        if len(data) > STDIN_LIMIT:
-            raise BadInput(f"the {what} on standard input is over {STDIN_LIMIT} bytes; the "
-                           f"limit is {limit} bytes (ENTRY_CHARS): one line")
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
+        text = _read_stdin(what, "", STDIN_LIMIT,
+                           f"the limit is {limit} bytes (ENTRY_CHARS): one line")
         if text.endswith("\n"):
             text = text[:-1]
             if text.endswith("\r"):
@@ -655,23 +698,8 @@ def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     if items:
         lines = [_undo_surrogates(item) for item in items]
     else:
-        buffer = _stdin("answer", "give one quoted 'LO-HI <line>' argument per block")
-        limit = 1 << 24
-        try:
-            data = (buffer.read(limit + 1) if buffer is not None
-                    else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
-        except OSError as err:
-            raise BadInput(f"standard input cannot be read ({err.strerror}); give one "
-                           f"quoted 'LO-HI <line>' argument per block") from None
-        if len(data) > limit:
-            raise BadInput(f"the answer on standard input is over {limit} bytes; a batch "
-                           f"answer is one short line per block")
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        try:
-            lines = data.decode("utf-8").split("\n")
-        except UnicodeDecodeError:
-            raise BadInput("the answer on standard input is not UTF-8 text") from None
+        lines = _read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+                            1 << 24, "a batch answer is one short line per block").split("\n")
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     items = handover.parse_items(lines)
     if pick is not None:
@@ -1180,6 +1208,11 @@ def mcp():
     MEMORY_DIR names. Needs the extra: pip install 'optmem[mcp]' (Python
     3.10+). memo setup claude-desktop|cursor writes the client's entry.
     """
+    for stream, name in ((sys.stdin, "standard input"), (sys.stdout, "standard output")):
+        if stream is None or getattr(stream, "closed", False) or not hasattr(stream, "buffer"):
+            raise BadInput(f"{name} is closed; memo mcp talks to its client over standard "
+                           f"input and output: let an MCP client start it (memo setup "
+                           f"claude-desktop|cursor writes the entry)")
     from . import mcp_server
     sys.exit(mcp_server.main())
 

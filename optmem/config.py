@@ -95,16 +95,19 @@ def check_value(name: str, raw: str, where: str = "") -> int:
     default, low, high, _ = KNOBS[name]
     span = limits(name)
     value = raw.strip()
-    if not value.isdecimal() or len(value) > 15:  # any script's digits, as the reference
+    if not value.isdecimal():  # any script's digits, as the reference
         raise ConfigError(
             f"{prefix}{name} must be a whole number, {span} "
             f"(default {default}), not {value!r}.{fix}")
-    number = int(value)
+    number = int(value) if len(value) <= 15 else high + 1
     if where and name == "ENTRY_CHARS" and high < number <= MAX_ENTRY_BYTES:
         return number  # written by an older memo: still read (see LEGACY_ENTRY)
+    if number > high:  # "1 or more" would be wrong here: name the top
+        span = f"from {low} to {high}"
     if not low <= number <= high:
         raise ConfigError(
-            f"{prefix}{name}={number} is out of range; it must be {span} "
+            f"{prefix}{name}={number if len(value) <= 15 else value} is out of range; "
+            f"it must be {span} "
             f"(default {default}).{fix}")
     return number
 

@@ -95,6 +95,57 @@ def nfc_inert(residue: bytes) -> bool:
     return all(map(_nfc_inert, set(text)))
 
 
+def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
+    """The records (indexes in ``[0, n)``, a set) of a chunk whose line
+    (``search.line_of``) is not its own NFC, or None when the chunk is not
+    ``n`` whole records each ending in its only newline (the caller then
+    normalises every line). ``rest``: ``residue(data)`` when the caller
+    has it.
+
+    Only records holding a character that is not NFC-inert can change
+    (``_nfc_inert``; a text of inert characters is its own NFC). Those
+    characters are read off the residue (every valid character of ``data``
+    is whole in it, see ``nfc_inert``), each is found in ``data`` with
+    ``bytes.find`` (an occurrence of a valid sequence is that character in
+    its record's line: a lead byte is never swallowed as a continuation),
+    and only the records holding one are decoded and normalised. Much
+    cheaper than normalising the chunk when a few lines hold marks that
+    NFC keeps (Devanagari vowel signs, a Thai tone mark)."""
+    if len(data) != n * LOG_RECORD or data[LOG_RECORD - 1::LOG_RECORD] != b"\n" * n:
+        return None
+    rest = residue(data) if rest is None else rest
+    if rest.count(b"\n") != n:
+        return None
+    if rest.isascii():
+        return set()
+    rows = set()
+    find = data.find
+    for ch in set(rest.decode("utf-8", "replace")):
+        if _nfc_inert(ch):
+            continue
+        spelling = ch.encode("utf-8", "surrogatepass")
+        pos = find(spelling)
+        while pos >= 0:
+            r = pos // LOG_RECORD
+            rows.add(r)
+            pos = find(spelling, (r + 1) * LOG_RECORD)
+    changed = set()
+    normalize = unicodedata.normalize
+    for r in rows:
+        line = data[r * LOG_RECORD:(r + 1) * LOG_RECORD].decode("utf-8", "replace").replace("\n", " ").rstrip()
+        if normalize("NFC", line) != line:
+            changed.add(r)
+    return changed
+
+
+def nfc_stable(data: bytes, n: int, rest: bytes | None = None) -> bool:
+    """True if every line of the chunk's ``n`` records is certainly its own
+    NFC: its characters are all NFC-inert (``nfc_inert``), or no record's
+    line changes under NFC (``nfc_changed``)."""
+    rest = residue(data) if rest is None else rest
+    return nfc_inert(rest) or nfc_changed(data, n, rest) == set()
+
+
 def _rows_holding(low: bytes, residue: bytes, spellings: list):
     """The records (indexes, a set) of ``low`` that hold one of
     ``spellings`` (UTF-8 of non-ASCII characters), or None if over
@@ -222,10 +273,12 @@ class Counter:
             return None
         return self.rx.subn(b"", low)[1]
 
-    def count(self, data: bytes, n: int, rest: bytes | None = None):
+    def count(self, data: bytes, n: int, rest: bytes | None = None,
+              stable: bool | None = None):
         """How many of the ``n`` records (``data``: exactly ``n`` * 320 bytes)
         match, or None when this chunk must be matched line by line.
-        ``rest``: ``residue(data)`` when the caller has it.
+        ``rest``: ``residue(data)`` when the caller has it; ``stable``:
+        ``nfc_stable(data, n, rest)`` when the caller has it.
 
         Non-ASCII spellings of the literal's characters (``Ü`` for ``ü``,
         ``ſ`` for ``s``) are either mapped onto one spelling with a byte
@@ -235,7 +288,7 @@ class Counter:
         residue = _shape(data, n, rest)
         if residue is None:
             return None
-        fixed = nfc_inert(residue)
+        fixed = nfc_stable(data, n, residue) if stable is None else stable
         if not fixed:
             text = data.decode("utf-8", "replace")
             data = unicodedata.normalize("NFC", text).encode("utf-8")

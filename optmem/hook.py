@@ -76,7 +76,8 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False) -> str:
                 f"or memo note here until a person makes the store writable."]
     elif pending:
         tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
-                f"do them before your next action.", "Run: memo sleep"]
+                f"do {'them' if pending > 1 else 'it'} before your next action.",
+                "Run: memo sleep"]
     else:
         tail = []
     tail.append(core.AWAKE)

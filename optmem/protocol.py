@@ -24,7 +24,7 @@ line of the agent's own text comes in one of several *forms*, chosen by
 - ``mcp``: for ``memo mcp`` (the MCP server sets it for its calls with
   ``orders_in``; it is not for a shell): every order is a tool call, the
   tool's name and its JSON arguments, ``Run: sleep {"block": "0-1",
-  "summary": "<your line>"}``, read as ``^Run: (\w+) (\{.*\})$``. A
+  "summary": "<your line>"}``, read as ``^Run: (\\w+) (\\{.*\\})$``. A
   command that is not a tool (``memo check``) is a person's step there.
 
 A new form is one more entry in ``TEXT_ORDERS``: a function of ``(command,

@@ -538,13 +538,22 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
     (``fastcount.nfc_inert``) has its lines normalised; the lines NFC
     changes are matched whatever the byte prefilter says, the others only
     when it names them (their bytes are what is matched)."""
-    if fastcount.nfc_inert(fastcount.residue(data)):
+    rest = fastcount.residue(data)
+    if fastcount.nfc_inert(rest):
+        return _matches(data, n, search, prefilter, precheck)
+    changed = fastcount.nfc_changed(data, n, rest)
+    if changed is not None and not changed:
         return _matches(data, n, search, prefilter, precheck)
     lines = _all_lines(data, 0, n)
-    nfc = unicodedata.normalize("NFC", "\n".join(lines)).split("\n")
+    if changed is None:  # damaged records: normalise every line
+        nfc = unicodedata.normalize("NFC", "\n".join(lines)).split("\n")
+        changed = set(itertools.compress(range(n), map(operator.ne, lines, nfc)))
+    else:  # only the few lines NFC changes
+        nfc = list(lines)
+        for r in changed:
+            nfc[r] = unicodedata.normalize("NFC", lines[r])
     if prefilter is None:
         return [line for line, form in zip(lines, nfc) if search(form)]
-    changed = set(itertools.compress(range(n), map(operator.ne, lines, nfc)))
     found = []
     for r in sorted(changed.union(prefilter.candidates(data, n))):
         if r not in changed and precheck is not None and \
@@ -558,16 +567,15 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
 FEW_CANDIDATES = 64  #: candidate records of a chunk that ``_few`` matches one by one
 
 
-def _few(data, n: int, search, prefilter, precheck, residue: bytes):
+def _few(data, n: int, search, prefilter, precheck, stable: bool):
     """The number of matching records of the chunk when RE2's byte
     prefilter names at most ``FEW_CANDIDATES`` of them (rare and absent
     words, dates: one RE2 pass instead of ``fastcount``'s few), else None.
     Only for a chunk that is its own NFC, where the prefilter never misses
-    a matching record. ``residue``: the chunk without printable ASCII
-    (``fastcount.residue``)."""
+    a matching record. ``stable``: ``fastcount.nfc_stable`` of the chunk."""
     if not isinstance(prefilter, _Re2Prefilter):
         return None
-    if not fastcount.nfc_inert(residue):
+    if not stable:
         return None
     rows = list(itertools.islice(prefilter.candidates(data, n), FEW_CANDIDATES + 1))
     if len(rows) > FEW_CANDIDATES:
@@ -624,11 +632,12 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                     if not planned:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
                     residue = fastcount.residue(data)  # one C pass, shared
+                    stable = fastcount.nfc_stable(data, n, residue)
                     alarm.arm()
-                    count = _few(data, n, search, prefilter, precheck, residue)
+                    count = _few(data, n, search, prefilter, precheck, stable)
                     alarm.disarm()
                     if count is None and counter is not None:
-                        count = counter.count(data, n, residue)
+                        count = counter.count(data, n, residue, stable)
                     if count is None:
                         alarm.arm()
                         count = len(_exact(data, n, search, prefilter, precheck))

@@ -337,7 +337,14 @@ class Store:
     # -- config ----------------------------------------------------------
 
     def _config_text(self) -> str | None:
-        """The raw ``config`` text, or None when the file is absent."""
+        """The raw ``config`` text, or None when the file is absent.
+
+        Bytes that are not UTF-8 are kept as surrogate escapes (PEP 383): a
+        line without ``=`` is ignored as the reference ignores it, a value is
+        refused naming ``memo config --repair``, and a rewrite gives every
+        byte back. A file over 1 MiB is refused (``ConfigError``): it is no
+        config file, and a rewrite must never drop what was not read.
+        """
         try:
             st = os.stat(self.config_path)
         except FileNotFoundError:
@@ -346,21 +353,20 @@ class Store:
             raise ConfigError(f"{self.config_path} cannot be read ({err.strerror}); move it "
                               f"away (memo then uses the defaults)") from None
         if not stat_mod.S_ISREG(st.st_mode) and not stat_mod.S_ISDIR(st.st_mode):
-            raise ConfigError(f"{self.config_path} is not a regular file; move it away "
+            raise ConfigError(f"{self.config_path} is not a regular file; a person can move it away "
                               f"(memo then uses the defaults)")
         try:
             with open(self.config_path, "rb") as f:
-                raw = f.read(1 << 20)
+                raw = f.read((1 << 20) + 1)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
             raise ConfigError(f"{self.config_path} is a directory, not a config file; "
-                              f"move it away (memo then uses the defaults)") from None
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ConfigError(f"{self.config_path} is not UTF-8 text; move it away "
-                              f"(memo then uses the defaults)") from None
+                              f"a person can move it away (memo then uses the defaults)") from None
+        if len(raw) > 1 << 20:  # not a config file; a rewrite would drop the rest
+            raise ConfigError(f"{self.config_path} is over 1 MiB, not a config file; move "
+                              f"it away (memo then uses the defaults)")
+        return raw.decode("utf-8", "surrogateescape")
 
     def config_values(self) -> dict:
         """The knobs set in ``config`` (``{}`` when the file is absent)."""
@@ -390,7 +396,7 @@ class Store:
             if os.path.lexists(tmp):
                 os.unlink(tmp)
             try:
-                self._write_new(tmp, new.encode("utf-8"))
+                self._write_new(tmp, new.encode("utf-8", "surrogateescape"))
                 os.replace(tmp, self.config_path)
             except BaseException:
                 if os.path.lexists(tmp):
@@ -422,7 +428,7 @@ class Store:
                 self._log_fd = os.open(self.log_path, os.O_RDONLY)
             except IsADirectoryError:
                 raise Damaged(f"{self.log_path} is a directory, not the log; "
-                              f"move it away and restore LOG.txt") from None
+                              f"a person can move it away and restore LOG.txt") from None
         return self._log_fd
 
     def close(self) -> None:
@@ -611,13 +617,13 @@ class Store:
         except FileNotFoundError:
             return 0
         except NotADirectoryError:
-            raise Damaged(f"{self.tree_path} is not a directory; move it away (it only "
+            raise Damaged(f"{self.tree_path} is not a directory; a person can move it away (it only "
                           f"holds summaries, which memo rebuilds), then Run: memo sleep") from None
         except OSError as err:
-            raise Damaged(f"{path} cannot be read ({err.strerror}); move it away, "
+            raise Damaged(f"{path} cannot be read ({err.strerror}); a person can move it away, "
                           f"then Run: memo sleep") from None
         if not stat_mod.S_ISREG(st.st_mode):
-            raise Damaged(f"{path} is not a regular file; move it away, then Run: memo sleep")
+            raise Damaged(f"{path} is not a regular file; a person can move it away, then Run: memo sleep")
         return st.st_size // TREE_RECORD
 
     def built(self, T: int) -> dict:
@@ -694,7 +700,7 @@ class Store:
                             f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
-                          f"the lock; move it away (memo makes a new one)")
+                          f"the lock; a person can move it away (memo makes a new one)")
         lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
         try:
             lock.acquire()
@@ -715,7 +721,7 @@ class Store:
         if os.path.lexists(self.journal_path):
             if not os.path.isfile(self.journal_path) or os.path.islink(self.journal_path):
                 raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
-                              f"be made safely; move it away (memo makes a new one)")
+                              f"be made safely; a person can move it away (memo makes a new one)")
             journal = self._read_journal()
             size = self.log_size()
             if journal is not None and size > journal["before"]:

@@ -30,6 +30,9 @@ WORDS = [
     "σοφία", "ΣΟΦΊΑ", "Σίσυφος", "İstanbul", "ısı", "ſtyle", "STYLE", "Kelvin", "\u212aelvin",
     "東京", "日本語", "한국어", "Москва", "ДАННЫЕ", "ﬁx", "Å", "\u212b", "µs", "ǅemal", "🚀",
     "x", "xx", "a",
+    # Marks NFC keeps, and characters NFC changes (issue 11b: the NFC
+    # screen must find exactly the lines that change).
+    "हिन्दी", "ที่นี่", "\u1100\u1161", "a\u0328\u0301", "\u037e", "\u0958", "\uf900",
 ]
 GLUE = [" ", " ", " ", " ", "", "-", ".", "é", "→", "_", "9"]
 
@@ -138,6 +141,33 @@ def test_a_chunk_count_is_the_definition_or_none(recs, pattern):
         return
     got = counter.count(b"".join(recs), len(recs))
     assert got is None or got == len(oracle(lines_of(recs), pattern)), pattern
+
+
+@settings(max_examples=600, deadline=None)
+@given(recs=records())
+def test_nfc_changed_names_exactly_the_lines_nfc_changes(recs):
+    """``nfc_changed`` is the set of records whose line is not its own NFC
+    (or None for a chunk of damaged records), and ``nfc_stable`` is True
+    only when no line changes."""
+    data, n = b"".join(recs), len(recs)
+    lines = lines_of(recs)
+    want = {r for r, line in enumerate(lines) if nfc(line) != line}
+    got = fastcount.nfc_changed(data, n)
+    whole = all(r[-1:] == b"\n" and r.count(b"\n") == 1 for r in recs)
+    assert (got is None) == (not whole)
+    if got is not None:
+        assert got == want
+    assert not fastcount.nfc_stable(data, n) or not want
+
+
+def test_nfc_changed_reads_only_the_records_holding_a_mark():
+    marks = [encode_memory(i, "2024-05-01", t) for i, t in
+             enumerate(["हिन्दी release", "cafe\u0301", "plain", "\u1100\u1161 x", "Zürich 東京"])]
+    data = b"".join(marks)
+    assert fastcount.nfc_changed(data, 5) == {1, 3}
+    assert not fastcount.nfc_inert(fastcount.residue(data[:LOG_RECORD]))  # a kept mark...
+    assert fastcount.nfc_stable(data[:LOG_RECORD], 1)  # ...and yet the line is its own NFC
+    assert fastcount.nfc_changed(data[:-1] + b" ", 5) is None  # not whole records
 
 
 def test_clean_chunks_are_counted_not_matched_line_by_line():

@@ -318,8 +318,8 @@ def test_a_level_file_that_is_a_directory(memo, inited):
     build(inited, 4)
     (inited / "TREE" / "2").unlink()
     (inited / "TREE" / "2").mkdir()
-    refused(memo("wake"), str(inited / "TREE" / "2"), "move it away")
-    refused(memo("sleep"), str(inited / "TREE" / "2"), "move it away")
+    refused(memo("wake"), str(inited / "TREE" / "2"), "a person can move it away")
+    refused(memo("sleep"), str(inited / "TREE" / "2"), "a person can move it away")
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1 and str(inited / "TREE" / "2") in result.stdout

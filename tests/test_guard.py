@@ -640,8 +640,15 @@ def test_property_plain_lowercase_passes(text):
 
 
 def _always_refused(ch: str) -> bool:
+    """Refused wherever it stands: not one of the characters the guard
+    accepts in some context (joiners, the script marks of README "Text of
+    every script", tag characters after an emoji, variation selectors after
+    what they vary), and not a future emoji."""
+    from optmem import guard
     o = ord(ch)
-    if ch in ("\u200c", "\u200d", "\ufe0e", "\ufe0f"):
+    if ch in ("\u200c", "\u200d") or ch in guard._SCRIPT_MARKS:
+        return False  # context-dependent
+    if 0xE0020 <= o <= 0xE007F or 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF:
         return False  # context-dependent
     if 0x1F000 <= o <= 0x1FAFF:
         return False  # future emoji

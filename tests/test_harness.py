@@ -562,3 +562,20 @@ def test_status_flags_an_unexpanded_memory_dir(world, memo):
     result = memo("setup", "--status")
     assert result.exit_code == 1
     assert "env MEMORY_DIR '$HOME/memory' is refused" in result.stdout
+
+
+@pytest.mark.parametrize("notes, line", [
+    (2, "1 compression is pending; do it before your next action."),
+    (3, "1 compression is pending; do it before your next action."),
+    (4, "3 compressions are pending; do them before your next action."),
+])
+def test_the_hook_names_pending_work_in_agreement(world, tmp_path, notes, line):
+    store = tmp_path / "small-store"
+    env = hook_env(world["home"], store)
+    assert subprocess.run(MEMO + ["init"], env=env, capture_output=True).returncode == 0
+    for i in range(notes):
+        assert subprocess.run(MEMO + ["note", f"fact number {i}"], env=env,
+                              capture_output=True).returncode == 0
+    out = run_hook("claude", b"", world["elsewhere"], env)
+    text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert line + "\nRun: memo sleep\n" in text

@@ -363,7 +363,7 @@ def test_an_import_killed_midway_is_rolled_back_by_the_next_write(memory_dir, tm
     path.write_text("".join(f"{today} imported line {i} i{i}q\n" for i in range(40000)))
     log = memory_dir / "LOG.txt"
     for attempt in range(3):
-        p = spawn(memory_dir, "import", str(path))
+        p = spawn(memory_dir, "import", "--yes", str(path))
         while p.poll() is None:  # the import ends by itself: 40,000 lines
             if log.stat().st_size > len(before):
                 break
