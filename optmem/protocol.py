@@ -172,14 +172,17 @@ def run(command: str, form: str | None = None) -> str:
     return f"Run: {command}"
 
 
-_SHELL_ORDER = re.compile(r"Run: (memo(?: [a-z][a-z-]*)(?: (?:\d+(?:-\d+)?|--?[a-z-]+))*)")
+_SHELL_ORDER = re.compile(r"Run: (memo(?: [a-z][a-z-]*)(?: (?:\d+(?:-\d+)?|--project "
+                          r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?|--?[a-z-]+))*)")
 
 
 def mcp_orders(text: str) -> str:
     """``text`` with every ``Run: memo ...`` order written for a shell (the
     error messages of other modules spell their next step so) rendered as
     ``run`` renders it in the ``mcp`` form. Orders built here already are;
-    this is for the CLI's one-line errors reused by ``memo mcp``."""
+    this is for the CLI's one-line errors reused by ``memo mcp``; a
+    ``--project NAME`` or ``--global`` in them becomes the ``scope``
+    argument."""
     return _SHELL_ORDER.sub(lambda m: run(m.group(1), MCP_FORM), text)
 
 

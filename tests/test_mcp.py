@@ -130,7 +130,8 @@ def test_tools_listed_with_descriptions_and_schemas(inited):
         assert tool.input_schema["type"] == "object"
         assert tool.input_schema.get("additionalProperties") is False
     by = {t.name: t.input_schema for t in tools.tools}
-    assert set(by["wake"]["properties"]) == {"part", "at", "max_bytes"}
+    assert set(by["wake"]["properties"]) == {"part", "at", "max_bytes", "scope"}
+    assert all(by[name]["properties"]["scope"]["type"] == "string" for name in by)
     assert by["note"]["required"] == ["text"]
     assert set(by["sleep"]["properties"]) >= {"block", "summary"}
     assert by["recall"]["required"] == ["pattern"]
