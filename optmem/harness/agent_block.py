@@ -91,8 +91,8 @@ global memory and the project's, and `memo note` goes to the project. A fact
 that names a file, module, command, endpoint or convention of this
 repository is the project's: note it as usual. A fact that would still be
 true in a repository you have never seen (about the person, their tools,
-their way of working) is global: `memo note --global "<one line>"`, the flag
-before the text. When you tell the person you noted something, say where it
+their way of working) is global: the same heredoc with the flag before the
+`-` (`memo note --global - <<'MEMORY'`). When you tell the person you noted something, say where it
 went (the line after `Saved as #<id>.` names it). Only a person creates a
 project; never run `memo init` yourself.
 
