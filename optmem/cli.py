@@ -812,12 +812,7 @@ def recall(pattern, as_json):
         return
     for line in result.lines:
         click.echo(line)
-    if result.total == 0:
-        click.echo(protocol.NO_MATCH)
-    elif result.cut:
-        click.echo(protocol.newest_matches(len(result.lines), result.total))
-    else:
-        click.echo(protocol.matches(result.total))
+    click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
 
 
 def _recall_both(sc, gstore, pstore, pattern, as_json):
@@ -842,12 +837,7 @@ def _recall_both(sc, gstore, pstore, pattern, as_json):
         click.echo(heading)
         for line in result.lines:
             click.echo(line)
-        if result.total == 0:
-            click.echo(protocol.NO_MATCH)
-        elif result.cut:
-            click.echo(protocol.newest_matches(len(result.lines), result.total))
-        else:
-            click.echo(protocol.matches(result.total))
+        click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
 
 
 def _one_store(command: str, arg: str, person: bool = False):

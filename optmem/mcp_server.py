@@ -319,14 +319,8 @@ def _sleep(st, args):
 
 
 def _counted(result) -> list:
-    lines = list(result.lines)
-    if result.total == 0:
-        lines.append(protocol.NO_MATCH)
-    elif result.cut:
-        lines.append(protocol.newest_matches(len(result.lines), result.total))
-    else:
-        lines.append(protocol.matches(result.total))
-    return lines
+    return list(result.lines) + [protocol.recall_count(len(result.lines), result.total,
+                                                       result.cut)]
 
 
 def _recall(st, args) -> str:

@@ -328,6 +328,15 @@ def newest_matches(shown: int, total: int) -> str:
     return f"Newest {shown} of {_plural(total, 'match', 'matches')}. Narrow the regex."
 
 
+def recall_count(shown: int, total: int, cut: bool) -> str:
+    """The count line that ends a recall (seed): ``No match.``, ``N matches.``
+    / ``1 match.``, or, when only the newest ``shown`` of ``total`` fit,
+    ``Newest K of N matches. Narrow the regex.``"""
+    if total == 0:
+        return NO_MATCH
+    return newest_matches(shown, total) if cut else matches(total)
+
+
 def imported(count: int, first: int) -> str:
     """``Imported N memories, #A to #B.`` (the later OptMem's capital I)."""
     return (f"Imported {_plural(count, 'memory', 'memories')}, "
