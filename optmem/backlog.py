@@ -22,7 +22,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 
-from . import blocks, core, handover
+from . import blocks, core, handover, protocol
 from .errors import BadInput, MemoError
 
 #: An import of more memories than this asks for ``--yes``. High on purpose
@@ -149,6 +149,10 @@ def pay(store, command: str, progress=None) -> Paid:
         prompt = core.compression(store)
         if prompt == core.NOTHING_LEFT:
             return Paid(runs, saved)
+        if protocol.is_waiting(prompt):  # a damaged record: no command may summarise it
+            raise Stopped(f"stopped: {prompt.splitlines()[0]} {saved:,} "
+                          f"{'summary was' if saved == 1 else 'summaries were'} saved this "
+                          f"run; nothing was lost. {prompt.splitlines()[-1]}")
         T = store.count()
         built = store.built(T)
         block = (next(blocks.pending_by_end(T, built)) if batch

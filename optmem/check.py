@@ -274,3 +274,36 @@ def check(store: Store) -> tuple:
     if pending and not problems:
         notes.append("Run: memo sleep")
     return problems, notes
+
+
+def repair(store: Store) -> list:
+    """``memo check --repair``: restore every log record whose head alone is
+    damaged (``Store.restorable``: the id its place implies, and the date
+    its neighbours share), keeping the old bytes in ``recovered.txt``;
+    nothing else is changed. Returns one line per record restored or left
+    (a record whose text is damaged needs a person: ``memo redact``).
+
+    While a sync tool's or a merge's marks stand (``replicas.findings``) a
+    record out of place is no damaged head, so nothing is written and the
+    one line says to settle those first.
+    """
+    out = []
+    with store.locked():
+        T = store.count()
+        damage = replicas.LogDamage()
+        _check_log(store, T, damage, set())
+        damage.settle(store)
+        if damage.out_of_place() or replicas.conflict_copies(store):
+            return ["Nothing was repaired: a sync tool or a merge left marks on this store, "
+                    "and a record out of place is no damaged head. Settle those first. "
+                    "Run: memo check"]
+        for i, why in damage.in_itself:
+            was = store.read_log(i * LOG_RECORD, LOG_RECORD)
+            fixed = store.restorable(i, was)
+            if fixed is not None and store.restore_memory(i, was, fixed):
+                out.append(f"Restored memory #{i}: its record {why}; the head its place "
+                           f"implies was written back, its text is unchanged, and the old "
+                           f"bytes are kept in {store.recovered_path}.")
+            else:
+                out.append(str(store.damaged_memory(i, why, was)))
+    return out

@@ -1014,15 +1014,21 @@ def stats(as_json):
 
 @cli.command()
 @click.option("--all", "every", is_flag=True, help="Also check every project store.")
+@click.option("--repair", is_flag=True, help="Restore log records whose id or date alone "
+              "is damaged (their place implies it); the text is never changed and the "
+              "old bytes are kept in recovered.txt. Then check.")
 @scoped
-def check(every):
+def check(every, repair):
     """Verify every record of the store; each problem names its recovery.
 
     With a project active and no flag: the global store, then the project's;
-    --all walks every project.
+    --all walks every project. --repair first restores what a record's place
+    in the log implies (its id, and its date when both neighbours share it),
+    losing nothing, then checks.
     """
     from .check import check as run_check
     sc = _scope()
+
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and explicit:
         targets = [(None, sc.project_root)]
@@ -1040,6 +1046,10 @@ def check(every):
     for heading, path in targets:
         if heading:
             click.echo(heading)
+        if repair:
+            from .check import repair as run_repair
+            for line in run_repair(_store(path)):
+                click.echo(line)
         found, notes = run_check(_store(path))
         for line in found:
             click.echo(line)

@@ -116,7 +116,66 @@ def pending_in(T: int, built: dict) -> int:
     return blocks.pending_count(T, built)
 
 
-DAMAGED_TEXT = "[damaged record: a human can see it with memo check]"
+DAMAGED_TEXT = "[damaged record: memo check names its repair]"
+
+
+def damaged_in(store: Store, lo: int, hi: int) -> list:
+    """``[(i, why), ...]``: the damaged records among memories ``[lo, hi)``
+    (``why``: what is wrong, ``store.problem_in_memory``'s words). One read."""
+    from .store import problem_in_memory
+    data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
+    out = []
+    for i in range(lo, hi):
+        k = (i - lo) * LOG_RECORD
+        why = problem_in_memory(i, data[k:k + LOG_RECORD])
+        if why:
+            out.append((i, why))
+    return out
+
+
+def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
+                     form: str | None = None) -> str | None:
+    """The hand-over when block ``[lo, hi)`` (raw memories) holds a damaged
+    record, else None: a summary written from the stand-in line would keep
+    the damage in the tree for good, so the block is not handed over
+    (``protocol.compression_waits``) until the record is repaired."""
+    bad = damaged_in(store, lo, hi)
+    if not bad:
+        return None
+    i, why = bad[0]
+    where = f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
+    return protocol.compression_waits(blocks.block_name(lo, hi), i, where,
+                                      store.restorable(i) is not None, flag, form)
+
+
+def refuse_damaged(store: Store, lo: int, hi: int) -> None:
+    """Raise ``Damaged`` when block ``[lo, hi)`` is summarised from raw
+    memories and one of them is damaged: no summary of it is stored (it was
+    never handed over; the stand-in would stay in the tree for good). The
+    message is the hand-over's first line and its last (the step)."""
+    if hi - lo > RAW_PROMPT_MAX:
+        return
+    waits = waits_for_repair(store, lo, hi)
+    if waits is not None:
+        lines = waits.split("\n")
+        raise Damaged(f"nothing was saved: {lines[0][0].lower()}{lines[0][1:]} {lines[-1]}")
+
+
+def next_waits(store: Store, T: int | None = None, built: dict | None = None,
+               flag: str = "", form: str | None = None) -> str | None:
+    """``waits_for_repair`` for the block a hand-over at ``T`` shows first
+    (the next pending block; with ``MEMO_HANDOVER=batch`` the first in
+    completion order), or None when that block holds no damaged record."""
+    from . import handover
+    T = store.count() if T is None else T
+    built = store.built(T) if built is None else built
+    if handover.batch_mode():
+        block = next(iter(blocks.pending_by_end(T, built)), None)
+    else:
+        block = next_pending(store, T, built)
+    if block is None or block[1] - block[0] > RAW_PROMPT_MAX:
+        return None
+    return waits_for_repair(store, *block, flag, form)
 
 
 def shown(store: Store, lo: int, hi: int) -> list:
@@ -180,6 +239,9 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
         return NOTHING_LEFT
     lo, hi = block
     if hi - lo <= RAW_PROMPT_MAX:
+        waits = waits_for_repair(store, lo, hi, flag, form)
+        if waits is not None:
+            return waits
         body = [memory_line(m) for m in shown(store, lo, hi)]
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
@@ -294,6 +356,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                 nxt = blocks.block_name(*want)
                 raise BadInput(f"{name} is not the next compression; the next is {nxt}. "
                                f"Run: memo sleep")
+            refuse_damaged(store, lo, hi)
             # The halves must be readable before a summary is built on them.
             if size > RAW_PROMPT_MAX:
                 for a, b in blocks.halves(lo, hi):
@@ -611,6 +674,11 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
         prompt = compression(store, form=form)
         if prompt == NOTHING_LEFT:  # another session just built it
             return wake(store, part, T, form)
+        if protocol.is_waiting(prompt):
+            # The work waits for a repair: refusing would lock the agent out
+            # of its memory, so show what is built, then why nothing is due.
+            from . import hook
+            return True, hook.wake_max_bytes(store, cfg.PART_CHARS, waiting=prompt)
         pending = pending_in(count, store.built(count))
         return False, replicas.insert_after_first_line(
             protocol.cannot_wake(pending) + "\n\n" + prompt, warning)

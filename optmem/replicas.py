@@ -583,13 +583,17 @@ def surroundings(store: Store) -> list:
 
 
 def defer(problem: str) -> str:
-    """A problem line whose ``Run: memo forget`` / ``memo redact`` order
-    waits until the copies are settled (a person's step then, not an agent's)."""
-    for word in ("Run: memo forget", "only a human can repair it, with: memo redact"):
-        if word in problem:
-            cmd = word.split(": ", 1)[1]
-            problem = problem.replace(word, f"once the findings above are settled, a person can "
-                                            f"run: {cmd}")
+    """A problem line whose last step (``Run: memo forget ...``, ``Run: memo
+    check --repair``, a person's ``memo redact``) waits until the copies are
+    settled: a person's step then, never an agent's order."""
+    from .store import PERSON_REDACT, RESTORE_ORDER
+    for word in ("Run: memo forget", RESTORE_ORDER, PERSON_REDACT):
+        at = problem.rfind(word)
+        if at >= 0:
+            cmd = problem[at:].split(": ", 1)[1]
+            lead = problem[:at].rstrip()
+            lead = lead if lead.endswith(".") else lead.rstrip(";,") + "."
+            return f"{lead} Settle the findings above first. A person can run: {cmd}"
     return problem
 
 

@@ -49,6 +49,10 @@ KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
+#: The order that restores records whose head alone is damaged (``restorable``).
+RESTORE_ORDER = "Run: memo check --repair"
+#: The start of the person's step for a record whose text is damaged.
+PERSON_REDACT = "A person can run: memo redact"
 
 Memory = namedtuple("Memory", "id date text")
 Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``text`` (str)."
@@ -197,6 +201,31 @@ def problem_in_memory(i: int, record: bytes) -> str | None:
         return f"holds {found!r} where #{i} belongs"
     if not _date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
         return "has no valid YYYY-MM-DD date after its id"
+    return None
+
+
+def restored_record(i: int, record: bytes, date: str | None = None) -> bytes | None:
+    """The record ``i`` held before its head was damaged, or None.
+
+    A log is fixed-width, so a record's place implies its id: ``#<i> ``
+    takes the first ``len(str(i)) + 2`` bytes of record ``i`` whatever they
+    hold now. When those bytes alone are wrong (an id overwritten in place)
+    the record with them rewritten is returned; when its date is wrong too
+    or instead and ``date`` (``YYYY-MM-DD``, the date its neighbours imply)
+    is given, the record with ``#<i> <date> `` rewritten. The text after the
+    head is never changed, so nothing readable is lost. None when the rest
+    of the record is damaged as well (bad bytes, a stray newline, blank).
+    """
+    if len(record) != LOG_RECORD:
+        return None
+    head = b"#%d" % i
+    candidate = head + record[len(head):]
+    if problem_in_memory(i, candidate) is None:
+        return candidate
+    if date is not None and _date_shaped(date):
+        candidate = b"#%d %s " % (i, date.encode("ascii")) + record[len(head) + 12:]
+        if candidate[len(head) + 12:].strip(b" \n") and problem_in_memory(i, candidate) is None:
+            return candidate
     return None
 
 
@@ -566,11 +595,36 @@ class Store:
             length -= len(chunk)
         return b"".join(out)
 
-    def damaged_memory(self, i: int, why: str) -> Damaged:
-        """The error for a bad log record, with the command that recovers."""
-        return Damaged(f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}; "
-                       f"only a human can repair it, with: memo redact {i} --yes "
-                       f"(memo check lists every damaged record)")
+    def implied_date(self, i: int) -> str | None:
+        """The date memory ``i`` must have when its neighbours share one (dates
+        never decrease, so ``#i-1`` and ``#i+1`` on one day pin ``#i`` to it);
+        the one neighbour's date for the first or last memory is no proof, so
+        None then, and None when they differ or cannot be read."""
+        before = self.date(i - 1) if i > 0 else None
+        after = self.date(i + 1) if (i + 2) * LOG_RECORD <= self.log_size() else None
+        return before if before is not None and before == after else None
+
+    def restorable(self, i: int, record: bytes | None = None) -> bytes | None:
+        """``restored_record`` for record ``i`` (read when not given), with
+        the date its neighbours imply; None when it cannot be restored."""
+        if record is None:
+            record = self.read_log(i * LOG_RECORD, LOG_RECORD)
+        return (restored_record(i, record)
+                or restored_record(i, record, self.implied_date(i)))
+
+    def damaged_memory(self, i: int, why: str, record: bytes | None = None) -> Damaged:
+        """The error for bad log record ``i`` (``why`` says what is wrong),
+        ending with the step that recovers it: ``Run: memo check --repair``
+        when only its head is damaged (``restorable``; nothing is lost), else
+        a person's ``memo redact`` (the text itself is damaged)."""
+        where = f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
+        if self.restorable(i, record) is not None:
+            return Damaged(f"{where}, but its text is intact and its place in the log "
+                           f"tells what its head must be, so memo can restore it and lose "
+                           f"nothing. {RESTORE_ORDER}")
+        return Damaged(f"{where}, so its text cannot be read whole (memo check lists every "
+                       f"damaged record). A person restores {LOG_NAME} from a copy, or blanks "
+                       f"this record. {PERSON_REDACT} {i} --yes")
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
@@ -586,7 +640,7 @@ class Store:
             record = data[n * LOG_RECORD:(n + 1) * LOG_RECORD]
             why = problem_in_memory(i, record)
             if why:
-                raise self.damaged_memory(i, why)
+                raise self.damaged_memory(i, why, record)
             out.append(decode_memory(i, record))
         return out
 
@@ -947,6 +1001,23 @@ class Store:
             return 0
         self._truncate(path, keep * TREE_RECORD)
         return max(0, have - keep)
+
+    def restore_memory(self, i: int, was: bytes, record: bytes) -> bool:
+        """Overwrite record ``i`` with ``record`` (``restored_record``'s
+        answer) if it still holds ``was``, keeping ``was`` in
+        ``recovered.txt`` first (so no byte is ever lost); return whether it
+        was written. ``memo check --repair`` only; call under the lock."""
+        if self.read_log(i * LOG_RECORD, LOG_RECORD) != was or len(record) != LOG_RECORD:
+            return False
+        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            _write_all(fd, b"record #%d before memo check --repair: " % i
+                       + was.rstrip(b" \n") + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.rewrite_memory(i, record)
+        return True
 
     def rewrite_memory(self, i: int, record: bytes) -> None:
         """Overwrite record ``i`` in place (``memo redact`` only). Under the lock."""
