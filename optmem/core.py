@@ -309,9 +309,9 @@ def check_levels_fit(store: Store, T: int) -> None:
                           f"completes only {blocks_n} block{'' if blocks_n == 1 else 's'} "
                           f"of {size}, so nothing is appended: {store.log_path} may be an "
                           f"older copy put back over a newer one, and these summaries the "
-                          f"only trace of the newer memories. Run: memo check (only once "
-                          f"no newer log exists can a person run: memo forget "
-                          f"{blocks.block_name(lo, lo + size)})")
+                          f"only trace of the newer memories (only once no newer log exists "
+                          f"may a person drop them, with memo forget "
+                          f"{blocks.block_name(lo, lo + size)}). Run: memo check")
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -346,7 +346,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
         size = hi - lo
         if hi > T:
             raise BadInput(f"block {name} is not complete: the log holds {T} memories "
-                           f"(#0-{T - 1}); Run: memo sleep" if T else
+                           f"(#0-{T - 1}). Run: memo sleep" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
             said = protocol.already_wrote(name)
@@ -376,7 +376,7 @@ def forget(store: Store, block_arg: str) -> int:
     with store.locked():
         size = hi - lo
         if lo // size >= store.level_len(size):
-            raise BadInput(f"there is no summary {name} to forget (it is not built); "
+            raise BadInput(f"there is no summary {name} to forget (it is not built). "
                            f"Run: memo sleep")
         top = max(store.level_bytes(), default=size)
         gone = 0
@@ -656,13 +656,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     if T is None:
         T = count
     elif T > count:
-        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
+        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}. "
                        f"Run: memo wake")
     from . import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     if count == 0:
         if part != 1:
-            raise BadInput(f"part {part} does not exist: the memory is empty; Run: memo wake")
+            raise BadInput(f"part {part} does not exist: the memory is empty. Run: memo wake")
         return True, replicas.insert_after_first_line(
             "\n".join(protocol.empty_store(form)), warning)
     tiling = blocks.cover(T, cfg.WAKE_LINES)
@@ -694,7 +694,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
-                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")
+                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}. Run: memo wake 1 {T}")
     text = parts[part - 1]
     if part == len(parts):
         prompt = compression(store, form=form)

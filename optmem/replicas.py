@@ -408,7 +408,7 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     if git.top:
         steps.append(_gitattributes_step(store))
     steps.append("never memo redact or memo forget these records: each is a real memory; "
-                 "after the log is whole again, Run: memo check")
+                 "once the log is whole again, memo check says so")
     return head + "\n" + _steps(steps)
 
 
@@ -494,7 +494,8 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
             steps.append(f"summaries from #{agree} on may describe the copy's memories: once "
                          f"the log is settled, a person can run: memo forget {block}, and then "
                          f"memo sleep rebuilds them from the log")
-    steps.append("never memo redact or memo forget as a first step; Run: memo check again after")
+    steps.append("never memo redact or memo forget as a first step; once the copy is "
+                 "settled, memo check says whether the store is whole")
     return head + "\n" + _steps(steps)
 
 

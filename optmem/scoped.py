@@ -107,7 +107,7 @@ def _at(store, T, what: str, flag: str) -> int:
     if T is None:
         return count
     if T > count:
-        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}; "
+        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}. "
                        f"Run: memo wake {flag}".rstrip())
     return T
 
@@ -154,7 +154,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
                            foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name))
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
-                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}; "
+                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}. "
                        f"Run: memo wake 1 {Tg} {Tp} --project {name}")
     text = parts[part - 1]
     if part == len(parts):

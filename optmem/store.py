@@ -313,7 +313,8 @@ class Store:
             raise NoStore(_permission(root)) from None
         if not os.path.isfile(store.log_path):
             raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
-                          f"broken link?); restore the log there, then Run: memo check")
+                          f"broken link?); a person puts the log back there from a copy, and memo "
+                          f"check then says whether the store is whole")
         if not os.access(store.log_path, os.R_OK):
             raise NoStore(_permission(store.log_path))
         return store
@@ -379,22 +380,25 @@ class Store:
         except FileNotFoundError:
             return None
         except OSError as err:
-            raise ConfigError(f"{self.config_path} cannot be read ({err.strerror}); move it "
-                              f"away (memo then uses the defaults)") from None
+            raise ConfigError(f"{self.config_path} cannot be read ({err.strerror}); once it is "
+                              f"moved out of the store memo uses the defaults. "
+                              f"{self.move_aside(self.config_path)}") from None
         if not stat_mod.S_ISREG(st.st_mode) and not stat_mod.S_ISDIR(st.st_mode):
-            raise ConfigError(f"{self.config_path} is not a regular file; a person can move it away "
-                              f"(memo then uses the defaults)")
+            raise ConfigError(f"{self.config_path} is not a regular file; once it is moved out of "
+                              f"the store memo uses the defaults. {self.move_aside(self.config_path)}")
         try:
             with open(self.config_path, "rb") as f:
                 raw = f.read((1 << 20) + 1)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
-            raise ConfigError(f"{self.config_path} is a directory, not a config file; "
-                              f"a person can move it away (memo then uses the defaults)") from None
+            raise ConfigError(f"{self.config_path} is a directory, not a config file; once it is "
+                              f"moved out of the store memo uses the defaults. "
+                              f"{self.move_aside(self.config_path)}") from None
         if len(raw) > 1 << 20:  # not a config file; a rewrite would drop the rest
-            raise ConfigError(f"{self.config_path} is over 1 MiB, not a config file; move "
-                              f"it away (memo then uses the defaults)")
+            raise ConfigError(f"{self.config_path} is over 1 MiB, not a config file; once it is "
+                              f"moved out of the store memo uses the defaults. "
+                              f"{self.move_aside(self.config_path)}")
         return raw.decode("utf-8", "surrogateescape")
 
     def config_values(self) -> dict:
@@ -456,8 +460,9 @@ class Store:
             try:
                 self._log_fd = os.open(self.log_path, os.O_RDONLY)
             except IsADirectoryError:
-                raise Damaged(f"{self.log_path} is a directory, not the log; "
-                              f"a person can move it away and restore LOG.txt") from None
+                raise Damaged(f"{self.log_path} is a directory, not the log; a person moves it "
+                              f"out of the store and puts the log back from a copy. "
+                              f"{self.move_aside(self.log_path)}") from None
         return self._log_fd
 
     def close(self) -> None:
@@ -595,6 +600,14 @@ class Store:
             length -= len(chunk)
         return b"".join(out)
 
+    def move_aside(self, path: str) -> str:
+        """A person's step that moves ``path`` (a file or folder in the store)
+        out of the store, beside the store directory and never inside it:
+        ``A person can run: mv -- SRC DST`` (quoted for a POSIX shell)."""
+        import shlex
+        dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + os.path.basename(path)
+        return f"A person can run: mv -- {shlex.quote(path)} {shlex.quote(dst)}"
+
     def implied_date(self, i: int) -> str | None:
         """The date memory ``i`` must have when its neighbours share one (dates
         never decrease, so ``#i-1`` and ``#i+1`` on one day pin ``#i`` to it);
@@ -671,13 +684,16 @@ class Store:
         except FileNotFoundError:
             return 0
         except NotADirectoryError:
-            raise Damaged(f"{self.tree_path} is not a directory; a person can move it away (it only "
-                          f"holds summaries, which memo rebuilds), then Run: memo sleep") from None
+            raise Damaged(f"{self.tree_path} is not a directory; it only holds summaries, which "
+                          f"memo sleep rebuilds once it is moved out of the store. "
+                          f"{self.move_aside(self.tree_path)}") from None
         except OSError as err:
-            raise Damaged(f"{path} cannot be read ({err.strerror}); a person can move it away, "
-                          f"then Run: memo sleep") from None
+            raise Damaged(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
+                          f"summaries once it is moved out of the store. "
+                          f"{self.move_aside(path)}") from None
         if not stat_mod.S_ISREG(st.st_mode):
-            raise Damaged(f"{path} is not a regular file; a person can move it away, then Run: memo sleep")
+            raise Damaged(f"{path} is not a regular file; memo sleep rebuilds its summaries once "
+                          f"it is moved out of the store. {self.move_aside(path)}")
         return st.st_size // TREE_RECORD
 
     def built(self, T: int) -> dict:
@@ -706,11 +722,11 @@ class Store:
         record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
         if len(record) < TREE_RECORD:
             raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
-                           f"(or another session just forgot it); Run: memo sleep")
+                           f"(or another session just forgot it). Run: memo sleep")
         why = problem_in_summary(record)
         if why:
             raise Damaged(f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "
-                          f"{blocks.block_name(lo, hi)}, {why}; Run: memo forget "
+                          f"{blocks.block_name(lo, hi)}, {why}. Run: memo forget "
                           f"{blocks.block_name(lo, hi)}")
         return record[:-1].decode("utf-8").rstrip(" ")
 
@@ -795,7 +811,7 @@ class Store:
                     self.notices.append(
                         f"an append that never finished left #{before // LOG_RECORD}-"
                         f"#{foreign // LOG_RECORD - 1} in the log and another tool wrote "
-                        f"after them, so nothing was rolled back; Run: memo check")
+                        f"after them, so nothing was rolled back. Run: memo check")
             os.unlink(self.journal_path)
         self._cut_torn_log_tail()
 
@@ -888,7 +904,7 @@ class Store:
             if why:
                 raise Damaged(f"{self.log_path} record #{n - 1} (offset "
                               f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
-                              f"behind it; Run: memo check")
+                              f"behind it. Run: memo check")
 
     def append(self, records, total: int) -> int:
         """Append encoded records (an iterable of ``bytes`` batches holding
@@ -972,7 +988,7 @@ class Store:
         n = self._prepare_level(size)
         if n != lo // size:
             raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
-                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}; Run: memo check")
+                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}. Run: memo check")
         path = self.level_path(size)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
