@@ -605,7 +605,8 @@ class Store:
         out of the store, beside the store directory and never inside it:
         ``A person can run: mv -- SRC DST`` (quoted for a POSIX shell)."""
         import shlex
-        dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + os.path.basename(path)
+        rel = os.path.relpath(path, self.root).replace(os.sep, "-")
+        dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + rel
         return f"A person can run: mv -- {shlex.quote(path)} {shlex.quote(dst)}"
 
     def implied_date(self, i: int) -> str | None:

@@ -440,7 +440,7 @@ def test_config_entry_chars_287_fits_the_records(memo, inited):
     refused(memo("config", "ENTRY_CHARS=281"))
     (inited / "config").write_text("ENTRY_CHARS=287\n")
     notice = "memo: config sets ENTRY_CHARS=287, above the 280 bytes the reference OptMem " \
-             "reads (memo still reads it); Run: memo config ENTRY_CHARS=280\n"
+             "reads (memo still reads it). Run: memo config ENTRY_CHARS=280\n"
     text = "é" + "x" * 285  # 287 bytes of UTF-8
     assert len(text.encode()) == 287
     saved = memo("note", text)

@@ -327,11 +327,19 @@ def test_a_level_file_that_is_a_directory(memo, inited):
     build(inited, 4)
     (inited / "TREE" / "2").unlink()
     (inited / "TREE" / "2").mkdir()
-    refused(memo("wake"), str(inited / "TREE" / "2"), "a person can move it away")
-    refused(memo("sleep"), str(inited / "TREE" / "2"), "a person can move it away")
+    step = f"A person can run: mv -- {inited / 'TREE' / '2'} {inited}-moved-TREE-2"
+    refused(memo("wake"), str(inited / "TREE" / "2"), step)
+    refused(memo("sleep"), str(inited / "TREE" / "2"), step)
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1 and str(inited / "TREE" / "2") in result.stdout
+    assert step in result.stdout
+    # The step runs as printed, and then memo rebuilds what the level held.
+    import shlex
+    import subprocess
+    subprocess.run(shlex.split(step.split(": ", 1)[1]), check=True)
+    answer_all(memo)
+    assert memo("check").exit_code == 0
 
 
 def test_a_note_is_never_saved_behind_an_error(memo, inited):
