@@ -771,7 +771,8 @@ class Store:
                             f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
-                          f"the lock; a person can move it away (memo makes a new one)")
+                          f"the lock; once it is moved out of the store memo makes a new one. "
+                          f"{self.move_aside(self.lock_path)}")
         lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
         try:
             lock.acquire()
@@ -792,7 +793,8 @@ class Store:
         if os.path.lexists(self.journal_path):
             if not os.path.isfile(self.journal_path) or os.path.islink(self.journal_path):
                 raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
-                              f"be made safely; a person can move it away (memo makes a new one)")
+                              f"be made safely; once it is moved out of the store memo makes a "
+                              f"new one. {self.move_aside(self.journal_path)}")
             journal = self._read_journal()
             size = self.log_size()
             if journal is not None and size > journal["before"]:
