@@ -2,10 +2,11 @@
 
 A second thin front end beside ``cli.py`` (STYLE.md "Where new capabilities
 go"): each tool call opens the store(s) ``optmem.scope.resolve`` picks
-(``MEMORY_DIR`` from the server's environment; the ``scope`` argument or
-the project of the server's working directory, issue #17), calls the same ``core``
-function the command of the same name calls, and returns the text that
-command prints. Orders in that text are rendered by ``optmem.protocol`` in
+(``MEMORY_DIR`` from the server's environment; the ``scope`` argument, or
+the project of the client's first workspace root when the client offers
+the roots capability, else of the server's working directory, issue #17),
+calls the same ``core`` function the command of the same name calls, and
+returns the text that command prints. Orders in that text are rendered by ``optmem.protocol`` in
 its ``mcp`` form (``Run: sleep {"block": "0-15", "summary": "<your line>"}``):
 no heredoc and no ``Run: memo`` line reaches a client.
 
@@ -176,25 +177,69 @@ class _Stores:
                 _close(store)
 
 
-def _folder() -> str:
-    """The folder whose repository picks the project: the server's working
-    directory (the client's roots are not asked yet)."""
-    return os.getcwd()
+def _folder(root=None) -> str:
+    """The folder whose repository picks the project: ``root``, the
+    client's first workspace root (``root_folder``), when the client gave
+    one; else the server's working directory (issue #18)."""
+    return root or os.getcwd()
 
 
-def _open_store(arguments=None) -> _Stores:
+def _flag(arguments) -> str | None:
+    """The CLI's scope flag for a call's ``scope`` argument: None (not
+    given), ``""`` (``"global"``, the CLI's ``--global``) or a name."""
+    chosen = (arguments or {}).get("scope")
+    return None if chosen is None else ("" if chosen == "global" else chosen)
+
+
+def wants_folder(arguments=None) -> bool:
+    """Whether the project of a call with these arguments depends on the
+    folder (``scope.needs_cwd``): no ``scope`` given and project memories
+    exist. Only then does the server ask the client for its roots. Never
+    raises (a bad ``scope`` is the call's own error)."""
+    try:
+        return scope.needs_cwd(_flag(arguments if isinstance(arguments, dict) else None))
+    except Exception:
+        return False
+
+
+def root_folder(uris) -> str | None:
+    """The folder of the first usable workspace root, or None.
+
+    ``uris`` are the client's roots in its order (strings, ``file://``
+    URIs per the MCP roots capability). A root is usable when it is a
+    ``file:`` URI on this machine (no host, or ``localhost``) whose
+    percent-decoded path (``urllib.request.url2pathname``) is an absolute,
+    existing directory; any other (another scheme, a file, a missing path,
+    a path that does not decode) is skipped. Returns that path as the OS
+    spells it.
+    """
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+    for uri in uris:
+        try:
+            parts = urlsplit(str(uri))
+            if parts.scheme.lower() != "file" or parts.netloc.lower() not in ("", "localhost"):
+                continue
+            path = url2pathname(parts.path)
+            if os.path.isabs(path) and os.path.isdir(path):
+                return path
+        except (ValueError, OSError):
+            continue
+    return None
+
+
+def _open_store(arguments=None, root=None) -> _Stores:
     """The stores of a call, resolved as the CLI resolves them
     (``scope.resolve``): ``arguments["scope"]`` is ``"global"`` (the CLI's
     ``--global``) or a project name (``--project NAME``); absent, the
-    project of ``_folder()``'s repository, if any. Without a
+    project of ``_folder(root)``'s repository, if any. Without a
     ``$MEMORY_DIR/projects/`` folder this is the store ``MEMORY_DIR`` names
     and no git call is made. Raises ``NoStore`` (``No memory at <path>``, or
     an unknown project, naming the existing ones) or ``BadInput`` (a name
     that is no valid project name); creates nothing."""
     from .store import Store
     chosen = (arguments or {}).get("scope")
-    flag = None if chosen is None else ("" if chosen == "global" else chosen)
-    sc = scope.resolve(flag, cwd=_folder())
+    sc = scope.resolve(_flag(arguments), cwd=_folder(root))
     g = Store.open(sc.root)
     try:
         p = Store.open(sc.project_root) if sc.project else None
@@ -410,13 +455,15 @@ def _has_surrogate(text: str) -> bool:
         return True
 
 
-def call_tool(name: str, arguments) -> tuple:
+def call_tool(name: str, arguments, root: str | None = None) -> tuple:
     """Run one tool call; return ``(text, is_error)``.
 
     ``text`` is what ``memo <name>`` prints for the same arguments (orders in
     the ``mcp`` form); ``is_error`` is True where the CLI reports an error
     (exit 1 or 2: a refused argument, text the write guard refuses, no
-    store), with the CLI's one line as ``text``. Never raises for a bad call;
+    store), with the CLI's one line as ``text``. ``root``: the client's
+    workspace folder (``root_folder``), where the project is looked up
+    instead of the server's working directory. Never raises for a bad call;
     a refused credential is never echoed back (the guard's messages do not
     quote it). Calls are serialised within this process.
     """
@@ -424,7 +471,7 @@ def call_tool(name: str, arguments) -> tuple:
         store = None
         try:
             args = _check(name, arguments)
-            store = _open_store(args)
+            store = _open_store(args, root)
             out = _CALLS[name](store, args)
             text, is_error = out if isinstance(out, tuple) else (out, False)
         except Exception as err:  # every failure is an error result, never a crash
@@ -445,15 +492,15 @@ def _close(store) -> None:
         print(f"memo: {line}", file=sys.stderr)
 
 
-def wake_document() -> tuple:
+def wake_document(root: str | None = None) -> tuple:
     """The ``memo://wake`` resource: ``(text, is_error)``, the whole wake
     document at one snapshot (every part, as successive ``wake`` calls
     print them), or the refusal and compression when one is pending, or
-    the error line."""
+    the error line. ``root`` as for ``call_tool``."""
     with _lock, protocol.orders_in(protocol.MCP_FORM):
         store = None
         try:
-            store = _open_store()
+            store = _open_store(None, root)
             from . import scoped as two
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
@@ -520,6 +567,69 @@ class _Lines:
         return json.dumps(_clean(message), ensure_ascii=False) + "\n"
 
 
+#: How long a tool call waits for the client's answer to ``roots/list``
+#: before it goes on with the server's working directory (seconds).
+ROOTS_TIMEOUT = 5.0
+
+
+class _Roots:
+    """The client's workspace folder (the MCP roots capability), asked once
+    and kept until the client says its roots changed.
+
+    ``folder(session)`` returns ``root_folder`` of the client's roots, or
+    None (use the server's working directory) when the client declared no
+    ``roots`` capability at initialize, gives no usable root, answers with
+    an error or a malformed result, or does not answer within ``timeout``
+    seconds: a tool call never waits longer than that. Any of these answers
+    is kept until ``changed()`` (``notifications/roots/list_changed``);
+    asks are serialised, so concurrent calls make one request.
+    ``session``: the SDK's ``ServerSession`` of the call.
+    """
+
+    def __init__(self, timeout: float = ROOTS_TIMEOUT):
+        import anyio
+        self.timeout = timeout
+        self.known = False
+        self.answer = None
+        self.generation = 0
+        self.asking = anyio.Lock()
+
+    def changed(self) -> None:
+        """Forget the kept answer: the next call asks again."""
+        self.generation += 1
+        self.known, self.answer = False, None
+
+    async def folder(self, session) -> str | None:
+        caps = getattr(session, "client_capabilities", None)
+        if caps is None or getattr(caps, "roots", None) is None:
+            return None
+        async with self.asking:
+            if self.known:
+                return self.answer
+            generation = self.generation
+            answer = await self._ask(session)
+            if generation == self.generation:  # no change arrived meanwhile
+                self.known, self.answer = True, answer
+            return answer
+
+    async def _ask(self, session) -> str | None:
+        import warnings
+
+        import anyio
+        from mcp.shared.exceptions import MCPDeprecationWarning
+        try:
+            with anyio.fail_after(self.timeout):
+                with warnings.catch_warnings():
+                    # roots is deprecated as of the 2026-07-28 protocol, and still
+                    # what clients send today; the warning is raised at the call
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    pending = session.list_roots()
+                result = await pending
+            return root_folder(root.uri for root in result.roots)
+        except Exception:  # an error, a malformed answer, no answer in time
+            return None
+
+
 def build_server(held: dict | None = None):
     """The SDK server object with the tools and the resource (imports the
     SDK: call only after ``sdk_problem()`` returned ``""``). ``held``: the
@@ -535,13 +645,19 @@ def build_server(held: dict | None = None):
         return types.ListToolsResult(tools=tools)
 
     held_params = {} if held is None else held
+    roots = _Roots()
+
+    async def on_roots_list_changed(ctx, params):
+        roots.changed()
 
     async def on_call_tool(ctx, params):
         arguments = params.arguments
         sent = held_params.pop(ctx.request_id, None)
         if isinstance(sent, dict) and isinstance(sent.get("arguments"), dict):
             arguments = sent["arguments"]  # the text exactly as sent
-        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name, arguments)
+        root = await roots.folder(ctx.session) if wants_folder(arguments) else None
+        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name, arguments,
+                                                        root)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=is_error)
 
@@ -555,13 +671,19 @@ def build_server(held: dict | None = None):
         if str(params.uri) != WAKE_URI:
             text, _ = f"memo: no resource {params.uri}; the one resource is {WAKE_URI}", True
         else:
-            text, _ = await anyio.to_thread.run_sync(wake_document)
+            root = await roots.folder(ctx.session) if wants_folder() else None
+            text, _ = await anyio.to_thread.run_sync(wake_document, root)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=params.uri, mime_type="text/plain", text=text)])
 
-    return Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=on_call_tool,
-                  on_list_resources=list_resources, on_read_resource=read_resource)
+    import warnings
+    from mcp.shared.exceptions import MCPDeprecationWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)  # roots: see _Roots._ask
+        return Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+                      on_list_tools=list_tools, on_call_tool=on_call_tool,
+                      on_list_resources=list_resources, on_read_resource=read_resource,
+                      on_roots_list_changed=on_roots_list_changed)
 
 
 def main() -> int:
@@ -572,8 +694,6 @@ def main() -> int:
         print(problem, file=sys.stderr)
         return 1
     import logging
-    import warnings
-    warnings.simplefilter("ignore")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     import anyio
     from mcp.server.stdio import stdio_server
