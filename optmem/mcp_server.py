@@ -389,17 +389,18 @@ def _one_store(st, command: str, block: str):
     store), the refusal naming both calls."""
     from . import scoped as two
     if st.p is not None and not st.explicit:
-        raise two.refuse_guess(command, block.strip(), st.sc)
+        raise two.refuse_guess(command, block, st.sc)
     return st.p or st.g
 
 
 def _zoom(st, args) -> str:
-    return "\n".join(core.zoom(_one_store(st, "zoom", args["block"]), args["block"]))
+    store = _one_store(st, "zoom", core.block_arg(args["block"], allow_memory=True))
+    return "\n".join(core.zoom(store, args["block"]))
 
 
 def _forget(st, args) -> str:
     from .blocks import block_name
-    gone = core.forget(_one_store(st, "forget", args["block"]), args["block"])
+    gone = core.forget(_one_store(st, "forget", core.block_arg(args["block"])), args["block"])
     return protocol.forgot(gone, block_name(*core.parse_block(args["block"])))
 
 
@@ -422,11 +423,18 @@ _CALLS = {
 }
 
 
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _error_line(err: BaseException) -> str:
-    """One line for a failed call (the CLI's stderr line, ``memo: ...``)."""
+    """The text of a failed call, as the CLI prints it on stderr: one line
+    ``memo: ...``, then the error's ``orders`` (``MemoError.orders``), one
+    per line."""
     if isinstance(err, MemoError):
-        what = str(err)
-    elif isinstance(err, OSError):
+        return "\n".join(["memo: " + _one_line(str(err))]
+                         + [_one_line(order) for order in err.orders])
+    if isinstance(err, OSError):
         where = err.filename or os.environ.get("MEMORY_DIR", "")
         what = (f"{where}: {err.strerror or err}; nothing was half-written. Run: memo "
                 f"check")
@@ -435,7 +443,7 @@ def _error_line(err: BaseException) -> str:
     else:
         what = (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
                 f"Run: memo check, and please report this")
-    return "memo: " + what.replace("\r", "\\r").replace("\n", "\\n")
+    return "memo: " + _one_line(what)
 
 
 def _wire_text(text: str) -> str:

@@ -186,6 +186,15 @@ def mcp_orders(text: str) -> str:
     return _SHELL_ORDER.sub(lambda m: run(m.group(1), MCP_FORM), text)
 
 
+def one_of(commands: list, person: bool = False, form: str | None = None) -> list:
+    """Orders of which the reader runs one, as lines, one order per line:
+    each ``run(command, form)`` (``Run: memo ...``, or ``Run: <tool>
+    {...}`` in the ``mcp`` form), or ``person_can_run`` when ``person``.
+    Never joined on one line, so a reader anchored per line (``^Run: memo
+    .*$``, ``^Run: (\\w+) (\\{.*\\})$``) parses each as printed."""
+    return [person_can_run(c) if person else run(c, form) for c in commands]
+
+
 def person_can_run(command: str) -> str:
     """A step only a person may take; no ``Run:`` matcher picks it up."""
     return f"A person can run: {command}"
