@@ -541,8 +541,97 @@ def _clean(value):
     return value
 
 
+#: JSON-RPC 2.0's error codes for a line that is no message.
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+def _valid_id(value) -> bool:
+    """An MCP request id: a string or an integer (never null, a boolean
+    or a fraction; MCP "Requests")."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _envelope_problem(message) -> str | None:
+    """Why the parsed JSON ``message`` is no JSON-RPC 2.0 message MCP
+    accepts (one short sentence), or None. A request has a string
+    ``method``, a valid id and object ``params`` if any; a notification
+    the same without ``id``; a response an id and exactly one of
+    ``result``/``error``. Batches (arrays) are not part of MCP."""
+    if isinstance(message, list):
+        return "a batch (JSON array) is not accepted; send one message per line"
+    if not isinstance(message, dict):
+        return "a message is a JSON object"
+    if message.get("jsonrpc") != "2.0":
+        return 'a message carries "jsonrpc": "2.0"'
+    if "id" in message and not _valid_id(message["id"]):
+        return "an id is a string or an integer"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "a method is a string"
+        if message.get("params") is not None and not isinstance(message["params"], dict):
+            return "params is a JSON object"
+        if "result" in message or "error" in message:
+            return "a request has no result or error"
+        return None
+    if "id" not in message or ("result" in message) == ("error" in message):
+        return "a message has a method (a request or notification) or an id with a " \
+               "result or an error (a response)"
+    return None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def screen(line: str, held: dict | None = None):
+    """One line from the client, checked before the SDK reads it.
+
+    Returns ``(line, None)`` to pass on (a lone surrogate escape replaced,
+    see ``_Lines``), or ``(None, error)`` when the line gets a JSON-RPC
+    error reply instead: ``error`` is ``{"id", "code", "message", "data"}``
+    with ``PARSE_ERROR`` (-32700, id null) for a line that is not JSON, and
+    ``INVALID_REQUEST`` (-32600, the message's id when it has a valid one,
+    else null) for JSON that is no JSON-RPC message (JSON-RPC 2.0 "Error
+    object"; MCP: an id is never null). ``data`` says why, in one line
+    that never quotes the line. A blank line is ``(None, None)``: no
+    message, no reply. ``held``: the parameters as sent of a request whose
+    text was cleaned, by id.
+    """
+    if not line.strip():
+        return None, None
+    try:
+        message = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as err:
+        why = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        return None, {"id": None, "code": PARSE_ERROR, "message": "Parse error",
+                      "data": f"memo: the line is not JSON ({why[:200]}); send one JSON-RPC "
+                              f"message per line"}
+    problem = _envelope_problem(message)
+    if problem is None:
+        import mcp_types as types
+        try:
+            types.jsonrpc_message_adapter.validate_python(_clean(message), by_name=False)
+        except Exception:
+            problem = "the message does not match the JSON-RPC schema of MCP"
+    if problem is not None:
+        ident = message.get("id") if isinstance(message, dict) else None
+        return None, {"id": ident if _valid_id(ident) else None, "code": INVALID_REQUEST,
+                      "message": "Invalid Request", "data": f"memo: {problem}"}
+    if _Lines.ESCAPE.search(line) and _has_surrogate(json.dumps(message, ensure_ascii=False)):
+        if "id" in message and held is not None:
+            held[message["id"]] = message.get("params")
+        return json.dumps(_clean(message), ensure_ascii=False) + "\n", None
+    return line, None
+
+
 class _Lines:
-    """The client's lines, for the SDK's reader.
+    """The client's lines, for the SDK's reader, each screened first
+    (``screen``).
+
+    A line that is not a JSON-RPC message gets its error reply here,
+    written through the SDK's write stream (``attach``), and the SDK never
+    sees it: the SDK drops such a line unanswered, where JSON-RPC asks for
+    a reply. A blank line is skipped.
 
     JSON allows a lone surrogate escape (``"\\ud800"``), which no UTF-8 text
     holds; the SDK's strict parser drops such a request unanswered. Such a
@@ -551,28 +640,41 @@ class _Lines:
     the text exactly and refuses it as ``memo note`` does (an error result).
     """
 
-    _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+    ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
     def __init__(self, lines, held: dict):
+        import anyio
         self.lines, self.held = lines, held
+        self.replies, self.ready = None, anyio.Event()
+
+    def attach(self, write_stream) -> None:
+        """Where error replies go: the SDK's stream of outgoing messages."""
+        self.replies = write_stream
+        self.ready.set()
 
     def __aiter__(self):
         return self
 
     async def __anext__(self) -> str:
-        line = await self.lines.__anext__()
-        if not self._ESCAPE.search(line):
-            return line
+        while True:
+            line = await self.lines.__anext__()
+            passed, error = screen(line, self.held)
+            if passed is not None:
+                return passed
+            if error is not None:
+                await self._reply(error)
+
+    async def _reply(self, error: dict) -> None:
+        import anyio
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+        await self.ready.wait()
+        reply = types.JSONRPCError(jsonrpc="2.0", id=error["id"], error=types.ErrorData(
+            code=error["code"], message=error["message"], data=error["data"]))
         try:
-            message = json.loads(line)
-        except ValueError:
-            return line
-        if not isinstance(message, dict) or not _has_surrogate(json.dumps(
-                message, ensure_ascii=False)):
-            return line
-        if "id" in message:
-            self.held[message["id"]] = message.get("params")
-        return json.dumps(_clean(message), ensure_ascii=False) + "\n"
+            await self.replies.send(SessionMessage(reply))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the server is closing; nothing more goes out
 
 
 #: How long a tool call waits for the client's answer to ``roots/list``
@@ -715,6 +817,7 @@ def main() -> int:
         text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
         lines = _Lines(anyio.wrap_file(text).__aiter__(), held)
         async with stdio_server(stdin=lines) as (read, write):
+            lines.attach(write)
             await server.run(read, write, server.create_initialization_options())
 
     try:
