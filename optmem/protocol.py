@@ -318,10 +318,13 @@ def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
 
 def scope_receipt(project: str | None) -> str:
     """The second line of a note's receipt once projects exist (issue #17):
-    where the memory went."""
+    where the memory went. In the ``mcp`` form the hint is the tool call
+    (``note {"text": "<text>", "scope": "global"}``), not a command."""
     if project:
+        how = (tool_call("memo note --global", "<text>") if orders_form() == MCP_FORM
+               else "memo note --global <text>")
         return (f"Scope: project {project} (a fact true in any repository goes to the "
-                f"global memory: memo note --global <text>).")
+                f"global memory: {how}).")
     return "Scope: global memory."
 
 

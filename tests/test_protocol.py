@@ -453,3 +453,12 @@ def test_one_of_gives_each_order_its_own_line(form, pattern):
     assert not any("\n" in line for line in lines)
     people = protocol.one_of(["memo redact --global 0 --yes"], person=True, form=form)
     assert people == ["A person can run: memo redact --global 0 --yes"]
+
+
+def test_the_scope_receipt_names_the_global_note_in_the_form_in_force():
+    shell = protocol.scope_receipt("widget")
+    assert shell.endswith("global memory: memo note --global <text>).")
+    with protocol.orders_in(protocol.MCP_FORM):
+        mcp = protocol.scope_receipt("widget")
+    assert mcp.endswith('global memory: note {"text": "<text>", "scope": "global"}).'), mcp
+    assert "memo note" not in mcp
