@@ -375,3 +375,46 @@ def test_a_redact_without_yes_prints_the_persons_step(memo, inited):
     assert result.exit_code == 1
     assert result.stderr.rstrip("\n").endswith("A person can run: memo redact 5 --yes")
     assert "human" not in result.stderr
+
+
+# -- 6. a damaged summary never locks wake, and its repair is handed over -------
+
+def _forty(memo, inited, tmp_path):
+    write_import(tmp_path / "many.txt", [f"2024-01-01 entry {k}" for k in range(40)])
+    ok(memo("import", tmp_path / "many.txt"))
+    answer_all(memo)
+
+
+def _spoil(path: Path, k: int = 0) -> None:
+    data = bytearray(path.read_bytes())
+    data[k * 288 + 5] = 0x01  # a control byte: memo never writes one
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("args", [("wake",), ("wake", "--max-bytes", "3000")], ids=" ".join)
+def test_a_damaged_summary_in_the_document_is_shown_and_its_forget_handed_over(
+        memo, inited, tmp_path, args):
+    _forty(memo, inited, tmp_path)
+    set_config(inited, WAKE_LINES=3)
+    _spoil(inited / "TREE" / "32")
+    out = ok(memo(*args))  # was: exit 1 with the error alone
+    assert "#0-31 2024-01-01 [damaged summary" in out and "#36-39 " in out
+    assert f"\n{AWAKE}\n\nThe summary of #0-31 is damaged" in out
+    assert last_line(out) == "Run: memo forget 0-31"
+    ok(memo("forget", "0-31"))
+    answer_all(memo)
+    assert ok(memo("check")).endswith("The store is whole.\n")
+    assert "[damaged" not in ok(memo("wake"))
+
+
+def test_a_damaged_half_is_not_handed_over_its_forget_is(memo, inited, tmp_path):
+    _forty(memo, inited, tmp_path)
+    ok(memo("forget", "0-31"))
+    _spoil(inited / "TREE" / "16")
+    for env in ({}, {"MEMO_HANDOVER": "batch"}):
+        out = ok(memo_env(memo, env, "sleep"))
+        assert out.startswith("Compression of #0-31 waits: the summary of its half #0-15")
+        assert "Compress memories" not in out and last_line(out) == "Run: memo forget 0-15"
+    ok(memo("forget", "0-15"))
+    answer_all(memo)
+    assert ok(memo("check")).endswith("The store is whole.\n")
