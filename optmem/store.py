@@ -576,16 +576,45 @@ class Store:
 
     def _last_non_nul_record(self, n: int) -> int:
         """Index of the last record before ``n`` that is not all NUL bytes
-        (-1 if none); reads backwards in large chunks."""
-        step = 4096
-        while n > 0:
-            lo = max(0, n - step)
-            data = self.read_log(lo * LOG_RECORD, (n - lo) * LOG_RECORD)
-            end = len(data.rstrip(b"\x00"))
-            if end:
-                return lo + (end - 1) // LOG_RECORD
-            n = lo
+        (-1 if none); reads backwards in large chunks, only where the file
+        holds data: the holes of a sparse file (``SEEK_HOLE``/``SEEK_DATA``,
+        where the system has them) read as NUL bytes and are skipped unread,
+        since a crash can leave gigabytes allocated."""
+        step = 4096 * LOG_RECORD
+        for start, end in reversed(self._data_stretches(n * LOG_RECORD)):
+            hi = end
+            while hi > start:
+                lo = max(start, hi - step)
+                data = self.read_log(lo, hi - lo)
+                stripped = len(data.rstrip(b"\x00"))
+                if stripped:
+                    return (lo + stripped - 1) // LOG_RECORD
+                hi = lo
         return -1
+
+    def _data_stretches(self, limit: int) -> list:
+        """``[(start, end), ...]``: the byte ranges of the log before
+        ``limit`` that may hold data, in order; the rest is holes (NUL).
+        ``[(0, limit)]`` when the system cannot tell holes from data or the
+        file has too many stretches to list."""
+        seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+        if seek_data is None or seek_hole is None or limit <= 0:
+            return [(0, max(0, limit))]
+        fd = self._fd()
+        out, pos = [], 0
+        try:
+            while pos < limit and len(out) < 4096:
+                try:
+                    start = os.lseek(fd, pos, seek_data)
+                except OSError:  # ENXIO: no data after pos
+                    return out
+                if start >= limit:
+                    return out
+                pos = os.lseek(fd, start, seek_hole)
+                out.append((start, min(pos, limit)))
+            return out if pos >= limit else [(0, limit)]
+        except OSError:
+            return [(0, limit)]
 
     def read_log(self, offset: int, length: int) -> bytes:
         """Raw bytes of ``LOG.txt`` (for streaming readers such as recall)."""
@@ -846,11 +875,14 @@ class Store:
     def _cut_torn_log_tail(self) -> None:
         size = self.log_size()
         whole = size - size % LOG_RECORD
-        tail = self.read_log(whole, LOG_RECORD) if size != whole else b""
-        # Trailing records of NUL bytes: space a crash allocated, never data.
-        if not tail.strip(b"\x00") and whole:
-            whole = (self._last_non_nul_record(whole // LOG_RECORD) + 1) * LOG_RECORD
-        if size == whole:
+        # Trailing records of NUL bytes: space a crash allocated, never data
+        # (readers never count them). They go before and after a torn tail:
+        # the next append must land right after the last memory, at the id
+        # it is written with.
+        keep = whole
+        if whole and self.read_log(whole - LOG_RECORD, 1) == b"\x00":
+            keep = (self._last_non_nul_record(whole // LOG_RECORD) + 1) * LOG_RECORD
+        if size == keep:
             return
         tail = self.read_log(whole, size - whole)
         if tail.strip(b"\x00") and not self.tail_is_torn():
@@ -871,7 +903,7 @@ class Store:
             self.notices.append(
                 f"{self.log_path} ended with {len(tail)} bytes of an unfinished record "
                 f"(offset {whole}); they were cut off and kept in {self.recovered_path}")
-        self._truncate(self.log_path, whole)
+        self._truncate(self.log_path, keep)
 
     @staticmethod
     def _truncate(path: str, size: int) -> None:

@@ -418,3 +418,58 @@ def test_a_damaged_half_is_not_handed_over_its_forget_is(memo, inited, tmp_path)
     ok(memo("forget", "0-15"))
     answer_all(memo)
     assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+# -- 6. hostile stores and inputs ------------------------------------------------
+
+@pytest.mark.parametrize("torn", [b"", b"#9 torn"], ids=["NUL records", "NULs then torn"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["written", "sparse"])
+def test_a_note_after_a_crash_allocated_tail_gets_the_next_id(memo, inited, torn, sparse):
+    """A crash can leave NUL records (written, or a sparse file's hole) and
+    then a torn record: the next note cut only the torn bytes and landed
+    after the NULs, at a position its id did not match (``Saved as #N`` with
+    N millions too high, and every NUL record a damaged memory)."""
+    notes(memo, 3)
+    path = inited / "LOG.txt"
+    with open(path, "r+b") as f:
+        if sparse:
+            f.truncate(3 * LOG + (64 << 20))
+            f.seek(0, 2)
+        else:
+            f.seek(0, 2)
+            f.write(b"\0" * 3 * LOG)
+        f.write(torn)
+    assert ok(memo("wake")).count("\n#") == 3
+    out = ok_noted(memo("note", "after the crash"))
+    assert out.startswith("Saved as #3.")
+    data = path.read_bytes()
+    assert len(data) == 4 * LOG and data[3 * LOG:].startswith(b"#3 ")
+    if torn:
+        assert torn in (inited / "recovered.txt").read_bytes()
+    assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+def ok_noted(result) -> str:
+    """stdout of a command that succeeded, whatever notice it gave on stderr."""
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return result.stdout
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo"])
+def test_importing_a_device_or_a_pipe_is_refused_without_reading_it(memo, inited, tmp_path,
+                                                                     source):
+    """``memo import /dev/zero`` counted the lines of an endless file before
+    its first check, and never ended."""
+    import os
+    if source == "fifo":
+        source = str(tmp_path / "fifo")
+        os.mkfifo(source)  # nobody writes: a read would block for ever
+    result = memo("import", source)
+    assert result.exit_code == 1 and "is not a regular file" in result.stderr
+
+
+def test_a_path_outside_the_store_is_not_a_store_problem(memo, inited, tmp_path):
+    result = memo("export", str(tmp_path / "no" / "such" / "dir" / "x.txt"))
+    assert result.exit_code == 1
+    assert "No such file or directory" in result.stderr and "memo check" not in result.stderr
