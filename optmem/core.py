@@ -786,13 +786,14 @@ def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> Recall
 
 # -- zoom, stats, config -----------------------------------------------------
 
-def block_line(store: Store, lo: int, hi: int, T: int) -> str:
+def block_line(store: Store, lo: int, hi: int, T: int, damaged: list | None = None) -> str:
     """One block as wake would show it; an unbuilt summary says so and gives
-    the order that builds it."""
+    the order that builds it; a damaged one is ``shown_summary``'s line
+    (named in ``damaged`` when given)."""
     if hi - lo == 1:
         return memory_line(shown(store, lo, lo + 1)[0])
     try:
-        return summary_line(store, lo, hi)
+        return shown_summary(store, lo, hi, damaged)
     except NotBuilt:
         return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised yet)"
 
@@ -830,12 +831,15 @@ def zoom(store: Store, arg: str) -> list:
         return [memory_line(shown(store, lo, lo + 1)[0])]
     out = [] if hi <= T else [f"Block {name} reaches past the newest memory "
                               f"(#{T - 1}); its parts so far:"]
+    damaged = []
     for a, b in blocks.halves(lo, hi):
         if a >= T:
             continue
         for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
-            out.append(block_line(store, c, d, T))
-    if any(line.endswith("(not summarised yet)") for line in out):
+            out.append(block_line(store, c, d, T, damaged))
+    if damaged:  # the repair first: a sleep could not build on it
+        out += summary_repair(store, damaged).split("\n")
+    elif any(line.endswith("(not summarised yet)") for line in out):
         out.append("Run: memo sleep")
     return out
 
