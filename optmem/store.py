@@ -47,6 +47,10 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
+#: Added to every open that writes a file of the store other than the log:
+#: a link there (to the log, or anywhere) is refused (ELOOP), never written
+#: through.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 #: The order that restores records whose head alone is damaged (``restorable``).
@@ -707,10 +711,16 @@ class Store:
         return os.path.join(self.tree_path, str(size))
 
     def level_len(self, size: int) -> int:
-        """How many whole summaries level ``size`` holds (0 when absent)."""
+        """How many whole summaries level ``size`` holds (0 when absent).
+
+        Raises ``Damaged`` (naming the person's ``mv``) when ``TREE/`` or the
+        level is not a plain regular file of its own: a symbolic link, or a
+        hard link to the log, would let a summary's append or a ``forget``'s
+        cut write into another file (the log itself), so memo never writes
+        through one."""
         path = self.level_path(size)
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except FileNotFoundError:
             return 0
         except NotADirectoryError:
@@ -722,9 +732,21 @@ class Store:
                           f"summaries once it is moved out of the store. "
                           f"{self.move_aside(path)}") from None
         if not stat_mod.S_ISREG(st.st_mode):
-            raise Damaged(f"{path} is not a regular file; memo sleep rebuilds its summaries once "
-                          f"it is moved out of the store. {self.move_aside(path)}")
+            what = "a link" if stat_mod.S_ISLNK(st.st_mode) else "not a regular file"
+            raise Damaged(f"{path} is {what}; memo never writes through it, and memo sleep "
+                          f"rebuilds its summaries once it is moved out of the store. "
+                          f"{self.move_aside(path)}")
+        if st.st_nlink > 1 and (st.st_dev, st.st_ino) == self._log_identity():
+            raise Damaged(f"{path} is the log itself under a second name (a hard link); memo "
+                          f"never writes a summary into the log, and memo sleep rebuilds the "
+                          f"level once this name is moved out of the store. "
+                          f"{self.move_aside(path)}")
         return st.st_size // TREE_RECORD
+
+    def _log_identity(self) -> tuple:
+        """``(st_dev, st_ino)`` of the open log."""
+        st = os.fstat(self._fd())
+        return st.st_dev, st.st_ino
 
     def built(self, T: int) -> dict:
         """``{size: records}`` for every level with a complete block at ``T``.
@@ -851,7 +873,7 @@ class Store:
         """Record in ``.append.kept`` that the append from ``before`` (bytes)
         was kept because another tool wrote from ``foreign`` on."""
         path = os.path.join(self.root, KEPT_NAME)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
         try:
             _write_all(fd, f"{before} {foreign}\n".encode())
             os.fsync(fd)
@@ -894,7 +916,8 @@ class Store:
         if text:
             # Most likely an append that crashed before it was acknowledged,
             # but it may be the start of a memory cut short: keep a copy.
-            fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW,
+                     0o600)
             try:
                 _write_all(fd, text + b"\n")
                 os.fsync(fd)
@@ -992,7 +1015,7 @@ class Store:
                            for k in range(0, len(batch), LOG_RECORD))
         data = f"v2 {before} {after} {start}\n{digests}\n".encode()
         tmp = self.journal_path + ".tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
         try:
             _write_all(fd, data)
             os.fsync(fd)
@@ -1005,7 +1028,7 @@ class Store:
         path = self.level_path(size)
         n = self.level_len(size)
         try:
-            actual = os.stat(path).st_size
+            actual = os.lstat(path).st_size
         except FileNotFoundError:
             return 0
         if actual != n * TREE_RECORD:
@@ -1025,7 +1048,7 @@ class Store:
             raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
                           f"{blocks.block_name(lo, hi)} cannot be record {lo // size}. Run: memo check")
         path = self.level_path(size)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
         try:
             _write_all(fd, encode_summary(text))
             os.fsync(fd)
@@ -1043,8 +1066,9 @@ class Store:
         """Cut ``TREE/<size>`` back to ``keep`` records; return how many went.
         Call under the lock."""
         path = self.level_path(size)
+        self.level_len(size)  # never a link: the cut must not reach another file
         try:
-            actual = os.stat(path).st_size
+            actual = os.lstat(path).st_size
         except FileNotFoundError:
             return 0
         have = actual // TREE_RECORD
@@ -1060,7 +1084,8 @@ class Store:
         was written. ``memo check --repair`` only; call under the lock."""
         if self.read_log(i * LOG_RECORD, LOG_RECORD) != was or len(record) != LOG_RECORD:
             return False
-        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW,
+                     0o600)
         try:
             _write_all(fd, b"record #%d before memo check --repair: " % i
                        + was.rstrip(b" \n") + b"\n")
