@@ -60,7 +60,7 @@ import signal
 import sys
 import unicodedata
 
-from . import fastcount
+from . import fastcount, nfcspell
 from .errors import BadInput
 from .textform import nfc
 from .store import LOG_RECORD, displayable
@@ -284,10 +284,12 @@ def _re2_needle(literal: str) -> str:
     return "".join(out)
 
 
-def _re2_syntax(needle: str) -> str:
-    """An RE2 pattern (Latin-1 mode: it reads bytes) that matches, among
-    others, the UTF-8 bytes of every line text Python's ``re`` (IGNORECASE)
-    matches with the literal ``needle``.
+def _re2_syntax(needle: str) -> tuple:
+    """``(syntax, complete)``: an RE2 pattern (Latin-1 mode: it reads bytes)
+    that matches, among others, the UTF-8 bytes of every line text Python's
+    ``re`` (IGNORECASE) matches with the literal ``needle``; ``complete`` is
+    True when it also matches every raw text whose NFC form holds such a
+    match (then a record it does not find cannot match, even unnormalised).
 
     ASCII letters go in ``(?i:...)`` (which in Latin-1 mode folds at least
     the two ASCII cases), plus the UTF-8 of their ``ASCII_FOLDS``; other
@@ -295,12 +297,17 @@ def _re2_syntax(needle: str) -> str:
     a space also as a newline (``line_of`` reads a stray newline as a
     space); a non-ASCII character as the UTF-8 of each member of its exact
     ``case_class``. A hit starts inside the record whose line matched, as
-    needles hold neither ``\\n`` nor U+FFFD (``_pieces``).
+    needles hold neither ``\\n`` nor U+FFFD (``_pieces``). For NFC, each
+    member the NFC of a line can hold also matches the raw spellings
+    ``nfcspell.spellings`` gives (``K`` as U+212A, ``ü`` as ``u`` followed
+    by non-ASCII bytes, ``İ`` as ``I`` followed by them); ``complete`` is
+    False if a member has none (a mark, a jamo).
     """
     def esc(data):
         return "".join(f"\\x{b:02x}" for b in data)
 
     out, run = [], []
+    complete = True
 
     def flush():
         if run:
@@ -308,22 +315,38 @@ def _re2_syntax(needle: str) -> str:
             run.clear()
 
     for ch in needle:
-        if ch.isascii() and ch.isalpha() and ch.lower() not in ASCII_FOLDS:
+        if ch.isascii() and ch.isalpha():
+            members = "".join(dict.fromkeys(ch + ch.swapcase() + ASCII_FOLDS.get(ch.lower(), "")))
+        else:
+            members = case_class(ch) or ch
+        whole, heads = [], []
+        for member in members:
+            if unicodedata.is_normalized("NFC", member):
+                spelled = nfcspell.spellings(member)
+                if spelled is None:
+                    complete = False
+                    continue
+                whole.extend(w for w in spelled[0] if w not in members and w not in whole)
+                heads.extend(h for h in spelled[1] if h not in heads)
+        more = "".join("|" + esc(w.encode("utf-8")) for w in whole)
+        if heads:
+            more += "|(?:" + "|".join(esc(h.encode("utf-8")) for h in heads) + ")[\\x80-\\xff]+"
+        if ch.isascii() and ch.isalpha() and ch.lower() not in ASCII_FOLDS and not more:
             run.append(ch)
             continue
         flush()
         if ch == " ":
-            out.append("[\\x20\\x0a]")
+            alt = "[\\x20\\x0a]"
         elif ch.isascii() and ch.isalpha():
-            folds = "|".join(esc(x.encode("utf-8")) for x in ASCII_FOLDS[ch.lower()])
-            out.append(f"(?:(?i:{ch})|{folds})")
+            folds = "|".join(esc(x.encode("utf-8")) for x in ASCII_FOLDS.get(ch.lower(), ""))
+            alt = f"(?i:{ch})" + (f"|{folds}" if folds else "")
         elif ch.isascii():
-            out.append(ch if ch.isalnum() else esc(ch.encode()))
+            alt = ch if ch.isalnum() else esc(ch.encode())
         else:
-            members = case_class(ch) or ch
-            out.append("(?:" + "|".join(esc(x.encode("utf-8")) for x in members) + ")")
+            alt = "|".join(esc(x.encode("utf-8")) for x in members)
+        out.append("(?:" + alt + more + ")" if more or "|" in alt else alt)
     flush()
-    return "".join(out)
+    return "".join(out), complete
 
 
 def _re2_module():
@@ -346,7 +369,11 @@ class _Re2Prefilter:
         options.case_sensitive = True
         options.log_errors = False
         options.never_capture = True
-        syntax = "|".join(_re2_syntax(n) for n in needles)
+        parts = [_re2_syntax(n) for n in needles]
+        syntax = "|".join(p for p, _ in parts)
+        #: True when a record this prefilter does not name cannot match,
+        #: whether or not its line is in NFC (``_re2_syntax``)
+        self.complete = all(c for _, c in parts)
         compiled = re2.compile(syntax.encode("ascii"), options)
         self.match = None
         try:  # the binding's own call: the wrapper costs ~10 us a hit
@@ -531,13 +558,18 @@ def _matches(data, n: int, search, prefilter, precheck):
     return found
 
 
-def _exact(data, n: int, search, prefilter, precheck) -> list:
+def _exact(data, n: int, search, prefilter, precheck, probe: bool = True) -> list:
     """The lines (``line_of``, as stored) of the ``n`` records in ``data``
     whose NFC form ``search`` matches, oldest first: recall's definition,
-    record by record. A chunk holding a character that NFC might change
+    record by record. When the prefilter is ``complete`` and names few
+    records (``_named``; tried when ``probe``), only those are normalised
+    and matched. Otherwise a chunk holding a character that NFC might change
     (``fastcount.nfc_inert``) has its lines normalised; the lines NFC
     changes are matched whatever the byte prefilter says, the others only
     when it names them (their bytes are what is matched)."""
+    rows = _named(prefilter, data, n, FEW_CANDIDATES) if probe else None
+    if rows is not None:
+        return [line for line, form in _named_lines(data, rows, precheck) if search(form)]
     rest = fastcount.residue(data)
     if fastcount.nfc_inert(rest):
         return _matches(data, n, search, prefilter, precheck)
@@ -564,28 +596,32 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
     return found
 
 
-FEW_CANDIDATES = 64  #: candidate records of a chunk that ``_few`` matches one by one
+FEW_CANDIDATES = 256  #: candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test
+DENSE_SKIP = 8  #: chunks counted without trying ``_named`` after a chunk that had too many candidates
 
 
-def _few(data, n: int, search, prefilter, precheck, stable: bool):
-    """The number of matching records of the chunk when RE2's byte
-    prefilter names at most ``FEW_CANDIDATES`` of them (rare and absent
-    words, dates: one RE2 pass instead of ``fastcount``'s few), else None.
-    Only for a chunk that is its own NFC, where the prefilter never misses
-    a matching record. ``stable``: ``fastcount.nfc_stable`` of the chunk."""
-    if not isinstance(prefilter, _Re2Prefilter):
+def _named(prefilter, data, n: int, most: int):
+    """The records (indexes, ascending) RE2's byte prefilter names in the
+    chunk when it is ``complete`` (it names every record whose NFC line can
+    match, ``_re2_syntax``) and names at most ``most`` of them; else None.
+    Rare and absent words and dates take this path: one RE2 pass, no
+    chunk-wide NFC test (``fastcount.residue``, ``nfc_inert``)."""
+    if not getattr(prefilter, "complete", False):
         return None
-    if not stable:
-        return None
-    rows = list(itertools.islice(prefilter.candidates(data, n), FEW_CANDIDATES + 1))
-    if len(rows) > FEW_CANDIDATES:
-        return None
-    count = 0
+    rows = list(itertools.islice(prefilter.candidates(data, n), most + 1))
+    return rows if len(rows) <= most else None
+
+
+def _named_lines(data, rows, precheck):
+    """``(line, nfc_line)`` for the records ``rows`` of the chunk, oldest
+    first, leaving out a record whose bytes are ASCII (so its line is its
+    own NFC) and fail ``precheck``."""
     for r in rows:
         record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
-        if (precheck is None or precheck(record)) and search(line_of(record)):
-            count += 1
-    return count
+        if precheck is not None and record.isascii() and not precheck(record):
+            continue
+        line = line_of(record)
+        yield line, nfc(line)
 
 
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
@@ -618,6 +654,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     step = max(1, CHUNK_RECORDS)
     kept, kept_bytes, total, full = [], 0, 0, False
     counter, planned = None, False
+    dense = 0  # chunks left to count without trying ``_named`` first
     try:
         with _Alarm() as alarm:
             for hi in range(T, 0, -step):
@@ -631,16 +668,28 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 if full:
                     if not planned:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                    count = None
+                    if dense:
+                        dense -= 1
+                    else:
+                        alarm.arm()
+                        rows = _named(prefilter, data, n, FEW_CANDIDATES)
+                        count = None if rows is None else \
+                            sum(1 for _, form in _named_lines(data, rows, precheck) if search(form))
+                        alarm.disarm()
+                        if count is not None:
+                            total += count
+                            continue
+                        # Too many candidates: the word is frequent here.
+                        # Count the next chunks without asking RE2 first.
+                        dense = DENSE_SKIP
                     residue = fastcount.residue(data)  # one C pass, shared
                     stable = fastcount.nfc_stable(data, n, residue)
-                    alarm.arm()
-                    count = _few(data, n, search, prefilter, precheck, stable)
-                    alarm.disarm()
-                    if count is None and counter is not None:
+                    if counter is not None:
                         count = counter.count(data, n, residue, stable)
                     if count is None:
                         alarm.arm()
-                        count = len(_exact(data, n, search, prefilter, precheck))
+                        count = len(_exact(data, n, search, prefilter, precheck, probe=False))
                         alarm.disarm()
                     total += count
                     continue

@@ -275,7 +275,7 @@ def test_re2_needle_matches_every_spelling_re_accepts(text):
     re2 = search._re2_module()
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
-    rx = re2.compile(search._re2_syntax(text).encode("ascii"), options)
+    rx = re2.compile(search._re2_syntax(text)[0].encode("ascii"), options)
     spellings = [""]
     for ch in text:
         spellings = [s + x for s in spellings for x in search.case_class(ch)][:200]
