@@ -69,6 +69,7 @@ CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
 SIGNALS = signal  #: where the CPU-time alarm is set (a module like ``signal``; tests put a fake clock here)
 USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
+MAX_CHOICES = 3  #: required options ``_Re2Prefilter.settle`` may choose among
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
 
 #: Non-ASCII characters that Python's ``re`` (IGNORECASE, Unicode) matches
@@ -76,6 +77,10 @@ MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a 
 #: ``fastcount`` needs this exact (``case_class``); ``tests/test_search.py``
 #: checks it against every code point.
 ASCII_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+#: ASCII characters with one spelling under IGNORECASE (their cases aside):
+#: an RE2 needle starting with a run of them can be skipped to fast.
+_PLAIN = "".join(chr(c) for c in range(33, 127)
+                 if chr(c).lower() not in ASCII_FOLDS and chr(c) not in ";`K")
 
 
 class _Slow(Exception):
@@ -262,9 +267,11 @@ def _find_needle(literal: str) -> str:
 def _re2_needle(literal: str) -> str:
     """What the RE2 search looks for to find ``literal`` ('' if nothing).
 
-    A stretch of ASCII of 3 characters or more needs no Unicode table;
-    otherwise the longest piece, cut before its ``MAX_NEEDLE_CLASSES + 1``-th
-    distinct non-ASCII character.
+    A stretch of ASCII of 3 characters or more needs no Unicode table (of
+    its tails of 3 or more, the longest that starts with 2 ``_PLAIN``
+    characters, if one does: ``tanbul`` for ``istanbul``); otherwise the
+    longest piece, cut before its ``MAX_NEEDLE_CLASSES + 1``-th distinct
+    non-ASCII character.
     """
     pieces = _pieces(literal)
     if not pieces:
@@ -273,6 +280,15 @@ def _re2_needle(literal: str) -> str:
     longest = max(pieces, key=len)
     ascii_best = max(runs, key=len) if runs else ""
     if len(ascii_best) >= 3 or len(ascii_best) == len(longest):
+        # RE2 skips ahead fast to a hit only when the needle starts with one
+        # spelling it can look for (``(?i:ta)nbul``); a letter with
+        # non-ASCII spellings first (``i``: also ``İ``, ``ı``) makes it try
+        # every byte (3x slower here). Any part of a literal is a valid needle.
+        def plain_run(text):
+            return len(text) - len(text.lstrip(_PLAIN))
+        if len(ascii_best) > 3:
+            ascii_best = max((ascii_best[k:] for k in range(len(ascii_best) - 2)),
+                             key=lambda t: (min(plain_run(t), 2), len(t)))
         return ascii_best
     seen, out = set(), []
     for ch in longest:
@@ -361,34 +377,73 @@ def _re2_module():
 
 
 class _Re2Prefilter:
-    """Candidate records from an RE2 search of the raw chunk bytes."""
+    """Candidate records from an RE2 search of the raw chunk bytes.
 
-    def __init__(self, re2, needles):
+    ``choices``: the needles of each required option usable here (a line
+    that matches holds a spelling of one needle of every option), best
+    first. Any one of them gives a correct prefilter; ``settle`` keeps the
+    one that names the fewest records of a sample chunk (for
+    ``deploy.*failed``, ``failed`` when it is the rarer word)."""
+
+    def __init__(self, re2, choices):
+        self.choices = []
+        for needles in choices:
+            parts = [_re2_syntax(n) for n in needles]
+            try:
+                match = self._compile(re2, "|".join(p for p, _ in parts))
+            except Exception:  # noqa: BLE001 - RE2 refused it: try the next option
+                continue
+            self.choices.append((match, all(c for _, c in parts)))
+        if not self.choices:
+            raise ValueError("no option compiles")
+        self._pick(0)
+
+    def _pick(self, k: int) -> None:
+        #: ``match(buf, pos, end)``: where the first hit in ``buf[pos:end]`` starts, or -1
+        self.match = self.choices[k][0]
+        #: True when a record this prefilter does not name cannot match,
+        #: whether or not its line is in NFC (``_re2_syntax``)
+        self.complete = self.choices[k][1]
+
+    @staticmethod
+    def _compile(re2, syntax: str):
+        """A function ``(buf, pos, end) -> start of the first match or -1``."""
         options = re2.Options()
         options.encoding = re2.Options.Encoding.LATIN1
         options.case_sensitive = True
         options.log_errors = False
         options.never_capture = True
-        parts = [_re2_syntax(n) for n in needles]
-        syntax = "|".join(p for p, _ in parts)
-        #: True when a record this prefilter does not name cannot match,
-        #: whether or not its line is in NFC (``_re2_syntax``)
-        self.complete = all(c for _, c in parts)
         compiled = re2.compile(syntax.encode("ascii"), options)
-        self.match = None
         try:  # the binding's own call: the wrapper costs ~10 us a hit
             match, anchor = compiled._regexp.Match, re2._Anchor.UNANCHORED
             if match(anchor, b"", 0, 0)[0] is not None:
-                self.match = lambda buf, pos, end: match(anchor, buf, pos, end)[0][0]
+                return lambda buf, pos, end: match(anchor, buf, pos, end)[0][0]
         except Exception:  # noqa: BLE001 - another version of the binding
             pass
-        if self.match is None:
-            search = compiled.search
+        search = compiled.search
 
-            def first(buf, pos, end):
-                m = search(buf, pos, end)
-                return -1 if m is None else m.start()
-            self.match = first
+        def first(buf, pos, end):
+            m = search(buf, pos, end)
+            return -1 if m is None else m.start()
+        return first
+
+    def settle(self, buf, n: int) -> None:
+        """Keep the option that names the fewest of the ``n`` records of
+        ``buf`` (a complete one before an incomplete one on a tie). Each
+        option is counted only up to the best count so far, so this costs
+        about one pass of the best option per option."""
+        if len(self.choices) < 2:
+            return
+        best, best_key = 0, None
+        for k in range(len(self.choices)):
+            self._pick(k)
+            most = None if best_key is None else best_key[0]
+            hits = sum(1 for _ in itertools.islice(self.candidates(buf, n),
+                                                   None if most is None else most + 1))
+            key = (hits, not self.complete)
+            if best_key is None or key < best_key:
+                best, best_key = k, key
+        self._pick(best)
 
     def candidates(self, buf, n: int):
         """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
@@ -472,10 +527,14 @@ def _plan(pattern: str) -> tuple:
     if re2 is not None:
         chosen, needles = _best(options, _re2_needle)
         if needles:
+            others = [_best([o], _re2_needle)[1] for k, o in enumerate(options) if k != chosen]
+            others = [o for o in others if o and min(map(len, o)) >= 3][:MAX_CHOICES - 1]
             try:
-                prefilter = _Re2Prefilter(re2, needles)
+                prefilter = _Re2Prefilter(re2, [needles] + others)
             except Exception:  # noqa: BLE001 - RE2 refused it: search without RE2
                 prefilter = None
+            if prefilter is not None and len(prefilter.choices) > 1:
+                chosen = None  # ``settle`` picks one: the precheck tests them all
     if prefilter is None:
         chosen, needles = _best(options, _find_needle)
         if not needles:
@@ -596,7 +655,7 @@ def _exact(data, n: int, search, prefilter, precheck, probe: bool = True) -> lis
     return found
 
 
-FEW_CANDIDATES = 256  #: candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test
+FEW_CANDIDATES = 512  #: candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test
 DENSE_SKIP = 8  #: chunks counted without trying ``_named`` after a chunk that had too many candidates
 
 
@@ -662,6 +721,8 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
                 n = min(hi - lo, len(data) // LOG_RECORD)
                 data = data[:n * LOG_RECORD]
+                if hi == T and hasattr(prefilter, "settle"):
+                    prefilter.settle(data, n)  # the newest chunk as the sample
                 # The alarm runs only while Python's re matches lines: not
                 # while a chunk is read (a busy disk must not refuse a
                 # pattern) nor while fastcount counts (linear byte patterns).
