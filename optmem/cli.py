@@ -19,13 +19,23 @@ from . import __version__, core, protocol
 from .errors import BadInput, MemoError
 
 
+def _one_line(text: str) -> str:
+    """``text`` as one line, whatever a path or an argument inside it holds."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class MemoFailure(click.ClickException):
-    """A one-line failure: ``memo: <message>`` on stderr, exit 1."""
+    """A failure: ``memo: <message>`` on stderr as one line, exit 1; then
+    ``orders`` (``MemoError.orders``), each on its own line."""
+
+    def __init__(self, message: str, orders=()):
+        super().__init__(message)
+        self.orders = tuple(orders)
 
     def show(self, file=None):
-        # One line, whatever a path or an argument inside it holds.
-        line = self.format_message().replace("\r", "\\r").replace("\n", "\\n")
-        click.echo(f"memo: {line}", err=True)
+        click.echo(f"memo: {_one_line(self.format_message())}", err=True)
+        for order in self.orders:
+            click.echo(_one_line(order), err=True)
 
 
 def _oserror_line(err: OSError) -> str:
@@ -201,7 +211,7 @@ class MemoGroup(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except MemoError as err:
-            raise MemoFailure(str(err)) from None
+            raise MemoFailure(str(err), err.orders) from None
         except BrokenPipeError:
             raise PipeClosed() from None
         except OSError as err:
@@ -840,7 +850,7 @@ def _recall_both(sc, gstore, pstore, pattern, as_json):
         click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
 
 
-def _one_store(command: str, arg: str, person: bool = False):
+def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
     """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
     project active and no flag, refused with both runnable forms (ids
     restart at #0 in every store)."""
@@ -848,7 +858,7 @@ def _one_store(command: str, arg: str, person: bool = False):
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and not explicit:
         from . import scoped as two
-        raise two.refuse_guess(command, arg, sc, person)
+        raise two.refuse_guess(command, arg, sc, person, rest)
     return _store(sc.project_root if sc.project else sc.root)
 
 
@@ -857,7 +867,7 @@ def _one_store(command: str, arg: str, person: bool = False):
 @scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    store = _one_store("forget", block.strip())
+    store = _one_store("forget", core.block_arg(block))
     gone = core.forget(store, block)
     from .blocks import block_name
     click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
@@ -954,7 +964,7 @@ def export(file):
 @scoped
 def zoom(block):
     """Open one line of wake: LO-HI's two halves (summaries, or raw memories)."""
-    store = _one_store("zoom", block.strip())
+    store = _one_store("zoom", core.block_arg(block, allow_memory=True))
     for line in core.zoom(store, block):
         click.echo(line)
 
@@ -1064,7 +1074,7 @@ def redact(memory_id, yes):
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
     i = core.parse_count(memory_id.lstrip("#"), "ID")
-    store = _one_store("redact", f"{i} --yes", person=True)
+    store = _one_store("redact", str(i), person=True, rest=" --yes")
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good and is for humans only "
                        f"(an agent must never run it); a human confirms it with --yes")

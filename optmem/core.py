@@ -62,6 +62,14 @@ def fold(text: str) -> str:
     return text.rstrip(" .,;:!?…")
 
 
+def block_arg(arg: str, allow_memory: bool = False) -> str:
+    """``arg`` checked by ``parse_block`` and written back as its inclusive
+    name (``"#0-1 "`` -> ``"0-1"``, a memory ``"7"``), for an order that
+    repeats it: it runs as printed (a shell reads ``#`` as a comment).
+    Raises ``BadInput`` as ``parse_block`` does."""
+    return blocks.block_name(*parse_block(arg, allow_memory))
+
+
 def parse_block(arg: str, allow_memory: bool = False) -> tuple:
     """Parse an inclusive block id ``"lo-hi"`` into half-open ``(lo, hi+1)``.
 

@@ -7,7 +7,18 @@ run next; a filesystem problem names the path.
 
 
 class MemoError(Exception):
-    """Base class: ``str(err)`` is the one line a user sees."""
+    """Base class: ``str(err)`` is the one line a user sees (what is wrong).
+
+    ``orders`` (keyword only; default none) are the lines that follow it
+    when there is more than one thing to run next, each one order as
+    printed (``Run: ...`` or ``A person can run: ...``, rendered by
+    ``optmem.protocol.one_of``): a front end prints each on its own line,
+    never joined to the message.
+    """
+
+    def __init__(self, *args, orders=()):
+        super().__init__(*args)
+        self.orders = tuple(orders)
 
 
 class NoStore(MemoError):

@@ -2,10 +2,11 @@
 
 A second thin front end beside ``cli.py`` (STYLE.md "Where new capabilities
 go"): each tool call opens the store(s) ``optmem.scope.resolve`` picks
-(``MEMORY_DIR`` from the server's environment; the ``scope`` argument or
-the project of the server's working directory, issue #17), calls the same ``core``
-function the command of the same name calls, and returns the text that
-command prints. Orders in that text are rendered by ``optmem.protocol`` in
+(``MEMORY_DIR`` from the server's environment; the ``scope`` argument, or
+the project of the client's first workspace root when the client offers
+the roots capability, else of the server's working directory, issue #17),
+calls the same ``core`` function the command of the same name calls, and
+returns the text that command prints. Orders in that text are rendered by ``optmem.protocol`` in
 its ``mcp`` form (``Run: sleep {"block": "0-15", "summary": "<your line>"}``):
 no heredoc and no ``Run: memo`` line reaches a client.
 
@@ -176,25 +177,69 @@ class _Stores:
                 _close(store)
 
 
-def _folder() -> str:
-    """The folder whose repository picks the project: the server's working
-    directory (the client's roots are not asked yet)."""
-    return os.getcwd()
+def _folder(root=None) -> str:
+    """The folder whose repository picks the project: ``root``, the
+    client's first workspace root (``root_folder``), when the client gave
+    one; else the server's working directory (issue #18)."""
+    return root or os.getcwd()
 
 
-def _open_store(arguments=None) -> _Stores:
+def _flag(arguments) -> str | None:
+    """The CLI's scope flag for a call's ``scope`` argument: None (not
+    given), ``""`` (``"global"``, the CLI's ``--global``) or a name."""
+    chosen = (arguments or {}).get("scope")
+    return None if chosen is None else ("" if chosen == "global" else chosen)
+
+
+def wants_folder(arguments=None) -> bool:
+    """Whether the project of a call with these arguments depends on the
+    folder (``scope.needs_cwd``): no ``scope`` given and project memories
+    exist. Only then does the server ask the client for its roots. Never
+    raises (a bad ``scope`` is the call's own error)."""
+    try:
+        return scope.needs_cwd(_flag(arguments if isinstance(arguments, dict) else None))
+    except Exception:
+        return False
+
+
+def root_folder(uris) -> str | None:
+    """The folder of the first usable workspace root, or None.
+
+    ``uris`` are the client's roots in its order (strings, ``file://``
+    URIs per the MCP roots capability). A root is usable when it is a
+    ``file:`` URI on this machine (no host, or ``localhost``) whose
+    percent-decoded path (``urllib.request.url2pathname``) is an absolute,
+    existing directory; any other (another scheme, a file, a missing path,
+    a path that does not decode) is skipped. Returns that path as the OS
+    spells it.
+    """
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+    for uri in uris:
+        try:
+            parts = urlsplit(str(uri))
+            if parts.scheme.lower() != "file" or parts.netloc.lower() not in ("", "localhost"):
+                continue
+            path = url2pathname(parts.path)
+            if os.path.isabs(path) and os.path.isdir(path):
+                return path
+        except (ValueError, OSError):
+            continue
+    return None
+
+
+def _open_store(arguments=None, root=None) -> _Stores:
     """The stores of a call, resolved as the CLI resolves them
     (``scope.resolve``): ``arguments["scope"]`` is ``"global"`` (the CLI's
     ``--global``) or a project name (``--project NAME``); absent, the
-    project of ``_folder()``'s repository, if any. Without a
+    project of ``_folder(root)``'s repository, if any. Without a
     ``$MEMORY_DIR/projects/`` folder this is the store ``MEMORY_DIR`` names
     and no git call is made. Raises ``NoStore`` (``No memory at <path>``, or
     an unknown project, naming the existing ones) or ``BadInput`` (a name
     that is no valid project name); creates nothing."""
     from .store import Store
     chosen = (arguments or {}).get("scope")
-    flag = None if chosen is None else ("" if chosen == "global" else chosen)
-    sc = scope.resolve(flag, cwd=_folder())
+    sc = scope.resolve(_flag(arguments), cwd=_folder(root))
     g = Store.open(sc.root)
     try:
         p = Store.open(sc.project_root) if sc.project else None
@@ -344,17 +389,18 @@ def _one_store(st, command: str, block: str):
     store), the refusal naming both calls."""
     from . import scoped as two
     if st.p is not None and not st.explicit:
-        raise two.refuse_guess(command, block.strip(), st.sc)
+        raise two.refuse_guess(command, block, st.sc)
     return st.p or st.g
 
 
 def _zoom(st, args) -> str:
-    return "\n".join(core.zoom(_one_store(st, "zoom", args["block"]), args["block"]))
+    store = _one_store(st, "zoom", core.block_arg(args["block"], allow_memory=True))
+    return "\n".join(core.zoom(store, args["block"]))
 
 
 def _forget(st, args) -> str:
     from .blocks import block_name
-    gone = core.forget(_one_store(st, "forget", args["block"]), args["block"])
+    gone = core.forget(_one_store(st, "forget", core.block_arg(args["block"])), args["block"])
     return protocol.forgot(gone, block_name(*core.parse_block(args["block"])))
 
 
@@ -377,11 +423,18 @@ _CALLS = {
 }
 
 
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _error_line(err: BaseException) -> str:
-    """One line for a failed call (the CLI's stderr line, ``memo: ...``)."""
+    """The text of a failed call, as the CLI prints it on stderr: one line
+    ``memo: ...``, then the error's ``orders`` (``MemoError.orders``), one
+    per line."""
     if isinstance(err, MemoError):
-        what = str(err)
-    elif isinstance(err, OSError):
+        return "\n".join(["memo: " + _one_line(str(err))]
+                         + [_one_line(order) for order in err.orders])
+    if isinstance(err, OSError):
         where = err.filename or os.environ.get("MEMORY_DIR", "")
         what = (f"{where}: {err.strerror or err}; nothing was half-written. Run: memo "
                 f"check")
@@ -390,7 +443,7 @@ def _error_line(err: BaseException) -> str:
     else:
         what = (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
                 f"Run: memo check, and please report this")
-    return "memo: " + what.replace("\r", "\\r").replace("\n", "\\n")
+    return "memo: " + _one_line(what)
 
 
 def _wire_text(text: str) -> str:
@@ -410,13 +463,15 @@ def _has_surrogate(text: str) -> bool:
         return True
 
 
-def call_tool(name: str, arguments) -> tuple:
+def call_tool(name: str, arguments, root: str | None = None) -> tuple:
     """Run one tool call; return ``(text, is_error)``.
 
     ``text`` is what ``memo <name>`` prints for the same arguments (orders in
     the ``mcp`` form); ``is_error`` is True where the CLI reports an error
     (exit 1 or 2: a refused argument, text the write guard refuses, no
-    store), with the CLI's one line as ``text``. Never raises for a bad call;
+    store), with the CLI's one line as ``text``. ``root``: the client's
+    workspace folder (``root_folder``), where the project is looked up
+    instead of the server's working directory. Never raises for a bad call;
     a refused credential is never echoed back (the guard's messages do not
     quote it). Calls are serialised within this process.
     """
@@ -424,7 +479,7 @@ def call_tool(name: str, arguments) -> tuple:
         store = None
         try:
             args = _check(name, arguments)
-            store = _open_store(args)
+            store = _open_store(args, root)
             out = _CALLS[name](store, args)
             text, is_error = out if isinstance(out, tuple) else (out, False)
         except Exception as err:  # every failure is an error result, never a crash
@@ -445,15 +500,15 @@ def _close(store) -> None:
         print(f"memo: {line}", file=sys.stderr)
 
 
-def wake_document() -> tuple:
+def wake_document(root: str | None = None) -> tuple:
     """The ``memo://wake`` resource: ``(text, is_error)``, the whole wake
     document at one snapshot (every part, as successive ``wake`` calls
     print them), or the refusal and compression when one is pending, or
-    the error line."""
+    the error line. ``root`` as for ``call_tool``."""
     with _lock, protocol.orders_in(protocol.MCP_FORM):
         store = None
         try:
-            store = _open_store()
+            store = _open_store(None, root)
             from . import scoped as two
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
@@ -486,8 +541,97 @@ def _clean(value):
     return value
 
 
+#: JSON-RPC 2.0's error codes for a line that is no message.
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+
+def _valid_id(value) -> bool:
+    """An MCP request id: a string or an integer (never null, a boolean
+    or a fraction; MCP "Requests")."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _envelope_problem(message) -> str | None:
+    """Why the parsed JSON ``message`` is no JSON-RPC 2.0 message MCP
+    accepts (one short sentence), or None. A request has a string
+    ``method``, a valid id and object ``params`` if any; a notification
+    the same without ``id``; a response an id and exactly one of
+    ``result``/``error``. Batches (arrays) are not part of MCP."""
+    if isinstance(message, list):
+        return "a batch (JSON array) is not accepted; send one message per line"
+    if not isinstance(message, dict):
+        return "a message is a JSON object"
+    if message.get("jsonrpc") != "2.0":
+        return 'a message carries "jsonrpc": "2.0"'
+    if "id" in message and not _valid_id(message["id"]):
+        return "an id is a string or an integer"
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "a method is a string"
+        if message.get("params") is not None and not isinstance(message["params"], dict):
+            return "params is a JSON object"
+        if "result" in message or "error" in message:
+            return "a request has no result or error"
+        return None
+    if "id" not in message or ("result" in message) == ("error" in message):
+        return "a message has a method (a request or notification) or an id with a " \
+               "result or an error (a response)"
+    return None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def screen(line: str, held: dict | None = None):
+    """One line from the client, checked before the SDK reads it.
+
+    Returns ``(line, None)`` to pass on (a lone surrogate escape replaced,
+    see ``_Lines``), or ``(None, error)`` when the line gets a JSON-RPC
+    error reply instead: ``error`` is ``{"id", "code", "message", "data"}``
+    with ``PARSE_ERROR`` (-32700, id null) for a line that is not JSON, and
+    ``INVALID_REQUEST`` (-32600, the message's id when it has a valid one,
+    else null) for JSON that is no JSON-RPC message (JSON-RPC 2.0 "Error
+    object"; MCP: an id is never null). ``data`` says why, in one line
+    that never quotes the line. A blank line is ``(None, None)``: no
+    message, no reply. ``held``: the parameters as sent of a request whose
+    text was cleaned, by id.
+    """
+    if not line.strip():
+        return None, None
+    try:
+        message = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as err:
+        why = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        return None, {"id": None, "code": PARSE_ERROR, "message": "Parse error",
+                      "data": f"memo: the line is not JSON ({why[:200]}); send one JSON-RPC "
+                              f"message per line"}
+    problem = _envelope_problem(message)
+    if problem is None:
+        import mcp_types as types
+        try:
+            types.jsonrpc_message_adapter.validate_python(_clean(message), by_name=False)
+        except Exception:
+            problem = "the message does not match the JSON-RPC schema of MCP"
+    if problem is not None:
+        ident = message.get("id") if isinstance(message, dict) else None
+        return None, {"id": ident if _valid_id(ident) else None, "code": INVALID_REQUEST,
+                      "message": "Invalid Request", "data": f"memo: {problem}"}
+    if _Lines.ESCAPE.search(line) and _has_surrogate(json.dumps(message, ensure_ascii=False)):
+        if "id" in message and held is not None:
+            held[message["id"]] = message.get("params")
+        return json.dumps(_clean(message), ensure_ascii=False) + "\n", None
+    return line, None
+
+
 class _Lines:
-    """The client's lines, for the SDK's reader.
+    """The client's lines, for the SDK's reader, each screened first
+    (``screen``).
+
+    A line that is not a JSON-RPC message gets its error reply here,
+    written through the SDK's write stream (``attach``), and the SDK never
+    sees it: the SDK drops such a line unanswered, where JSON-RPC asks for
+    a reply. A blank line is skipped.
 
     JSON allows a lone surrogate escape (``"\\ud800"``), which no UTF-8 text
     holds; the SDK's strict parser drops such a request unanswered. Such a
@@ -496,28 +640,104 @@ class _Lines:
     the text exactly and refuses it as ``memo note`` does (an error result).
     """
 
-    _ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+    ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
     def __init__(self, lines, held: dict):
+        import anyio
         self.lines, self.held = lines, held
+        self.replies, self.ready = None, anyio.Event()
+
+    def attach(self, write_stream) -> None:
+        """Where error replies go: the SDK's stream of outgoing messages."""
+        self.replies = write_stream
+        self.ready.set()
 
     def __aiter__(self):
         return self
 
     async def __anext__(self) -> str:
-        line = await self.lines.__anext__()
-        if not self._ESCAPE.search(line):
-            return line
+        while True:
+            line = await self.lines.__anext__()
+            passed, error = screen(line, self.held)
+            if passed is not None:
+                return passed
+            if error is not None:
+                await self._reply(error)
+
+    async def _reply(self, error: dict) -> None:
+        import anyio
+        import mcp_types as types
+        from mcp.shared.message import SessionMessage
+        await self.ready.wait()
+        reply = types.JSONRPCError(jsonrpc="2.0", id=error["id"], error=types.ErrorData(
+            code=error["code"], message=error["message"], data=error["data"]))
         try:
-            message = json.loads(line)
-        except ValueError:
-            return line
-        if not isinstance(message, dict) or not _has_surrogate(json.dumps(
-                message, ensure_ascii=False)):
-            return line
-        if "id" in message:
-            self.held[message["id"]] = message.get("params")
-        return json.dumps(_clean(message), ensure_ascii=False) + "\n"
+            await self.replies.send(SessionMessage(reply))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the server is closing; nothing more goes out
+
+
+#: How long a tool call waits for the client's answer to ``roots/list``
+#: before it goes on with the server's working directory (seconds).
+ROOTS_TIMEOUT = 5.0
+
+
+class _Roots:
+    """The client's workspace folder (the MCP roots capability), asked once
+    and kept until the client says its roots changed.
+
+    ``folder(session)`` returns ``root_folder`` of the client's roots, or
+    None (use the server's working directory) when the client declared no
+    ``roots`` capability at initialize, gives no usable root, answers with
+    an error or a malformed result, or does not answer within ``timeout``
+    seconds: a tool call never waits longer than that. Any of these answers
+    is kept until ``changed()`` (``notifications/roots/list_changed``);
+    asks are serialised, so concurrent calls make one request.
+    ``session``: the SDK's ``ServerSession`` of the call.
+    """
+
+    def __init__(self, timeout: float = ROOTS_TIMEOUT):
+        import anyio
+        self.timeout = timeout
+        self.known = False
+        self.answer = None
+        self.generation = 0
+        self.asking = anyio.Lock()
+
+    def changed(self) -> None:
+        """Forget the kept answer: the next call asks again."""
+        self.generation += 1
+        self.known, self.answer = False, None
+
+    async def folder(self, session) -> str | None:
+        caps = getattr(session, "client_capabilities", None)
+        if caps is None or getattr(caps, "roots", None) is None:
+            return None
+        async with self.asking:
+            if self.known:
+                return self.answer
+            generation = self.generation
+            answer = await self._ask(session)
+            if generation == self.generation:  # no change arrived meanwhile
+                self.known, self.answer = True, answer
+            return answer
+
+    async def _ask(self, session) -> str | None:
+        import warnings
+
+        import anyio
+        from mcp.shared.exceptions import MCPDeprecationWarning
+        try:
+            with anyio.fail_after(self.timeout):
+                with warnings.catch_warnings():
+                    # roots is deprecated as of the 2026-07-28 protocol, and still
+                    # what clients send today; the warning is raised at the call
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    pending = session.list_roots()
+                result = await pending
+            return root_folder(root.uri for root in result.roots)
+        except Exception:  # an error, a malformed answer, no answer in time
+            return None
 
 
 def build_server(held: dict | None = None):
@@ -535,13 +755,19 @@ def build_server(held: dict | None = None):
         return types.ListToolsResult(tools=tools)
 
     held_params = {} if held is None else held
+    roots = _Roots()
+
+    async def on_roots_list_changed(ctx, params):
+        roots.changed()
 
     async def on_call_tool(ctx, params):
         arguments = params.arguments
         sent = held_params.pop(ctx.request_id, None)
         if isinstance(sent, dict) and isinstance(sent.get("arguments"), dict):
             arguments = sent["arguments"]  # the text exactly as sent
-        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name, arguments)
+        root = await roots.folder(ctx.session) if wants_folder(arguments) else None
+        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name, arguments,
+                                                        root)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=is_error)
 
@@ -555,13 +781,19 @@ def build_server(held: dict | None = None):
         if str(params.uri) != WAKE_URI:
             text, _ = f"memo: no resource {params.uri}; the one resource is {WAKE_URI}", True
         else:
-            text, _ = await anyio.to_thread.run_sync(wake_document)
+            root = await roots.folder(ctx.session) if wants_folder() else None
+            text, _ = await anyio.to_thread.run_sync(wake_document, root)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=params.uri, mime_type="text/plain", text=text)])
 
-    return Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=on_call_tool,
-                  on_list_resources=list_resources, on_read_resource=read_resource)
+    import warnings
+    from mcp.shared.exceptions import MCPDeprecationWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)  # roots: see _Roots._ask
+        return Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
+                      on_list_tools=list_tools, on_call_tool=on_call_tool,
+                      on_list_resources=list_resources, on_read_resource=read_resource,
+                      on_roots_list_changed=on_roots_list_changed)
 
 
 def main() -> int:
@@ -572,8 +804,6 @@ def main() -> int:
         print(problem, file=sys.stderr)
         return 1
     import logging
-    import warnings
-    warnings.simplefilter("ignore")
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     import anyio
     from mcp.server.stdio import stdio_server
@@ -587,6 +817,7 @@ def main() -> int:
         text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
         lines = _Lines(anyio.wrap_file(text).__aiter__(), held)
         async with stdio_server(stdin=lines) as (read, write):
+            lines.attach(write)
             await server.run(read, write, server.create_initialization_options())
 
     try:

@@ -186,6 +186,15 @@ def mcp_orders(text: str) -> str:
     return _SHELL_ORDER.sub(lambda m: run(m.group(1), MCP_FORM), text)
 
 
+def one_of(commands: list, person: bool = False, form: str | None = None) -> list:
+    """Orders of which the reader runs one, as lines, one order per line:
+    each ``run(command, form)`` (``Run: memo ...``, or ``Run: <tool>
+    {...}`` in the ``mcp`` form), or ``person_can_run`` when ``person``.
+    Never joined on one line, so a reader anchored per line (``^Run: memo
+    .*$``, ``^Run: (\\w+) (\\{.*\\})$``) parses each as printed."""
+    return [person_can_run(c) if person else run(c, form) for c in commands]
+
+
 def person_can_run(command: str) -> str:
     """A step only a person may take; no ``Run:`` matcher picks it up."""
     return f"A person can run: {command}"
@@ -309,10 +318,13 @@ def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
 
 def scope_receipt(project: str | None) -> str:
     """The second line of a note's receipt once projects exist (issue #17):
-    where the memory went."""
+    where the memory went. In the ``mcp`` form the hint is the tool call
+    (``note {"text": "<text>", "scope": "global"}``), not a command."""
     if project:
+        how = (tool_call("memo note --global", "<text>") if orders_form() == MCP_FORM
+               else "memo note --global <text>")
         return (f"Scope: project {project} (a fact true in any repository goes to the "
-                f"global memory: memo note --global <text>).")
+                f"global memory: {how}).")
     return "Scope: global memory."
 
 

@@ -93,3 +93,25 @@ def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = 
         root = memory_dir(environ.get("MEMORY_DIR", "")) if environ is not os.environ \
             else memory_dir()
     return projects.resolve(root, flag, environ, cwd)
+
+
+def needs_cwd(flag=None, environ=None, root: str | None = None) -> bool:
+    """Whether ``resolve(flag, cwd, environ, root)`` would look at ``cwd``
+    (ask git which repository it is in): only when no scope is given
+    (``flag`` None, no ``MEMO_PROJECT``) and ``$MEMORY_DIR/projects/``
+    exists, the order ``projects.resolve`` decides in. False when
+    ``MEMORY_DIR`` itself is refused (``resolve`` then raises before any
+    folder matters). The MCP server uses it to ask a client for its
+    workspace roots only when they can change the answer.
+    """
+    from . import projects
+    environ = os.environ if environ is None else environ
+    if flag is not None or environ.get("MEMO_PROJECT") is not None:
+        return False
+    try:
+        if root is None:
+            root = memory_dir(environ.get("MEMORY_DIR", "")) if environ is not os.environ \
+                else memory_dir()
+    except NoStore:
+        return False
+    return os.path.isdir(projects.projects_dir(root))

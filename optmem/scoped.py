@@ -191,11 +191,17 @@ def recall_sections(scope, gstore, pstore, pattern: str, budget: int) -> list:
             (heading_project(scope), core.recall(pstore, pattern, half))]
 
 
-def refuse_guess(command: str, arg: str, scope, person: bool = False) -> BadInput:
+def refuse_guess(command: str, arg: str, scope, person: bool = False,
+                 rest: str = "") -> BadInput:
     """The refusal of ``zoom``/``forget``/``redact`` without a flag while a
     project is active: ids restart at #0 in every store, so both runnable
-    forms are printed."""
-    lead = projects.PERSON if person else "Run:"
+    forms are given, as ``orders`` (one per line, after the one-line
+    message). ``arg`` is printed as given: callers pass a normalised block
+    name or id, never raw input, so each order runs as printed; ``rest``
+    (e.g. ``" --yes"``) ends each order. ``person``: the orders are a
+    person's steps (``redact``)."""
     return BadInput(f"ids restart at #0 in the global and the project memory, so memo does "
-                    f"not guess which one {arg} is in; {lead} memo {command} --global {arg}"
-                    f", or {lead} memo {command} --project {scope.project} {arg}")
+                    f"not guess which one {arg} is in; name the memory with one of:",
+                    orders=protocol.one_of(
+                        [f"memo {command} --global {arg}{rest}",
+                         f"memo {command} --project {scope.project} {arg}{rest}"], person))

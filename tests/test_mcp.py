@@ -392,6 +392,98 @@ def test_stdout_carries_only_json_rpc_and_lone_surrogates_are_errors(inited):
         assert json.loads(line)["jsonrpc"] == "2.0", line
 
 
+#: Lines that are no JSON-RPC message, and the error code each gets (JSON-RPC
+#: 2.0 "Error object"; the id is null unless the line carries a valid one).
+NOT_MESSAGES = [
+    (b"garbage", -32700), (b"[]", -32600), (b"\xff\xfe", -32700), (b'{"x": 1}', -32600),
+    (b"5", -32600), (b'"text"', -32600), (b"{", -32700), (b"[" * 100_000, -32700),
+    (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]', -32600),
+    (b'{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600),
+    (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600),
+    (b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600),
+    (b'{"jsonrpc": "2.0", "method": 5}', -32600),
+    (b'{"jsonrpc": "2.0", "method": "notifications/x", "params": [1]}', -32600),
+    (b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": NaN}}', -32700),
+]
+
+
+def test_lines_that_are_no_message_get_json_rpc_errors_and_the_server_stays_up(inited):
+    """Over a raw pipe: a line that is not JSON gets a parse error (-32700,
+    id null); JSON that is no JSON-RPC message an invalid-request error
+    (-32600, with its id when it has a valid one); a request before
+    ``initialize`` an error reply with its id. The server answers
+    everything after, and stdout holds JSON-RPC only."""
+    env = dict(os.environ, **ENV, MEMORY_DIR=str(inited))
+    proc = subprocess.Popen([sys.executable, "-m", "optmem", "mcp"], cwd=REPO, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    script = [line for line, _ in NOT_MESSAGES] + [b"", b"   ", b'{"id": "no-version", '
+              b'"method": "ping"}', json.dumps({"jsonrpc": "2.0", "id": "early", "method":
+              "tools/call", "params": {"name": "note", "arguments": {"text": "too early"}}}
+              ).encode()]
+    hello = [{"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "after", "method": "tools/call",
+         "params": {"name": "note", "arguments": {"text": "after the noise"}}}]
+    proc.stdin.write(b"\n".join(script + [json.dumps(m).encode() for m in hello]) + b"\n")
+    proc.stdin.flush()
+    replies = []
+    while not replies or replies[-1].get("id") != "after":
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read().decode()
+        replies.append(json.loads(line))
+    proc.stdin.close()
+    replies += [json.loads(line) for line in proc.stdout.read().splitlines()]
+    stderr = proc.stderr.read().decode()
+    assert proc.wait() == 0, stderr
+    assert "Traceback" not in stderr
+    assert all(r["jsonrpc"] == "2.0" for r in replies)
+    by_id = {r["id"]: r for r in replies if r["id"] is not None}
+    nulls = [r["error"]["code"] for r in replies if r["id"] is None]
+    expected = [code for _, code in NOT_MESSAGES]
+    assert sorted(nulls) == sorted(expected), replies  # one reply per line, none for blanks
+    assert all(r["error"]["message"] in ("Parse error", "Invalid Request")
+               for r in replies if r["id"] is None)
+    assert by_id["no-version"]["error"]["code"] == -32600
+    assert "error" in by_id["early"], by_id["early"]  # before initialize: refused, answered
+    assert by_id["init"]["result"]["serverInfo"]["name"] == "memo"
+    assert by_id["after"]["result"]["content"][0]["text"] == "Saved as #0."
+    assert set(by_id) == {"no-version", "early", "init", "after"}
+    # the early call wrote nothing; the one after initialize is #0
+    out = subprocess.run([sys.executable, "-m", "optmem", "recall", "early|noise"],
+                         cwd=REPO, env=env, capture_output=True, text=True).stdout
+    assert "too early" not in out and "after the noise" in out
+
+
+@pytest.mark.parametrize("line, code", NOT_MESSAGES)
+def test_screen_names_the_code_and_never_quotes_the_line(line, code):
+    from optmem.mcp_server import screen
+    passed, error = screen(line.decode("utf-8", "replace"))
+    assert passed is None and error["code"] == code
+    assert error["id"] is None and error["data"].startswith("memo: ")
+    assert len(error["data"]) < 300 and "garbage" not in error["data"]
+
+
+def test_screen_passes_messages_and_keeps_a_valid_id():
+    from optmem.mcp_server import screen
+    for message in ({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                    {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {}},
+                    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                    {"jsonrpc": "2.0", "id": 3, "result": {"roots": []}},
+                    {"jsonrpc": "2.0", "id": 3, "error": {"code": -1, "message": "no"}}):
+        line = json.dumps(message) + "\n"
+        assert screen(line) == (line, None)
+    assert screen("\n") == (None, None)
+    _, error = screen('{"jsonrpc": "1.0", "id": "x", "method": "ping"}')
+    assert error["id"] == "x" and error["code"] == -32600
+    _, error = screen('{"jsonrpc": "2.0", "id": 4, "result": {}, "error": {}}')
+    assert error["id"] == 4 and error["code"] == -32600
+    _, error = screen('{"jsonrpc": "2.0", "id": 5}')
+    assert error["id"] == 5 and error["code"] == -32600
+
+
 def test_a_thousand_calls_keep_memory_flat(inited):
     raw = Raw(inited)
     status = f"/proc/{raw.proc.pid}/status"

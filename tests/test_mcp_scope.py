@@ -150,3 +150,42 @@ def test_a_project_session_through_tool_calls(tmp_path, memory_dir, widget):
     assert "global fact 4" in out and "widget fact" not in out
     out = memo_in(widget, memory_dir, "sleep")
     assert out.strip() == "Nothing left to compress."
+
+
+#: How a client reads an order in an MCP result, one per line.
+TOOL_ORDER = r"^Run: (\w+) (\{.*\})$"
+
+
+@needs_git
+def test_a_refusal_gives_each_tool_call_its_own_line(tmp_path, memory_dir, widget):
+    """``zoom``/``forget`` without ``scope`` while a project is active: the
+    first line says what is wrong, then each order on its own line, matched
+    by ``^Run: (\\w+) (\\{.*\\})$``, and each call, made as printed, works."""
+    import json
+    import re
+
+    async def work(session):
+        for scope in ("global", "widget"):
+            for i in range(2):
+                await call(session, "note", {"text": f"{scope} fact {i}", "scope": scope})
+            text, err = await call(session, "sleep", {"block": "0-1", "summary": "two facts",
+                                                      "scope": scope})
+            assert not err, text
+        seen = []
+        for tool, block in (("zoom", "0-1"), ("zoom", "#0-1"), ("zoom", "1"), ("forget", "0-1")):
+            text, err = await call(session, tool, {"block": block})
+            assert err, text
+            first, *lines = text.split("\n")
+            assert first.startswith("memo: ids restart at #0") and "Run:" not in first, text
+            assert len(lines) == 2, text
+            for line in lines:
+                m = re.match(TOOL_ORDER, line)
+                assert m and m.group(1) == tool, line
+                args = json.loads(m.group(2))
+                done, err = await call(session, m.group(1), args)
+                assert not err, (line, done)
+                seen.append(args["scope"])
+        return seen
+
+    seen = run(session_do(server_in(widget, memory_dir), work))
+    assert seen == ["global", "widget"] * 4

@@ -13,6 +13,7 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from conftest import REPO
 from optmem import blocks, projects, scoped
 from optmem.projects import normalise_remote, slug_problem
 
@@ -380,6 +381,50 @@ def test_seed_form_sleep_goes_to_the_store_that_handed_it_over(world, memo, memo
     r = memo("sleep", "0-1", "-", input="the global summary\n")
     assert (memory_dir / "TREE" / "2").read_bytes().startswith(b"the global summary")
     assert r.stdout == "0-1 saved.\nNothing left to compress.\n"
+
+
+#: How a program reads a shell order, one per line (README "Protocol").
+SHELL_ORDER = re.compile(r"^Run: memo .*$")
+
+
+def test_a_refusal_gives_each_order_its_own_line(world, memo, memory_dir, tmp_path):
+    """``zoom``/``forget`` without a scope while a project is active: the
+    error's first line says what is wrong, then each order on its own line,
+    matched by a reader anchored per line, and each runs as printed (by a
+    shell, in the repository); ``redact``'s are a person's steps."""
+    for where in ("--global", "--project"):
+        flag = [where] if where == "--global" else [where, "widget"]
+        for i in range(2):
+            assert memo("note", *flag, f"fact {where} {i}").exit_code == 0
+        r = memo("sleep", "0-1", *flag, "-", input="two facts\n")
+        assert r.exit_code == 0, r.stderr
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    launcher = bin_dir / "memo"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m optmem "$@"\n')
+    launcher.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+               PYTHONPATH=str(REPO), GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+
+    def sh(line):
+        return subprocess.run(["sh", "-c", line], cwd=world, env=env, capture_output=True,
+                              text=True)
+
+    for command in ("memo zoom 0-1", "memo zoom '#0-1'", "memo zoom 1", "memo forget 0-1"):
+        r = sh(command)
+        assert r.returncode == 1 and r.stdout == "", r
+        first, *orders = r.stderr.splitlines()
+        assert first.startswith("memo: ids restart at #0") and "Run:" not in first, first
+        assert len(orders) == 2 and all(SHELL_ORDER.match(o) for o in orders), orders
+        assert [o.split()[3] for o in orders] == ["--global", "--project"], orders
+        for order in orders:
+            done = sh(order[len("Run: "):])
+            assert done.returncode == 0 and done.stdout, (order, done.stderr)
+    r = sh("memo redact 0")
+    first, *orders = r.stderr.splitlines()
+    assert r.returncode == 1 and "Run:" not in r.stderr, r.stderr
+    assert orders == ["A person can run: memo redact --global 0 --yes",
+                      "A person can run: memo redact --project widget 0 --yes"]
 
 
 def test_recall_zoom_forget_stats_config(world, memo, memory_dir):

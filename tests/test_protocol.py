@@ -441,3 +441,24 @@ def test_mcp_orders_rewrites_shell_orders_in_messages():
                                          '"at": "3"}. Or A person can run: memo check, then')
     assert protocol.mcp_orders("Forgot 2 summaries, from 0-1 up. Run: memo sleep") == \
         "Forgot 2 summaries, from 0-1 up. Run: sleep {}"
+
+
+@pytest.mark.parametrize("form, pattern", [
+    ("heredoc", r"^Run: memo .*$"), ("line", r"^Run: memo .*$"),
+    (protocol.MCP_FORM, r"^Run: (\w+) (\{.*\})$")])
+def test_one_of_gives_each_order_its_own_line(form, pattern):
+    lines = protocol.one_of(["memo zoom --global 0-1", "memo zoom --project widget 0-1"],
+                            form=form)
+    assert len(lines) == 2 and all(re.match(pattern, line) for line in lines), lines
+    assert not any("\n" in line for line in lines)
+    people = protocol.one_of(["memo redact --global 0 --yes"], person=True, form=form)
+    assert people == ["A person can run: memo redact --global 0 --yes"]
+
+
+def test_the_scope_receipt_names_the_global_note_in_the_form_in_force():
+    shell = protocol.scope_receipt("widget")
+    assert shell.endswith("global memory: memo note --global <text>).")
+    with protocol.orders_in(protocol.MCP_FORM):
+        mcp = protocol.scope_receipt("widget")
+    assert mcp.endswith('global memory: note {"text": "<text>", "scope": "global"}).'), mcp
+    assert "memo note" not in mcp
