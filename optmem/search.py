@@ -284,11 +284,12 @@ def _re2_needle(literal: str) -> str:
         # spelling it can look for (``(?i:ta)nbul``); a letter with
         # non-ASCII spellings first (``i``: also ``İ``, ``ı``) makes it try
         # every byte (3x slower here). Any part of a literal is a valid needle.
-        def plain_run(text):
-            return len(text) - len(text.lstrip(_PLAIN))
-        if len(ascii_best) > 3:
-            ascii_best = max((ascii_best[k:] for k in range(len(ascii_best) - 2)),
-                             key=lambda t: (min(plain_run(t), 2), len(t)))
+        def starts_plain(k):  # how many of the 2 characters at k are _PLAIN
+            head = ascii_best[k:k + 2]
+            return len(head) - len(head.lstrip(_PLAIN))
+        if len(ascii_best) > 3:  # a few leading characters at most: linear in the pattern
+            k = max(range(min(len(ascii_best) - 2, 8)), key=lambda k: (starts_plain(k), -k))
+            ascii_best = ascii_best[k:]
         return ascii_best
     seen, out = set(), []
     for ch in longest:
@@ -470,8 +471,12 @@ class _FindPrefilter:
 
     def __init__(self, needles):
         self.needles = [n.lower().encode("ascii") for n in needles]
-        self.folds = _fold_bytes(needles)
+        made, complete = _nfc_bytes("".join(needles))
+        self.folds = list(dict.fromkeys(_fold_bytes(needles) + made))
         self.cased = any(n.upper() != n.lower() for n in needles)
+        #: True when a record this prefilter does not name cannot match,
+        #: whether or not its line is in NFC (``_nfc_bytes``)
+        self.complete = complete
 
     def candidates(self, buf, n: int):
         """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
@@ -493,6 +498,34 @@ class _FindPrefilter:
                     found.add(r)
                     pos = (r + 1) * LOG_RECORD
         return sorted(found)
+
+
+def _nfc_bytes(chars: str) -> tuple:
+    """``(spellings, complete)`` for ASCII ``chars``: UTF-8 strings such
+    that a record whose NFC line holds a character ``re`` (IGNORECASE)
+    matches with one of ``chars``, where its raw bytes (ASCII-lowered) do
+    not, holds one of them: the raw spellings ``nfcspell.spellings`` gives
+    beyond the character itself (U+037E for ``;``, U+212A for ``K``) and
+    the marks a head needs to become it, with the singletons NFC maps to
+    those marks (U+0307 for ``İ`` from ``I``). ``complete`` is False if a
+    character has no spellings there (an unverified Unicode version)."""
+    out, complete = [], True
+    for ch in dict.fromkeys(chars):
+        members = case_class(ch)
+        for member in members:
+            if not unicodedata.is_normalized("NFC", member):
+                continue
+            spelled = nfcspell.spellings(member)
+            if spelled is None:
+                complete = False
+                continue
+            whole, heads = spelled
+            out.extend(w for w in whole if w not in members)
+            if heads:
+                for mark in unicodedata.normalize("NFD", member)[1:]:
+                    out.append(mark)
+                    out.extend(nfcspell.singleton_sources(mark))
+    return [x.encode("utf-8") for x in dict.fromkeys(out)], complete
 
 
 def _fold_bytes(needles) -> list:
