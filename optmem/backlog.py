@@ -22,7 +22,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 
-from . import blocks, core, handover
+from . import blocks, core, handover, protocol
 from .errors import BadInput, MemoError
 
 #: An import of more memories than this asks for ``--yes``. High on purpose
@@ -38,11 +38,14 @@ OUTPUT_LIMIT = 1 << 20
 def count_lines(path: str) -> int:
     """Non-blank lines of ``path`` (a quick count before the checked pass).
 
-    Returns 0 when the file cannot be read (the import itself then names
-    the problem)."""
+    Lines are read at most ``core.IMPORT_LINE_LIMIT`` bytes at a time, so a
+    file of one endless line costs no more memory than that (the import
+    then refuses the line). Returns 0 when the file cannot be read (the
+    import itself then names the problem)."""
     try:
         with open(path, "rb") as f:
-            return sum(1 for line in f if line.strip())
+            return sum(1 for line in iter(lambda: f.readline(core.IMPORT_LINE_LIMIT), b"")
+                       if line.strip())
     except OSError:
         return 0
 
@@ -55,12 +58,15 @@ def check_import_size(path: str, shown_as: str, yes: bool) -> None:
         return
     n = count_lines(path)
     if n > IMPORT_ASK_ABOVE:
+        stdin = shown_as == "-"
+        again = ("with the lines on standard input again, " if stdin else "")
         raise BadInput(
-            f"{'standard input' if shown_as == '-' else shown_as} holds {n:,} lines, more "
+            f"{'standard input' if stdin else shown_as} holds {n:,} lines, more "
             f"than the {IMPORT_ASK_ABOVE:,} memo imports without asking: they would create "
-            f"about {n:,} compressions, each an agent turn, and nothing was imported. "
-            f"A person can run: memo import {shlex.quote(shown_as)} --yes, then pay the "
-            f"compressions with memo sleep --with CMD (see memo sleep --help)")
+            f"about {n:,} compressions, each an agent turn, and nothing was imported. To "
+            f"import them all, {again}a person confirms with --yes, then pays the "
+            f"compressions with memo sleep --with CMD (see memo sleep --help). "
+            f"A person can run: memo import --yes {'-' if stdin else '-- ' + shlex.quote(shown_as)}")
 
 
 def import_warning(count: int, created: int) -> str | None:
@@ -142,13 +148,17 @@ def pay(store, command: str, progress=None) -> Paid:
                       f"{'summary was' if saved == 1 else 'summaries were'} saved this run and "
                       f"{left:,} {'compression is' if left == 1 else 'compressions are'} "
                       f"pending; nothing was lost. An agent can answer them by hand with "
-                      f"memo sleep instead. To go on, fix the command; A person can run: "
+                      f"memo sleep instead. To go on, fix the command. A person can run: "
                       f"{again}")
 
     while True:
         prompt = core.compression(store)
         if prompt == core.NOTHING_LEFT:
             return Paid(runs, saved)
+        if protocol.is_waiting(prompt):  # a damaged record: no command may summarise it
+            raise Stopped(f"stopped: {prompt.splitlines()[0]} {saved:,} "
+                          f"{'summary was' if saved == 1 else 'summaries were'} saved this "
+                          f"run; nothing was lost. {prompt.splitlines()[-1]}")
         T = store.count()
         built = store.built(T)
         block = (next(blocks.pending_by_end(T, built)) if batch

@@ -131,12 +131,13 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         names = sorted(os.listdir(store.tree_path))
     except FileNotFoundError:
         if T >= 2:
-            problems.append(f"{store.tree_path} is missing; create it with: mkdir -m 700 "
-                            f"{store.tree_path}, then Run: memo sleep")
+            problems.append(f"{store.tree_path} is missing; memo sleep makes it again and "
+                            f"rebuilds the summaries. Run: memo sleep")
         return
     except NotADirectoryError:
-        problems.append(f"{store.tree_path} is not a directory; a person can move it away, then "
-                        f"Run: mkdir -m 700 {store.tree_path} and memo sleep")
+        problems.append(f"{store.tree_path} is not a directory; it only holds summaries, which "
+                        f"memo sleep rebuilds once it is moved out of the store. "
+                        f"{store.move_aside(store.tree_path)}")
         return
     lengths = {}
     for name in names:
@@ -146,16 +147,17 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
             continue  # a conflict copy: replicas.findings names it
         if size < 2 or not blocks.is_power_of_two(size):
             problems.append(f"{path} is not a level file memo knows (names are 2, 4, 8, ...); "
-                            f"move it out of TREE/")
+                            f"a person moves it out of the store. {store.move_aside(path)}")
             continue
         try:
             st = os.stat(path)
         except OSError as err:
-            problems.append(f"{path} cannot be read ({err.strerror}); a person can move it away, "
-                            f"then Run: memo sleep")
+            problems.append(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
+                            f"summaries once it is moved out of the store. {store.move_aside(path)}")
             continue
         if not stat_mod.S_ISREG(st.st_mode):
-            problems.append(f"{path} is not a regular file; a person can move it away, then Run: memo sleep")
+            problems.append(f"{path} is not a regular file; memo sleep rebuilds its summaries "
+                            f"once it is moved out of the store. {store.move_aside(path)}")
             continue
         n = st.st_size // TREE_RECORD
         lengths[size] = n
@@ -178,7 +180,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                     if why:
                         lo = k * size
                         problems.append(f"{path} record {k} (offset {k * TREE_RECORD}), the "
-                                        f"summary of {blocks.block_name(lo, lo + size)}, {why}; "
+                                        f"summary of {blocks.block_name(lo, lo + size)}, {why}. "
                                         f"Run: memo forget {blocks.block_name(lo, lo + size)}")
     for size, n in sorted(lengths.items()):
         if size == 2:
@@ -188,7 +190,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
             k = below // 2
             lo = k * size
             problems.append(f"{store.level_path(size)} holds summary {blocks.block_name(lo, lo + size)} "
-                            f"but not both of its halves in TREE/{size // 2}; Run: memo forget "
+                            f"but not both of its halves in TREE/{size // 2}. Run: memo forget "
                             f"{blocks.block_name(lo, lo + size)}")
 
 
@@ -226,7 +228,8 @@ def check(store: Store) -> tuple:
             problems.append(f"{store.log_path} {store.tail_problem()}, after records that are "
                             f"misaligned (a hand edit, a merge, conflict markers?); memo cuts "
                             f"nothing and appends nothing. A person restores LOG.txt from a "
-                            f"copy, or repairs the records named here, then Run: memo check")
+                            f"copy, or repairs the records named here; memo check then says "
+                            f"whether the store is whole")
     journal = os.path.join(store.root, JOURNAL_NAME)
     if os.path.lexists(journal):
         if os.path.isfile(journal) and not os.path.islink(journal):
@@ -238,16 +241,18 @@ def check(store: Store) -> tuple:
                 notes.append("an append was interrupted; the next memo write rolls it back")
         else:
             problems.append(f"{journal} is not a regular file, so no append can be made "
-                            f"safely; a person can move it away (memo makes a new one)")
+                            f"safely; once it is moved out of the store memo makes a new one. "
+                            f"{store.move_aside(journal)}")
     if os.path.lexists(store.lock_path) and not os.path.isfile(store.lock_path):
         problems.append(f"{store.lock_path} is not a regular file, so no write can take the "
-                        f"lock; a person can move it away (memo makes a new one)")
+                        f"lock; once it is moved out of the store memo makes a new one. "
+                        f"{store.move_aside(store.lock_path)}")
     for first, foreign in store.kept_appends():
         problems.append(f"memories #{first}-#{foreign - 1} come from an append (an import?) that "
                         f"was interrupted; another tool then wrote #{foreign} on, so they were "
                         f"kept, not rolled back. Review them (an import run again holds them "
-                        f"twice): memo recall '^#{first} '. Once reviewed, a person can run: "
-                        f"rm {os.path.join(store.root, KEPT_NAME)}")
+                        f"twice): memo recall '^#{first} '. Once they are reviewed, this note can go. "
+                        f"A person can run: rm {os.path.join(store.root, KEPT_NAME)}")
     if odd:
         shown = ", ".join(sorted(odd)[:5]) + (", ..." if len(odd) > 5 else "")
         notes.append(f"{len(odd)} date{'s' if len(odd) > 1 else ''} in the log "
@@ -274,3 +279,36 @@ def check(store: Store) -> tuple:
     if pending and not problems:
         notes.append("Run: memo sleep")
     return problems, notes
+
+
+def repair(store: Store) -> list:
+    """``memo check --repair``: restore every log record whose head alone is
+    damaged (``Store.restorable``: the id its place implies, and the date
+    its neighbours share), keeping the old bytes in ``recovered.txt``;
+    nothing else is changed. Returns one line per record restored or left
+    (a record whose text is damaged needs a person: ``memo redact``).
+
+    While a sync tool's or a merge's marks stand (``replicas.findings``) a
+    record out of place is no damaged head, so nothing is written and the
+    one line says to settle those first.
+    """
+    out = []
+    with store.locked():
+        T = store.count()
+        damage = replicas.LogDamage()
+        _check_log(store, T, damage, set())
+        damage.settle(store)
+        if damage.out_of_place() or replicas.conflict_copies(store):
+            return ["Nothing was repaired: a sync tool or a merge left marks on this store, "
+                    "and a record out of place is no damaged head. Settle those first. "
+                    "Run: memo check"]
+        for i, why in damage.in_itself:
+            was = store.read_log(i * LOG_RECORD, LOG_RECORD)
+            fixed = store.restorable(i, was)
+            if fixed is not None and store.restore_memory(i, was, fixed):
+                out.append(f"Restored memory #{i}: its record {why}; the head its place "
+                           f"implies was written back, its text is unchanged, and the old "
+                           f"bytes are kept in {store.recovered_path}.")
+            else:
+                out.append(str(store.damaged_memory(i, why, was)))
+    return out

@@ -241,6 +241,22 @@ def _utf8_streams() -> None:
 _OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(=.*)?", re.S)
 
 
+class FileCommand(click.Command):
+    """A command whose FILE argument may be ``-`` for standard input or
+    output (``import``, ``export``). After ``--`` every word is an operand
+    (README "What you type is what is stored"), so ``-- -`` names the file
+    called ``-``: it is passed on as ``./-``, the same file, which no code
+    below takes for a stream."""
+
+    def parse_args(self, ctx, args):
+        args = list(args)
+        if "--" in args:
+            at = args.index("--")
+            args[at + 1:] = [os.path.join(".", "-") if word == "-" else word
+                             for word in args[at + 1:]]
+        return super().parse_args(ctx, args)
+
+
 class TextCommand(click.Command):
     """A command whose last argument is free text: ``note``, ``sleep``, ``recall``.
 
@@ -441,11 +457,13 @@ def _stdin(what: str, instead: str = ""):
     return getattr(stream, "buffer", None)
 
 
-def _read_stdin(what: str, instead: str, limit: int, too_long: str) -> str:
+def _read_stdin(what: str, instead: str, limit: int, too_long: str,
+                line_limit: int | None = None) -> str:
     """All of standard input as text, for a ``-`` argument.
 
     At most ``limit`` bytes are read: longer input is refused as "over
-    ``limit`` bytes" followed by ``too_long``. A UTF-8 BOM is dropped.
+    ``limit`` bytes" followed by ``too_long``; with ``line_limit``, so is a
+    line of more than ``line_limit`` bytes. A UTF-8 BOM is dropped.
     ``instead`` says what to do when stdin is closed or unreadable. Raises
     ``BadInput`` (closed, unreadable, too long, not UTF-8).
     """
@@ -458,6 +476,10 @@ def _read_stdin(what: str, instead: str, limit: int, too_long: str) -> str:
                        f"{instead or f'give the {what} as an argument'}") from None
     if len(data) > limit:
         raise BadInput(f"the {what} on standard input is over {limit} bytes; {too_long}")
+    if line_limit is not None and len(data) > line_limit and \
+            max(map(len, data.split(b"\n"))) > line_limit:
+        raise BadInput(f"the {what} on standard input has a line over {line_limit} bytes; "
+                       f"{too_long}")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -511,7 +533,7 @@ def init(project):
     """
     from .store import Store
     from .scope import memory_dir
-    root = memory_dir()
+    root = memory_dir(creating=True)
     if project is None:
         project = click.get_current_context().meta.get("optmem.scope_flag") or None
     if project is not None:
@@ -678,7 +700,7 @@ def sleep(block, text, with_cmd):
     core.parse_block(block)
     if not text:
         raise BadInput("give your summary line after the block, as the last lines of the "
-                       "compression prompt show; Run: memo sleep")
+                       "compression prompt show. Run: memo sleep")
     store = gstore
     if pstore is not None:
         from . import scoped as two
@@ -709,7 +731,8 @@ def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
         lines = [_undo_surrogates(item) for item in items]
     else:
         lines = _read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
-                            1 << 24, "a batch answer is one short line per block").split("\n")
+                            1 << 24, "a batch answer is one short line per block",
+                            line_limit=STDIN_LIMIT).split("\n")
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     items = handover.parse_items(lines)
     if pick is not None:
@@ -850,6 +873,22 @@ def _recall_both(sc, gstore, pstore, pattern, as_json):
         click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
 
 
+def _flagged(command: str, rest: str) -> str:
+    """``command`` with the scope flag this run was given (``--global``,
+    ``--project NAME``) before ``rest``, so a printed step names the same
+    store."""
+    import shlex
+    meta = click.get_current_context().meta.get("optmem.scope_flag")
+    sc = _scope()
+    if meta is None:
+        flag = ""
+    elif sc.project:
+        flag = f" --project {shlex.quote(sc.project)}"
+    else:
+        flag = " --global"
+    return f"{command}{flag} {rest}"
+
+
 def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
     """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
     project active and no flag, refused with both runnable forms (ids
@@ -873,7 +912,30 @@ def forget(block):
     click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
 
 
-@cli.command("import")
+def _spool_lines(source, sink) -> None:
+    """Copy the import lines on standard input into ``sink`` (a spool file:
+    the import reads its file twice), refusing (``BadInput``) as soon as a
+    line is longer than ``core.IMPORT_LINE_LIMIT`` bytes, as a file's line
+    is refused, so endless input without a newline never fills the disk."""
+    limit = core.IMPORT_LINE_LIMIT
+    run = number = 0  # bytes of the current line so far (no newline); lines ended
+    while True:
+        chunk = source.read(1 << 20)
+        if not chunk:
+            return
+        sink.write(chunk)
+        parts = chunk.split(b"\n")
+        for k, part in enumerate(parts):
+            run += len(part)
+            if run >= limit:  # as a file's line: readline(limit) finds no newline
+                raise BadInput(f"standard input line {number + 1} is longer than {limit} "
+                               f"bytes (a memory is one short line); nothing was imported")
+            if k < len(parts) - 1:
+                number += 1
+                run = 0
+
+
+@cli.command("import", cls=FileCommand)
 @click.argument("file", type=click.Path(dir_okay=True, allow_dash=True))
 @click.option("--yes", is_flag=True, help="Import more than 10,000 memories (each one "
               "is about one compression, an agent turn).")
@@ -910,7 +972,7 @@ def import_(file, yes):
         source = _stdin("lines to import", "give the path of a file to import")
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
             try:
-                shutil.copyfileobj(source if source is not None else sys.stdin, tmp)
+                _spool_lines(source if source is not None else sys.stdin.buffer, tmp)
             except OSError as err:
                 if err.errno == errno.ENOSPC:
                     raise
@@ -934,7 +996,7 @@ def import_(file, yes):
         click.echo(protocol.pending_after_import(pending))
 
 
-@cli.command()
+@cli.command(cls=FileCommand)
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
 def export(file):
     """Write every memory as `YYYY-MM-DD text` lines (the import format).
@@ -1024,15 +1086,21 @@ def stats(as_json):
 
 @cli.command()
 @click.option("--all", "every", is_flag=True, help="Also check every project store.")
+@click.option("--repair", is_flag=True, help="Restore log records whose id or date alone "
+              "is damaged (their place implies it); the text is never changed and the "
+              "old bytes are kept in recovered.txt. Then check.")
 @scoped
-def check(every):
+def check(every, repair):
     """Verify every record of the store; each problem names its recovery.
 
     With a project active and no flag: the global store, then the project's;
-    --all walks every project.
+    --all walks every project. --repair first restores what a record's place
+    in the log implies (its id, and its date when both neighbours share it),
+    losing nothing, then checks.
     """
     from .check import check as run_check
     sc = _scope()
+
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and explicit:
         targets = [(None, sc.project_root)]
@@ -1050,6 +1118,10 @@ def check(every):
     for heading, path in targets:
         if heading:
             click.echo(heading)
+        if repair:
+            from .check import repair as run_repair
+            for line in run_repair(_store(path)):
+                click.echo(line)
         found, notes = run_check(_store(path))
         for line in found:
             click.echo(line)
@@ -1076,8 +1148,9 @@ def redact(memory_id, yes):
     i = core.parse_count(memory_id.lstrip("#"), "ID")
     store = _one_store("redact", str(i), person=True, rest=" --yes")
     if not yes:
-        raise BadInput(f"redact blanks memory #{i} for good and is for humans only "
-                       f"(an agent must never run it); a human confirms it with --yes")
+        raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
+                       f"agent never runs it), confirmed with --yes. "
+                       f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
     gone = core.redact(store, i)
     click.echo(f"Memory #{i} is now [redacted]; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "

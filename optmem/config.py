@@ -38,7 +38,7 @@ KNOBS = {
 
 #: The one-line notice for a config that says ENTRY_CHARS=281..287.
 LEGACY_ENTRY = ("config sets ENTRY_CHARS={value}, above the {top} bytes the reference "
-                "OptMem reads (memo still reads it); Run: memo config ENTRY_CHARS={top}")
+                "OptMem reads (memo still reads it). Run: memo config ENTRY_CHARS={top}")
 
 
 class Config:

@@ -124,7 +124,66 @@ def pending_in(T: int, built: dict) -> int:
     return blocks.pending_count(T, built)
 
 
-DAMAGED_TEXT = "[damaged record: a human can see it with memo check]"
+DAMAGED_TEXT = "[damaged record: memo check names its repair]"
+
+
+def damaged_in(store: Store, lo: int, hi: int) -> list:
+    """``[(i, why), ...]``: the damaged records among memories ``[lo, hi)``
+    (``why``: what is wrong, ``store.problem_in_memory``'s words). One read."""
+    from .store import problem_in_memory
+    data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
+    out = []
+    for i in range(lo, hi):
+        k = (i - lo) * LOG_RECORD
+        why = problem_in_memory(i, data[k:k + LOG_RECORD])
+        if why:
+            out.append((i, why))
+    return out
+
+
+def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
+                     form: str | None = None) -> str | None:
+    """The hand-over when block ``[lo, hi)`` (raw memories) holds a damaged
+    record, else None: a summary written from the stand-in line would keep
+    the damage in the tree for good, so the block is not handed over
+    (``protocol.compression_waits``) until the record is repaired."""
+    bad = damaged_in(store, lo, hi)
+    if not bad:
+        return None
+    i, why = bad[0]
+    where = f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
+    return protocol.compression_waits(blocks.block_name(lo, hi), i, where,
+                                      store.restorable(i) is not None, flag, form)
+
+
+def refuse_damaged(store: Store, lo: int, hi: int) -> None:
+    """Raise ``Damaged`` when block ``[lo, hi)`` is summarised from raw
+    memories and one of them is damaged: no summary of it is stored (it was
+    never handed over; the stand-in would stay in the tree for good). The
+    message is the hand-over's first line and its last (the step)."""
+    if hi - lo > RAW_PROMPT_MAX:
+        return
+    waits = waits_for_repair(store, lo, hi)
+    if waits is not None:
+        lines = waits.split("\n")
+        raise Damaged(f"nothing was saved: {lines[0][0].lower()}{lines[0][1:]} {lines[-1]}")
+
+
+def next_waits(store: Store, T: int | None = None, built: dict | None = None,
+               flag: str = "", form: str | None = None) -> str | None:
+    """``waits_for_repair`` for the block a hand-over at ``T`` shows first
+    (the next pending block; with ``MEMO_HANDOVER=batch`` the first in
+    completion order), or None when that block holds no damaged record."""
+    from . import handover
+    T = store.count() if T is None else T
+    built = store.built(T) if built is None else built
+    if handover.batch_mode():
+        block = next(iter(blocks.pending_by_end(T, built)), None)
+    else:
+        block = next_pending(store, T, built)
+    if block is None or block[1] - block[0] > RAW_PROMPT_MAX:
+        return None
+    return waits_for_repair(store, *block, flag, form)
 
 
 def shown(store: Store, lo: int, hi: int) -> list:
@@ -188,6 +247,9 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
         return NOTHING_LEFT
     lo, hi = block
     if hi - lo <= RAW_PROMPT_MAX:
+        waits = waits_for_repair(store, lo, hi, flag, form)
+        if waits is not None:
+            return waits
         body = [memory_line(m) for m in shown(store, lo, hi)]
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
@@ -255,9 +317,9 @@ def check_levels_fit(store: Store, T: int) -> None:
                           f"completes only {blocks_n} block{'' if blocks_n == 1 else 's'} "
                           f"of {size}, so nothing is appended: {store.log_path} may be an "
                           f"older copy put back over a newer one, and these summaries the "
-                          f"only trace of the newer memories. Run: memo check (only once "
-                          f"no newer log exists can a person run: memo forget "
-                          f"{blocks.block_name(lo, lo + size)})")
+                          f"only trace of the newer memories (only once no newer log exists "
+                          f"may a person drop them, with memo forget "
+                          f"{blocks.block_name(lo, lo + size)}). Run: memo check")
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -292,7 +354,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
         size = hi - lo
         if hi > T:
             raise BadInput(f"block {name} is not complete: the log holds {T} memories "
-                           f"(#0-{T - 1}); Run: memo sleep" if T else
+                           f"(#0-{T - 1}). Run: memo sleep" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
             said = protocol.already_wrote(name)
@@ -302,6 +364,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                 nxt = blocks.block_name(*want)
                 raise BadInput(f"{name} is not the next compression; the next is {nxt}. "
                                f"Run: memo sleep")
+            refuse_damaged(store, lo, hi)
             # The halves must be readable before a summary is built on them.
             if size > RAW_PROMPT_MAX:
                 for a, b in blocks.halves(lo, hi):
@@ -321,7 +384,7 @@ def forget(store: Store, block_arg: str) -> int:
     with store.locked():
         size = hi - lo
         if lo // size >= store.level_len(size):
-            raise BadInput(f"there is no summary {name} to forget (it is not built); "
+            raise BadInput(f"there is no summary {name} to forget (it is not built). "
                            f"Run: memo sleep")
         top = max(store.level_bytes(), default=size)
         gone = 0
@@ -601,13 +664,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     if T is None:
         T = count
     elif T > count:
-        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}; "
+        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}. "
                        f"Run: memo wake")
     from . import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     if count == 0:
         if part != 1:
-            raise BadInput(f"part {part} does not exist: the memory is empty; Run: memo wake")
+            raise BadInput(f"part {part} does not exist: the memory is empty. Run: memo wake")
         return True, replicas.insert_after_first_line(
             "\n".join(protocol.empty_store(form)), warning)
     tiling = blocks.cover(T, cfg.WAKE_LINES)
@@ -619,6 +682,11 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
         prompt = compression(store, form=form)
         if prompt == NOTHING_LEFT:  # another session just built it
             return wake(store, part, T, form)
+        if protocol.is_waiting(prompt):
+            # The work waits for a repair: refusing would lock the agent out
+            # of its memory, so show what is built, then why nothing is due.
+            from . import hook
+            return True, hook.wake_max_bytes(store, cfg.PART_CHARS, waiting=prompt)
         pending = pending_in(count, store.built(count))
         return False, replicas.insert_after_first_line(
             protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
@@ -634,7 +702,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
-                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}; Run: memo wake 1 {T}")
+                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}. Run: memo wake 1 {T}")
     text = parts[part - 1]
     if part == len(parts):
         prompt = compression(store, form=form)

@@ -43,7 +43,7 @@ def lines(store: Store, T: int | None = None):
             why = problem_in_memory(i, record)
             if why:
                 raise Damaged(f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}, "
-                              f"so the log cannot be exported whole; Run: memo check")
+                              f"so the log cannot be exported whole. Run: memo check")
             m = decode_memory(i, record)
             out.append(f"{m.date} {m.text}\n".encode("utf-8"))
         yield b"".join(out)

@@ -140,6 +140,11 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
         name = blocks.block_name(lo, hi)
         add_raw = {}
         if hi - lo <= core.RAW_PROMPT_MAX:
+            waits = core.waits_for_repair(store, lo, hi, flag, form)
+            if waits is not None:  # a damaged record: never summarised; stop here
+                if not chosen:
+                    return waits
+                break
             new = [i for i in range(lo, hi) if i not in raw]
             if new:
                 for m in core.shown(store, new[0], new[-1] + 1):
@@ -274,6 +279,7 @@ def store_batch(store, items) -> BatchResult:
                 refused = (name, why)
                 break
             try:
+                core.refuse_damaged(store, lo, hi)
                 if size > core.RAW_PROMPT_MAX:  # halves readable before building on them
                     for a, b in blocks.halves(lo, hi):
                         store.summary(a, b)
@@ -296,8 +302,11 @@ def reply_lines(result: BatchResult) -> list:
     if result.refused is not None:
         name, why = result.refused
         what = f"{name}" if name else "a line"
+        why, order = protocol.split_order(why)
         out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). "
                    f"What is still pending is handed over again below.")
+        if order and not protocol.is_waiting(result.prompt):  # the hand-over says it
+            out.append(order)
     if out:
         out.append("")
     out.append(result.prompt)

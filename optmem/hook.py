@@ -13,7 +13,7 @@ compressions. It still ends with ``You are awake.``.
 
 from __future__ import annotations
 
-from . import blocks, core
+from . import blocks, core, protocol
 from .errors import BadInput
 
 #: An unbuilt block is shown as its built halves (down to raw memories)
@@ -29,12 +29,19 @@ def _size(lines) -> int:
     return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
-def wake_max_bytes(store, max_bytes: int, read_only: bool = False) -> str:
+def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
+                   waiting: str | None = None) -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
     the smallest document fits, naming the smallest ``max_bytes`` that does.
-    With ``read_only`` (a store this user cannot write) pending work is
-    reported as waiting for a writable store instead of ordered."""
+
+    The document ends ``You are awake.``; pending work is handed over after
+    it, as plain wake does: a blank line, then how many compressions are
+    pending and ``Run: memo sleep``, or, when the next one waits for a
+    damaged record to be repaired, that hand-over (``waiting``, else found
+    here; ``protocol.compression_waits``). With ``read_only`` (a store this
+    user cannot write) pending work is reported as waiting for a writable
+    store instead of ordered, before ``You are awake.``."""
     T = store.count()
     built = store.built(T)
     cache = {}
@@ -68,19 +75,21 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False) -> str:
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     head = [core.wake_intro(store, T)] + ([warning] if warning else [])
     pending = core.pending_in(T, built)
+    tail = []
     if pending and read_only:
         import os
         tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending, but this "
                 f"store is read-only for this user (uid {os.getuid()}), so none can be saved "
                 f"now; unsummarised blocks are shown as their parts. Do not run memo sleep "
                 f"or memo note here until a person makes the store writable."]
-    elif pending:
-        tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
-                f"do {'them' if pending > 1 else 'it'} before your next action.",
-                "Run: memo sleep"]
-    else:
-        tail = []
     tail.append(core.AWAKE)
+    if pending and not read_only:
+        if waiting is None:
+            waiting = core.next_waits(store, T, built)
+        tail += [""] + (waiting.split("\n") if waiting is not None else [
+            f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
+            f"do {'them' if pending > 1 else 'it'} before your next action.",
+            "Run: memo sleep"])
     fixed = _size(head) + _size(tail)
 
     def fits(budget):
@@ -118,3 +127,12 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False) -> str:
     # The document's lines are joined with newlines and echo adds the last one.
     raise BadInput(f"--max-bytes {max_bytes} is too small: the shortest document is "
                    f"{smallest} bytes. Run: memo wake --max-bytes {smallest}")
+
+
+def split_awake(text: str) -> tuple:
+    """``(document, hand_over)``: the lines of a ``wake_max_bytes`` text up
+    to ``You are awake.`` (excluded) and those after it (the blank line
+    and the hand-over, or nothing)."""
+    lines = text.split("\n")
+    at = len(lines) - 1 - lines[::-1].index(core.AWAKE)
+    return lines[:at], lines[at + 1:]

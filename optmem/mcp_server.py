@@ -279,7 +279,7 @@ def _wake(st, args) -> str:
         return hook.wake_max_bytes(store, args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
-        raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave; "
+        raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave. "
                        f"Run: memo wake")
     T = core.parse_count(at[0], "at") if at else None
     if st.p is not None:

@@ -133,7 +133,8 @@ def missing(root: str, name: str, how: str) -> NoStore:
     have = names(root)
     listing = ", ".join(have) if have else "none yet"
     return NoStore(f"there is no project {name!r} ({how}); the projects are: {listing}. "
-                   f"Check the name, or {PERSON} memo init --project {name}")
+                   f"Check the name; if it is a new project, a person creates it. {PERSON} "
+                   f"memo init --project {name}")
 
 
 # -- remotes ---------------------------------------------------------------
@@ -391,7 +392,8 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
     from .store import Store
     if not os.path.isfile(os.path.join(root, "LOG.txt")):
         raise NoStore(f"there is no global store at {root} yet, and a project lives inside "
-                      f"it; {PERSON} memo init (then memo init --project)")
+                      f"it: a person creates the global store first, then the project. {PERSON} "
+                      f"memo init && memo init --project")
     cwd = cwd or os.getcwd()
     place = repo_place(cwd)
     facts = repo_facts(cwd) if place else RepoFacts()
@@ -400,13 +402,13 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
     if not explicit:
         if place is None:
             raise BadInput(f"this folder is not in a git repository, so there is no name to "
-                           f"take from it; name the project: {PERSON} memo init --project NAME")
+                           f"take from it; a person names the project. {PERSON} memo init --project NAME")
         toplevel, common = place
         checkout = os.path.dirname(common) if os.path.basename(common) == ".git" else toplevel
         name = facts.bound or default_name(remotes, checkout)
         if not name:
-            raise BadInput(f"no valid project name comes from this repository; name it: "
-                           f"{PERSON} memo init --project NAME")
+            raise BadInput(f"no valid project name comes from this repository; a person "
+                           f"names it. {PERSON} memo init --project NAME")
     check_name(name)
     top = projects_dir(root)
     path = project_root(root, name)
@@ -415,8 +417,8 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
         theirs = set(recorded_remotes(path))
         if not explicit and theirs and not theirs & set(remotes):
             raise BadInput(f"the project {name!r} belongs to another repository "
-                           f"({sorted(theirs)[0]}); name this one: {PERSON} memo init "
-                           f"--project NAME")
+                           f"({sorted(theirs)[0]}); a person names this one. {PERSON} memo "
+                           f"init --project NAME")
         lines.append(f"The project {name} exists at {path}; it was adopted, not recreated.")
     else:
         if not os.path.isdir(top):

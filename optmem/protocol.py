@@ -186,6 +186,18 @@ def mcp_orders(text: str) -> str:
     return _SHELL_ORDER.sub(lambda m: run(m.group(1), MCP_FORM), text)
 
 
+def split_order(text: str) -> tuple:
+    """``(sentence, order)``: a one-line message cut before its closing
+    order (``Run: ...`` or ``A person can run: ...`` after a full stop), so
+    the order can stand on its own line when the message is quoted inside
+    another; ``order`` is None when the line ends with none."""
+    for lead in (" A person can run: ", " Run: "):
+        at = text.rfind("." + lead)
+        if at >= 0:
+            return text[:at + 1], text[at + 2:]
+    return text, None
+
+
 def one_of(commands: list, person: bool = False, form: str | None = None) -> list:
     """Orders of which the reader runs one, as lines, one order per line:
     each ``run(command, form)`` (``Run: memo ...``, or ``Run: <tool>
@@ -283,6 +295,36 @@ def saved_as(i: int) -> str:
 
 
 # -- wake ----------------------------------------------------------------
+
+WAITS_MARK = " waits: "  #: in the first line of ``compression_waits``, never in a prompt
+
+
+def compression_waits(name: str, i: int, where: str, restorable: bool, flag: str = "",
+                      form: str | None = None) -> str:
+    """The hand-over instead of block ``name``'s prompt when memory ``i`` in
+    it is damaged (``where``: the file, the record and what is wrong). Its
+    first line, ``Compression of #LO-HI waits: ...``, is no prompt a client
+    acts on. When only the record's head is damaged (``restorable``) the
+    agent's order restores it and loses nothing; else a person must look
+    (restore the log from a copy, or blank the record), so the step is a
+    person's."""
+    head = (f"Compression of #{name}{WAITS_MARK}memory #{i} is damaged ({where}), and a "
+            f"summary written from it would keep the damage in your memory for good.")
+    command = f"memo check --repair {flag}".strip()
+    if restorable:
+        return "\n".join([head, "Its text is intact, and its place in the log tells what its "
+                                "head must be: memo restores it and loses nothing.",
+                          run(command, form)])
+    return "\n".join([head, "Its text cannot be read whole, so nothing more is compressed "
+                            "until a person repairs it; tell your person (memo check names "
+                            "the record and the repair).",
+                      person_can_run(f"memo check {flag}".strip())])
+
+
+def is_waiting(text: str) -> bool:
+    """True for ``compression_waits``'s text (a hand-over that is no prompt)."""
+    return text.startswith("Compression of #") and WAITS_MARK in text.split("\n", 1)[0]
+
 
 def cannot_wake(pending: int) -> str:
     """The first line of a refused wake (seed wording):

@@ -408,7 +408,7 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     if git.top:
         steps.append(_gitattributes_step(store))
     steps.append("never memo redact or memo forget these records: each is a real memory; "
-                 "after the log is whole again, Run: memo check")
+                 "once the log is whole again, memo check says so")
     return head + "\n" + _steps(steps)
 
 
@@ -494,7 +494,8 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
             steps.append(f"summaries from #{agree} on may describe the copy's memories: once "
                          f"the log is settled, a person can run: memo forget {block}, and then "
                          f"memo sleep rebuilds them from the log")
-    steps.append("never memo redact or memo forget as a first step; Run: memo check again after")
+    steps.append("never memo redact or memo forget as a first step; once the copy is "
+                 "settled, memo check says whether the store is whole")
     return head + "\n" + _steps(steps)
 
 
@@ -583,13 +584,17 @@ def surroundings(store: Store) -> list:
 
 
 def defer(problem: str) -> str:
-    """A problem line whose ``Run: memo forget`` / ``memo redact`` order
-    waits until the copies are settled (a person's step then, not an agent's)."""
-    for word in ("Run: memo forget", "only a human can repair it, with: memo redact"):
-        if word in problem:
-            cmd = word.split(": ", 1)[1]
-            problem = problem.replace(word, f"once the findings above are settled, a person can "
-                                            f"run: {cmd}")
+    """A problem line whose last step (``Run: memo forget ...``, ``Run: memo
+    check --repair``, a person's ``memo redact``) waits until the copies are
+    settled: a person's step then, never an agent's order."""
+    from .store import PERSON_REDACT, RESTORE_ORDER
+    for word in ("Run: memo forget", RESTORE_ORDER, PERSON_REDACT):
+        at = problem.rfind(word)
+        if at >= 0:
+            cmd = problem[at:].split(": ", 1)[1]
+            lead = problem[:at].rstrip()
+            lead = lead if lead.endswith(".") else lead.rstrip(";,") + "."
+            return f"{lead} Settle the findings above first. A person can run: {cmd}"
     return problem
 
 

@@ -40,12 +40,14 @@ def _example(raw: str) -> str:
     return os.path.normpath(os.path.abspath(guess))
 
 
-def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR") -> str:
+def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False) -> str:
     """The absolute store path that ``value`` names.
 
     ``value`` is the raw setting (``None`` or ``""`` when unset; omitted:
     ``os.environ["MEMORY_DIR"]``); ``name`` is what to call it in messages
-    (``MEMORY_DIR``, ``--memory-dir``). ``~`` is expanded; nothing else is.
+    (``MEMORY_DIR``, ``--memory-dir``); ``creating`` is True for ``memo
+    init``, whose refusals say where to point it instead of naming
+    ``memo init`` again. ``~`` is expanded; nothing else is.
     Returns a normalised absolute path (no trailing slash). Raises
     ``NoStore`` (one line, never an order to run ``memo init``) when the
     value is unset, holds ``$`` or a backtick, or is relative. Whether a
@@ -54,10 +56,15 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR") -> str:
     if value is _FROM_ENV:
         value = os.environ.get("MEMORY_DIR", "")
     raw = (value or "").strip()
+    if not raw and creating:
+        raise NoStore(f"{name} is not set, so memo init does not know where to create the "
+                      f"store; nothing was created. Set it to the absolute path of a new or "
+                      f"empty directory, then run memo init again. "
+                      f"{PERSON} export MEMORY_DIR=\"$HOME/memory\" && memo init")
     if not raw:
         raise NoStore(f"{name} is not set; set it to the absolute path of your memory "
-                      f"store (e.g. export MEMORY_DIR=\"$HOME/memory\" in a shell). {PERSON} "
-                      f"memo init (it creates a new, empty store there)")
+                      f"store (e.g. export MEMORY_DIR=\"$HOME/memory\" in a shell). If no store "
+                      f"exists yet, a person creates one there with memo init")
     if "$" in raw or "`" in raw:
         raise NoStore(f"{name} {raw!r} still holds '{'$' if '$' in raw else '`'}': no shell "
                       f"expanded it (settings files pass it as written), so memo cannot "

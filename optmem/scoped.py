@@ -107,7 +107,7 @@ def _at(store, T, what: str, flag: str) -> int:
     if T is None:
         return count
     if T > count:
-        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}; "
+        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}. "
                        f"Run: memo wake {flag}".rstrip())
     return T
 
@@ -134,6 +134,10 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
         prompt = handover(scope, gstore, pstore, form)
         if prompt == core.NOTHING_LEFT:  # another session just built it
             return wake(scope, gstore, pstore, part, Tg, Tp, form)
+        if protocol.is_waiting(prompt):  # a repair first: show what is built
+            from .hook import split_awake
+            doc, _ = split_awake(wake_max_bytes(scope, gstore, pstore, cfg.PART_CHARS))
+            return True, "\n".join([*doc, core.AWAKE, "", prompt])
         cg, cp = gstore.count(), pstore.count()
         pending = core.pending_in(cg, gstore.built(cg)) + core.pending_in(cp, pstore.built(cp))
         return False, protocol.cannot_wake(pending) + "\n\n" + prompt
@@ -150,7 +154,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
                            foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name))
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
-                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}; "
+                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}. "
                        f"Run: memo wake 1 {Tg} {Tp} --project {name}")
     text = parts[part - 1]
     if part == len(parts):
@@ -173,12 +177,14 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     pbytes = room * p // max(1, g + p)
     gbytes = room - pbytes + len(core.AWAKE.encode("utf-8")) + 1
     try:
-        gtext = hook.wake_max_bytes(gstore, gbytes).rsplit("\n", 1)[0]
-        ptext = hook.wake_max_bytes(pstore, pbytes)
+        gdoc, gtail = hook.split_awake(hook.wake_max_bytes(gstore, gbytes))
+        pdoc, ptail = hook.split_awake(hook.wake_max_bytes(pstore, pbytes))
     except BadInput:
         raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
-                       f"memory together; Run: memo wake --max-bytes {max_bytes * 2}") from None
-    return "\n".join([heads[0], gtext, heads[1], ptext])
+                       f"memory together. Run: memo wake --max-bytes {max_bytes * 2}") from None
+    # One ``You are awake.`` ends both sections; the hand-over after it is
+    # the global memory's when it has work (global first), else the project's.
+    return "\n".join([heads[0], *gdoc, heads[1], *pdoc, core.AWAKE, *(gtail or ptail)])
 
 
 # -- recall ------------------------------------------------------------------

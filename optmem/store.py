@@ -49,6 +49,10 @@ KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
+#: The order that restores records whose head alone is damaged (``restorable``).
+RESTORE_ORDER = "Run: memo check --repair"
+#: The start of the person's step for a record whose text is damaged.
+PERSON_REDACT = "A person can run: memo redact"
 
 Memory = namedtuple("Memory", "id date text")
 Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``text`` (str)."
@@ -200,6 +204,31 @@ def problem_in_memory(i: int, record: bytes) -> str | None:
     return None
 
 
+def restored_record(i: int, record: bytes, date: str | None = None) -> bytes | None:
+    """The record ``i`` held before its head was damaged, or None.
+
+    A log is fixed-width, so a record's place implies its id: ``#<i> ``
+    takes the first ``len(str(i)) + 2`` bytes of record ``i`` whatever they
+    hold now. When those bytes alone are wrong (an id overwritten in place)
+    the record with them rewritten is returned; when its date is wrong too
+    or instead and ``date`` (``YYYY-MM-DD``, the date its neighbours imply)
+    is given, the record with ``#<i> <date> `` rewritten. The text after the
+    head is never changed, so nothing readable is lost. None when the rest
+    of the record is damaged as well (bad bytes, a stray newline, blank).
+    """
+    if len(record) != LOG_RECORD:
+        return None
+    head = b"#%d" % i
+    candidate = head + record[len(head):]
+    if problem_in_memory(i, candidate) is None:
+        return candidate
+    if date is not None and _date_shaped(date):
+        candidate = b"#%d %s " % (i, date.encode("ascii")) + record[len(head) + 12:]
+        if candidate[len(head) + 12:].strip(b" \n") and problem_in_memory(i, candidate) is None:
+            return candidate
+    return None
+
+
 def decode_memory(i: int, record: bytes) -> Memory:
     """Parse a record known to be valid (see ``problem_in_memory``)."""
     line = record[:-1].decode("utf-8").rstrip(" ")
@@ -284,7 +313,8 @@ class Store:
             raise NoStore(_permission(root)) from None
         if not os.path.isfile(store.log_path):
             raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
-                          f"broken link?); restore the log there, then Run: memo check")
+                          f"broken link?); a person puts the log back there from a copy, and memo "
+                          f"check then says whether the store is whole")
         if not os.access(store.log_path, os.R_OK):
             raise NoStore(_permission(store.log_path))
         return store
@@ -350,22 +380,25 @@ class Store:
         except FileNotFoundError:
             return None
         except OSError as err:
-            raise ConfigError(f"{self.config_path} cannot be read ({err.strerror}); move it "
-                              f"away (memo then uses the defaults)") from None
+            raise ConfigError(f"{self.config_path} cannot be read ({err.strerror}); once it is "
+                              f"moved out of the store memo uses the defaults. "
+                              f"{self.move_aside(self.config_path)}") from None
         if not stat_mod.S_ISREG(st.st_mode) and not stat_mod.S_ISDIR(st.st_mode):
-            raise ConfigError(f"{self.config_path} is not a regular file; a person can move it away "
-                              f"(memo then uses the defaults)")
+            raise ConfigError(f"{self.config_path} is not a regular file; once it is moved out of "
+                              f"the store memo uses the defaults. {self.move_aside(self.config_path)}")
         try:
             with open(self.config_path, "rb") as f:
                 raw = f.read((1 << 20) + 1)
         except FileNotFoundError:
             return None
         except IsADirectoryError:
-            raise ConfigError(f"{self.config_path} is a directory, not a config file; "
-                              f"a person can move it away (memo then uses the defaults)") from None
+            raise ConfigError(f"{self.config_path} is a directory, not a config file; once it is "
+                              f"moved out of the store memo uses the defaults. "
+                              f"{self.move_aside(self.config_path)}") from None
         if len(raw) > 1 << 20:  # not a config file; a rewrite would drop the rest
-            raise ConfigError(f"{self.config_path} is over 1 MiB, not a config file; move "
-                              f"it away (memo then uses the defaults)")
+            raise ConfigError(f"{self.config_path} is over 1 MiB, not a config file; once it is "
+                              f"moved out of the store memo uses the defaults. "
+                              f"{self.move_aside(self.config_path)}")
         return raw.decode("utf-8", "surrogateescape")
 
     def config_values(self) -> dict:
@@ -427,8 +460,9 @@ class Store:
             try:
                 self._log_fd = os.open(self.log_path, os.O_RDONLY)
             except IsADirectoryError:
-                raise Damaged(f"{self.log_path} is a directory, not the log; "
-                              f"a person can move it away and restore LOG.txt") from None
+                raise Damaged(f"{self.log_path} is a directory, not the log; a person moves it "
+                              f"out of the store and puts the log back from a copy. "
+                              f"{self.move_aside(self.log_path)}") from None
         return self._log_fd
 
     def close(self) -> None:
@@ -566,11 +600,45 @@ class Store:
             length -= len(chunk)
         return b"".join(out)
 
-    def damaged_memory(self, i: int, why: str) -> Damaged:
-        """The error for a bad log record, with the command that recovers."""
-        return Damaged(f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}; "
-                       f"only a human can repair it, with: memo redact {i} --yes "
-                       f"(memo check lists every damaged record)")
+    def move_aside(self, path: str) -> str:
+        """A person's step that moves ``path`` (a file or folder in the store)
+        out of the store, beside the store directory and never inside it:
+        ``A person can run: mv -- SRC DST`` (quoted for a POSIX shell)."""
+        import shlex
+        rel = os.path.relpath(path, self.root).replace(os.sep, "-")
+        dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + rel
+        return f"A person can run: mv -- {shlex.quote(path)} {shlex.quote(dst)}"
+
+    def implied_date(self, i: int) -> str | None:
+        """The date memory ``i`` must have when its neighbours share one (dates
+        never decrease, so ``#i-1`` and ``#i+1`` on one day pin ``#i`` to it);
+        the one neighbour's date for the first or last memory is no proof, so
+        None then, and None when they differ or cannot be read."""
+        before = self.date(i - 1) if i > 0 else None
+        after = self.date(i + 1) if (i + 2) * LOG_RECORD <= self.log_size() else None
+        return before if before is not None and before == after else None
+
+    def restorable(self, i: int, record: bytes | None = None) -> bytes | None:
+        """``restored_record`` for record ``i`` (read when not given), with
+        the date its neighbours imply; None when it cannot be restored."""
+        if record is None:
+            record = self.read_log(i * LOG_RECORD, LOG_RECORD)
+        return (restored_record(i, record)
+                or restored_record(i, record, self.implied_date(i)))
+
+    def damaged_memory(self, i: int, why: str, record: bytes | None = None) -> Damaged:
+        """The error for bad log record ``i`` (``why`` says what is wrong),
+        ending with the step that recovers it: ``Run: memo check --repair``
+        when only its head is damaged (``restorable``; nothing is lost), else
+        a person's ``memo redact`` (the text itself is damaged)."""
+        where = f"{self.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
+        if self.restorable(i, record) is not None:
+            return Damaged(f"{where}, but its text is intact and its place in the log "
+                           f"tells what its head must be, so memo can restore it and lose "
+                           f"nothing. {RESTORE_ORDER}")
+        return Damaged(f"{where}, so its text cannot be read whole (memo check lists every "
+                       f"damaged record). A person restores {LOG_NAME} from a copy, or blanks "
+                       f"this record. {PERSON_REDACT} {i} --yes")
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
@@ -586,7 +654,7 @@ class Store:
             record = data[n * LOG_RECORD:(n + 1) * LOG_RECORD]
             why = problem_in_memory(i, record)
             if why:
-                raise self.damaged_memory(i, why)
+                raise self.damaged_memory(i, why, record)
             out.append(decode_memory(i, record))
         return out
 
@@ -617,13 +685,16 @@ class Store:
         except FileNotFoundError:
             return 0
         except NotADirectoryError:
-            raise Damaged(f"{self.tree_path} is not a directory; a person can move it away (it only "
-                          f"holds summaries, which memo rebuilds), then Run: memo sleep") from None
+            raise Damaged(f"{self.tree_path} is not a directory; it only holds summaries, which "
+                          f"memo sleep rebuilds once it is moved out of the store. "
+                          f"{self.move_aside(self.tree_path)}") from None
         except OSError as err:
-            raise Damaged(f"{path} cannot be read ({err.strerror}); a person can move it away, "
-                          f"then Run: memo sleep") from None
+            raise Damaged(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
+                          f"summaries once it is moved out of the store. "
+                          f"{self.move_aside(path)}") from None
         if not stat_mod.S_ISREG(st.st_mode):
-            raise Damaged(f"{path} is not a regular file; a person can move it away, then Run: memo sleep")
+            raise Damaged(f"{path} is not a regular file; memo sleep rebuilds its summaries once "
+                          f"it is moved out of the store. {self.move_aside(path)}")
         return st.st_size // TREE_RECORD
 
     def built(self, T: int) -> dict:
@@ -652,11 +723,11 @@ class Store:
         record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
         if len(record) < TREE_RECORD:
             raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
-                           f"(or another session just forgot it); Run: memo sleep")
+                           f"(or another session just forgot it). Run: memo sleep")
         why = problem_in_summary(record)
         if why:
             raise Damaged(f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "
-                          f"{blocks.block_name(lo, hi)}, {why}; Run: memo forget "
+                          f"{blocks.block_name(lo, hi)}, {why}. Run: memo forget "
                           f"{blocks.block_name(lo, hi)}")
         return record[:-1].decode("utf-8").rstrip(" ")
 
@@ -700,7 +771,8 @@ class Store:
                             f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
-                          f"the lock; a person can move it away (memo makes a new one)")
+                          f"the lock; once it is moved out of the store memo makes a new one. "
+                          f"{self.move_aside(self.lock_path)}")
         lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
         try:
             lock.acquire()
@@ -721,7 +793,8 @@ class Store:
         if os.path.lexists(self.journal_path):
             if not os.path.isfile(self.journal_path) or os.path.islink(self.journal_path):
                 raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
-                              f"be made safely; a person can move it away (memo makes a new one)")
+                              f"be made safely; once it is moved out of the store memo makes a "
+                              f"new one. {self.move_aside(self.journal_path)}")
             journal = self._read_journal()
             size = self.log_size()
             if journal is not None and size > journal["before"]:
@@ -741,7 +814,7 @@ class Store:
                     self.notices.append(
                         f"an append that never finished left #{before // LOG_RECORD}-"
                         f"#{foreign // LOG_RECORD - 1} in the log and another tool wrote "
-                        f"after them, so nothing was rolled back; Run: memo check")
+                        f"after them, so nothing was rolled back. Run: memo check")
             os.unlink(self.journal_path)
         self._cut_torn_log_tail()
 
@@ -834,7 +907,7 @@ class Store:
             if why:
                 raise Damaged(f"{self.log_path} record #{n - 1} (offset "
                               f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
-                              f"behind it; Run: memo check")
+                              f"behind it. Run: memo check")
 
     def append(self, records, total: int) -> int:
         """Append encoded records (an iterable of ``bytes`` batches holding
@@ -918,7 +991,7 @@ class Store:
         n = self._prepare_level(size)
         if n != lo // size:
             raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
-                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}; Run: memo check")
+                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}. Run: memo check")
         path = self.level_path(size)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
@@ -947,6 +1020,23 @@ class Store:
             return 0
         self._truncate(path, keep * TREE_RECORD)
         return max(0, have - keep)
+
+    def restore_memory(self, i: int, was: bytes, record: bytes) -> bool:
+        """Overwrite record ``i`` with ``record`` (``restored_record``'s
+        answer) if it still holds ``was``, keeping ``was`` in
+        ``recovered.txt`` first (so no byte is ever lost); return whether it
+        was written. ``memo check --repair`` only; call under the lock."""
+        if self.read_log(i * LOG_RECORD, LOG_RECORD) != was or len(record) != LOG_RECORD:
+            return False
+        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            _write_all(fd, b"record #%d before memo check --repair: " % i
+                       + was.rstrip(b" \n") + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.rewrite_memory(i, record)
+        return True
 
     def rewrite_memory(self, i: int, record: bytes) -> None:
         """Overwrite record ``i`` in place (``memo redact`` only). Under the lock."""

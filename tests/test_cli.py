@@ -687,8 +687,8 @@ def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path
     result = memo("wake", "--max-bytes", "8000")
     assert result.exit_code == 0, result.stderr
     assert len(result.stdout.encode("utf-8")) <= 8000
-    assert result.stdout.endswith(AWAKE + "\n")
-    assert "Run: memo sleep" in result.stdout.splitlines()
+    lines = result.stdout.splitlines()
+    assert lines[-4:-2] == [AWAKE, ""] and lines[-1] == "Run: memo sleep"
 
 
 # -- text that starts with a dash ----------------------------------------------------

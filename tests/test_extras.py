@@ -440,7 +440,7 @@ def test_config_entry_chars_287_fits_the_records(memo, inited):
     refused(memo("config", "ENTRY_CHARS=281"))
     (inited / "config").write_text("ENTRY_CHARS=287\n")
     notice = "memo: config sets ENTRY_CHARS=287, above the 280 bytes the reference OptMem " \
-             "reads (memo still reads it); Run: memo config ENTRY_CHARS=280\n"
+             "reads (memo still reads it). Run: memo config ENTRY_CHARS=280\n"
     text = "é" + "x" * 285  # 287 bytes of UTF-8
     assert len(text.encode()) == 287
     saved = memo("note", text)
@@ -643,9 +643,10 @@ def test_wake_max_bytes_with_pending_work_is_not_refused(memo, store300):
     out = ok(result)
     assert len(result.stdout_bytes) <= 5000
     lines = out.splitlines()
-    assert lines[-1] == AWAKE
-    assert "Run: memo sleep" in lines[:-1]
-    assert lines.index("Run: memo sleep") == len(lines) - 2
+    # As in plain wake: the document ends ``You are awake.``, the hand-over
+    # follows it after a blank line, its order last.
+    assert lines[-4:-2] == [AWAKE, ""] and lines[-1] == "Run: memo sleep"
+    assert lines.index("Run: memo sleep") == len(lines) - 1
 
 
 @pytest.mark.parametrize("n", [4000, 8000, 12000])
@@ -656,7 +657,7 @@ def test_wake_max_bytes_after_a_fresh_import_is_not_refused(memo, pending300, n)
     out = ok(result)
     assert len(result.stdout_bytes) <= n
     lines = out.splitlines()
-    assert lines[-1] == AWAKE and lines[-2] == "Run: memo sleep"
+    assert lines[-4:-2] == [AWAKE, ""] and lines[-1] == "Run: memo sleep"
     # every id it shows, summarised or not, opens with zoom
     ids = id_lines(lines)
     assert ids
@@ -672,7 +673,7 @@ def test_wake_max_bytes_on_a_big_fresh_import_is_not_refused(memo, inited, tmp_p
     result = wake_max(memo, 100000)
     out = ok(result)
     assert len(result.stdout_bytes) <= 100000
-    assert out.splitlines()[-2:] == ["Run: memo sleep", AWAKE]
+    assert out.splitlines()[-4] == AWAKE and out.splitlines()[-1] == "Run: memo sleep"
 
 
 def test_wake_max_bytes_on_an_empty_store(memo, inited):

@@ -29,6 +29,16 @@ STDIN = DATA / "hook-stdin"
 MEMO = [sys.executable, "-m", "optmem"]
 
 
+def ends_awake(text: str) -> bool:
+    """The document ends ``You are awake.``; after it stands nothing, or a
+    blank line and the hand-over, whose last line is its order (as plain
+    wake prints it)."""
+    if text.endswith("You are awake."):
+        return True
+    doc, sep, handover = text.partition("\nYou are awake.\n\n")
+    return bool(sep) and handover.splitlines()[-1].startswith(("Run: ", "A person can run: "))
+
+
 def click_history() -> Path:
     """The click history (real memories, tests/data/README.md)."""
     return data_file("click-history.txt")
@@ -409,9 +419,9 @@ def test_every_stdin_fixture(world, fixture, big_store):
     text = data["hookSpecificOutput"]["additionalContext"]
     assert len(text.encode("utf-8")) <= 9000
     assert text.startswith(agent_block.HOOK_HEADER_START)
-    assert text.endswith("You are awake.")
+    assert ends_awake(text)
     assert "#999 2020-02-16 Fix for string cast of MissingParameter" in text
-    assert "994 compressions are pending" in text and "\nRun: memo sleep\n" in text
+    assert "994 compressions are pending" in text and text.endswith("\nRun: memo sleep")
     assert "Not awake yet" not in text and "Run: memo wake" not in text
     text, previewed, failed = emu.deliver(harness, out)
     assert text is not None and not previewed and not failed
@@ -421,7 +431,7 @@ def test_every_stdin_fixture(world, fixture, big_store):
 def test_garbled_stdin_is_a_startup(world, big_store, stdin):
     out = run_hook("claude", stdin, world["elsewhere"], hook_env(world["home"], big_store))
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    assert "at session startup" in text and text.endswith("You are awake.")
+    assert "at session startup" in text and ends_awake(text)
 
 
 @pytest.mark.parametrize("value,why", [
@@ -453,7 +463,7 @@ def test_resume_says_unchanged_only_when_it_is(world, memo, big_store):
     # compact always refills, even when unchanged
     compact = (STDIN / "claude-session-start-compact.json").read_bytes()
     text = json.loads(run_hook("claude", compact, world["elsewhere"], env))
-    assert text["hookSpecificOutput"]["additionalContext"].endswith("You are awake.")
+    assert ends_awake(text["hookSpecificOutput"]["additionalContext"])
 
 
 def test_two_hooks_at_once_both_deliver(world, big_store):
@@ -470,7 +480,7 @@ def test_two_hooks_at_once_both_deliver(world, big_store):
     for p in procs:
         out = p.stdout.read()
         assert p.wait() == 0
-        assert json.loads(out)["hookSpecificOutput"]["additionalContext"].endswith("You are awake.")
+        assert ends_awake(json.loads(out)["hookSpecificOutput"]["additionalContext"])
     record = world["home"] / ".local" / "state" / "optmem" / "hook-sessions.json"
     assert json.loads(record.read_text())[str(big_store)]
 
@@ -496,7 +506,7 @@ def test_emulated_startup_and_compact_deliver_the_memory(world, memo, big_store,
         assert got.failed == 0 and got.previewed == 0, got.runs
         (text,) = got.texts
         assert len(text) <= emu.CLAUDE_CAP_CHARS
-        assert text.endswith("You are awake.") and "#999 " in text
+        assert ends_awake(text) and "#999 " in text
         assert "Run: memo sleep" in text
     setup_ok(memo, harness, "--scope", scope, "--uninstall")
     assert run_emulated(harness, world, "startup", store=big_store).texts == []
@@ -509,7 +519,7 @@ def test_emulated_gemini_gets_the_memory_on_every_source(world, memo, big_store,
         got = run_emulated("gemini", world, source, store=big_store)
         assert got.failed == 0, got.runs
         (text,) = got.texts
-        assert text.endswith("You are awake.") and "#999 " in text
+        assert ends_awake(text) and "#999 " in text
 
 
 def test_claude_user_and_project_hooks_with_one_command_run_once(world, memo, big_store):
@@ -578,4 +588,4 @@ def test_the_hook_names_pending_work_in_agreement(world, tmp_path, notes, line):
                               capture_output=True).returncode == 0
     out = run_hook("claude", b"", world["elsewhere"], env)
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    assert line + "\nRun: memo sleep\n" in text
+    assert "You are awake.\n\n" + line + "\nRun: memo sleep" in text

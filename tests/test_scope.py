@@ -38,7 +38,7 @@ def one_line(result, code=1):
 
 #: (MEMORY_DIR value, words the one line holds)
 SHAPES = [
-    ("", ["MEMORY_DIR is not set", "A person can run: memo init"]),
+    ("", ["MEMORY_DIR is not set", "et it to the absolute path"]),
     ("$HOME/memory", ["still holds '$'", "no shell expanded it", "MEMORY_DIR=/"]),
     ("${HOME}/memory", ["still holds '$'"]),
     ("mem", ["'mem' is a relative path", "MEMORY_DIR=/"]),
@@ -56,6 +56,10 @@ def test_memory_dir_shapes_are_refused_with_why(memo, monkeypatch, tmp_path, val
     line = one_line(memo(*command))
     for word in words:
         assert word in line, line
+    if not value:  # the person's step runs as printed: init itself sets it first
+        step = ('A person can run: export MEMORY_DIR="$HOME/memory" && memo init'
+                if command == ("init",) else "a person creates one there with memo init")
+        assert line.rstrip("\n").endswith(step), line
     assert list(tmp_path.iterdir()) == []  # no second store in the current folder
 
 

@@ -101,7 +101,7 @@ for word (ids and dates too: `memo recall '^#42 '`, `memo recall 2026-11`).
 `memo zoom <lo>-<hi>` opens one summary line of wake into its two halves.
 
 **Only memo writes.** Never create, edit or delete anything in
-`$MEMORY_DIR` yourself, and never run `memo redact` (it is for humans).
+`$MEMORY_DIR` yourself, and never run `memo redact` (it is a person's step).
 
 **Subagents never run memo.** Parallel sessions on this machine are you and
 may all use memo. A subagent is not you: it cannot tell what is already

@@ -474,7 +474,10 @@ def read_target(path: str) -> Target:
                       f"create that file or remove the link, then run memo setup again")
     real = os.path.realpath(path)
     if os.path.isdir(real):
-        raise Refused(f"{path} is a folder, not a file; move it away, then run memo setup again")
+        import shlex
+        raise Refused(f"{path} is a folder, not a file; once a person moves it aside, memo "
+                      f"setup can write the file. A person can run: mv -- {shlex.quote(path)} "
+                      f"{shlex.quote(path + '.moved')}")
     folder = os.path.dirname(real)
     probe = folder
     while not os.path.exists(probe):
