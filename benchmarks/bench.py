@@ -585,6 +585,11 @@ def main(argv=None) -> int:
                     help="which rows to time: recall (with grep), check, other "
                     "(default: all: %(default)s)")
     args = ap.parse_args(argv)
+    # An installed memo runs from cached bytecode (pip compiles it; Python
+    # writes it on the first run). Where PYTHONDONTWRITEBYTECODE is set, as
+    # in some sandboxes, every run would compile memo from source (~35 ms
+    # here); the warm-up round writes the caches the timed rounds use.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     base = os.path.abspath(args.dir or os.path.join(tempfile.gettempdir(), "optmem-bench"))
     os.makedirs(base, exist_ok=True)
@@ -646,7 +651,8 @@ def main(argv=None) -> int:
           f"LANG={os.environ.get('LANG', '')} LC_ALL={os.environ.get('LC_ALL', '')}")
     print(f"median of {runs} runs after one warm-up, whole process; MiB = peak RSS "
           f"(largest ru_maxrss of the runs, read by {GNU_TIME or 'os.wait4 (a floor)'}); "
-          f"stores under {base}; took {elapsed:.0f} s")
+          f"stores under {base}; bytecode cached (PYTHONDONTWRITEBYTECODE unset); "
+          f"took {elapsed:.0f} s")
     print()
     print(table(sizes, results, vs_results, base_results))
     print()

@@ -227,6 +227,10 @@ class Counter:
 
     def __init__(self, literals: list, left: bool, right: bool, classes: dict, search):
         self.left, self.right, self.search = left, right, search
+        #: Whether chunks are ASCII-lowered first: only when a character of
+        #: the literals has ASCII letters among its spellings (``東京``,
+        #: ``2024-05-01`` are counted in the bytes as they are).
+        self.fold = any(x.isascii() and x.isalpha() for members in classes.values() for x in members)
         rep, self.members = {}, []
         for members in set(classes.values()):
             letters = {x.lower() for x in members if x.isascii()}
@@ -243,7 +247,7 @@ class Counter:
         # literal first, by a same-length run \x01 \x00 ... (so records keep
         # their width); those bytes count as word characters, as the
         # literal's own characters are (``counter_for`` checks).
-        word = b"a-z0-9_\\x80-\\xff"
+        word = b"A-Za-z0-9_\\x80-\\xff"  # A-Z too: a chunk is lowered only if ``fold``
         if len(self.needles) == 1:
             head = tail = re.escape(self.needles[0])
         else:
@@ -292,7 +296,7 @@ class Counter:
         if not fixed:
             text = data.decode("utf-8", "replace")
             data = unicodedata.normalize("NFC", text).encode("utf-8")
-        low = data.lower()
+        low = data.lower() if self.fold else data
         present = [m for m in self.members if m[0] in (residue if fixed else low)]
         for old, new, rx in present:
             if len(old) == len(new):  # same width: map in place

@@ -60,7 +60,7 @@ import signal
 import sys
 import unicodedata
 
-from . import fastcount
+from . import fastcount, nfcspell
 from .errors import BadInput
 from .textform import nfc
 from .store import LOG_RECORD, displayable
@@ -69,6 +69,7 @@ CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
 SIGNALS = signal  #: where the CPU-time alarm is set (a module like ``signal``; tests put a fake clock here)
 USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
+MAX_CHOICES = 3  #: required options ``_Re2Prefilter.settle`` may choose among
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
 
 #: Non-ASCII characters that Python's ``re`` (IGNORECASE, Unicode) matches
@@ -76,6 +77,10 @@ MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a 
 #: ``fastcount`` needs this exact (``case_class``); ``tests/test_search.py``
 #: checks it against every code point.
 ASCII_FOLDS = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+#: ASCII characters with one spelling under IGNORECASE (their cases aside):
+#: an RE2 needle starting with a run of them can be skipped to fast.
+_PLAIN = "".join(chr(c) for c in range(33, 127)
+                 if chr(c).lower() not in ASCII_FOLDS and chr(c) not in ";`K")
 
 
 class _Slow(Exception):
@@ -262,9 +267,11 @@ def _find_needle(literal: str) -> str:
 def _re2_needle(literal: str) -> str:
     """What the RE2 search looks for to find ``literal`` ('' if nothing).
 
-    A stretch of ASCII of 3 characters or more needs no Unicode table;
-    otherwise the longest piece, cut before its ``MAX_NEEDLE_CLASSES + 1``-th
-    distinct non-ASCII character.
+    A stretch of ASCII of 3 characters or more needs no Unicode table (of
+    its tails of 3 or more, the longest that starts with 2 ``_PLAIN``
+    characters, if one does: ``tanbul`` for ``istanbul``); otherwise the
+    longest piece, cut before its ``MAX_NEEDLE_CLASSES + 1``-th distinct
+    non-ASCII character.
     """
     pieces = _pieces(literal)
     if not pieces:
@@ -273,6 +280,16 @@ def _re2_needle(literal: str) -> str:
     longest = max(pieces, key=len)
     ascii_best = max(runs, key=len) if runs else ""
     if len(ascii_best) >= 3 or len(ascii_best) == len(longest):
+        # RE2 skips ahead fast to a hit only when the needle starts with one
+        # spelling it can look for (``(?i:ta)nbul``); a letter with
+        # non-ASCII spellings first (``i``: also ``İ``, ``ı``) makes it try
+        # every byte (3x slower here). Any part of a literal is a valid needle.
+        def starts_plain(k):  # how many of the 2 characters at k are _PLAIN
+            head = ascii_best[k:k + 2]
+            return len(head) - len(head.lstrip(_PLAIN))
+        if len(ascii_best) > 3:  # a few leading characters at most: linear in the pattern
+            k = max(range(min(len(ascii_best) - 2, 8)), key=lambda k: (starts_plain(k), -k))
+            ascii_best = ascii_best[k:]
         return ascii_best
     seen, out = set(), []
     for ch in longest:
@@ -284,10 +301,12 @@ def _re2_needle(literal: str) -> str:
     return "".join(out)
 
 
-def _re2_syntax(needle: str) -> str:
-    """An RE2 pattern (Latin-1 mode: it reads bytes) that matches, among
-    others, the UTF-8 bytes of every line text Python's ``re`` (IGNORECASE)
-    matches with the literal ``needle``.
+def _re2_syntax(needle: str) -> tuple:
+    """``(syntax, complete)``: an RE2 pattern (Latin-1 mode: it reads bytes)
+    that matches, among others, the UTF-8 bytes of every line text Python's
+    ``re`` (IGNORECASE) matches with the literal ``needle``; ``complete`` is
+    True when it also matches every raw text whose NFC form holds such a
+    match (then a record it does not find cannot match, even unnormalised).
 
     ASCII letters go in ``(?i:...)`` (which in Latin-1 mode folds at least
     the two ASCII cases), plus the UTF-8 of their ``ASCII_FOLDS``; other
@@ -295,12 +314,17 @@ def _re2_syntax(needle: str) -> str:
     a space also as a newline (``line_of`` reads a stray newline as a
     space); a non-ASCII character as the UTF-8 of each member of its exact
     ``case_class``. A hit starts inside the record whose line matched, as
-    needles hold neither ``\\n`` nor U+FFFD (``_pieces``).
+    needles hold neither ``\\n`` nor U+FFFD (``_pieces``). For NFC, each
+    member the NFC of a line can hold also matches the raw spellings
+    ``nfcspell.spellings`` gives (``K`` as U+212A, ``ü`` as ``u`` followed
+    by non-ASCII bytes, ``İ`` as ``I`` followed by them); ``complete`` is
+    False if a member has none (a mark, a jamo).
     """
     def esc(data):
         return "".join(f"\\x{b:02x}" for b in data)
 
     out, run = [], []
+    complete = True
 
     def flush():
         if run:
@@ -308,22 +332,38 @@ def _re2_syntax(needle: str) -> str:
             run.clear()
 
     for ch in needle:
-        if ch.isascii() and ch.isalpha() and ch.lower() not in ASCII_FOLDS:
+        if ch.isascii() and ch.isalpha():
+            members = "".join(dict.fromkeys(ch + ch.swapcase() + ASCII_FOLDS.get(ch.lower(), "")))
+        else:
+            members = case_class(ch) or ch
+        whole, heads = [], []
+        for member in members:
+            if unicodedata.is_normalized("NFC", member):
+                spelled = nfcspell.spellings(member)
+                if spelled is None:
+                    complete = False
+                    continue
+                whole.extend(w for w in spelled[0] if w not in members and w not in whole)
+                heads.extend(h for h in spelled[1] if h not in heads)
+        more = "".join("|" + esc(w.encode("utf-8")) for w in whole)
+        if heads:
+            more += "|(?:" + "|".join(esc(h.encode("utf-8")) for h in heads) + ")[\\x80-\\xff]+"
+        if ch.isascii() and ch.isalpha() and ch.lower() not in ASCII_FOLDS and not more:
             run.append(ch)
             continue
         flush()
         if ch == " ":
-            out.append("[\\x20\\x0a]")
+            alt = "[\\x20\\x0a]"
         elif ch.isascii() and ch.isalpha():
-            folds = "|".join(esc(x.encode("utf-8")) for x in ASCII_FOLDS[ch.lower()])
-            out.append(f"(?:(?i:{ch})|{folds})")
+            folds = "|".join(esc(x.encode("utf-8")) for x in ASCII_FOLDS.get(ch.lower(), ""))
+            alt = f"(?i:{ch})" + (f"|{folds}" if folds else "")
         elif ch.isascii():
-            out.append(ch if ch.isalnum() else esc(ch.encode()))
+            alt = ch if ch.isalnum() else esc(ch.encode())
         else:
-            members = case_class(ch) or ch
-            out.append("(?:" + "|".join(esc(x.encode("utf-8")) for x in members) + ")")
+            alt = "|".join(esc(x.encode("utf-8")) for x in members)
+        out.append("(?:" + alt + more + ")" if more or "|" in alt else alt)
     flush()
-    return "".join(out)
+    return "".join(out), complete
 
 
 def _re2_module():
@@ -338,30 +378,73 @@ def _re2_module():
 
 
 class _Re2Prefilter:
-    """Candidate records from an RE2 search of the raw chunk bytes."""
+    """Candidate records from an RE2 search of the raw chunk bytes.
 
-    def __init__(self, re2, needles):
+    ``choices``: the needles of each required option usable here (a line
+    that matches holds a spelling of one needle of every option), best
+    first. Any one of them gives a correct prefilter; ``settle`` keeps the
+    one that names the fewest records of a sample chunk (for
+    ``deploy.*failed``, ``failed`` when it is the rarer word)."""
+
+    def __init__(self, re2, choices):
+        self.choices = []
+        for needles in choices:
+            parts = [_re2_syntax(n) for n in needles]
+            try:
+                match = self._compile(re2, "|".join(p for p, _ in parts))
+            except Exception:  # noqa: BLE001 - RE2 refused it: try the next option
+                continue
+            self.choices.append((match, all(c for _, c in parts)))
+        if not self.choices:
+            raise ValueError("no option compiles")
+        self._pick(0)
+
+    def _pick(self, k: int) -> None:
+        #: ``match(buf, pos, end)``: where the first hit in ``buf[pos:end]`` starts, or -1
+        self.match = self.choices[k][0]
+        #: True when a record this prefilter does not name cannot match,
+        #: whether or not its line is in NFC (``_re2_syntax``)
+        self.complete = self.choices[k][1]
+
+    @staticmethod
+    def _compile(re2, syntax: str):
+        """A function ``(buf, pos, end) -> start of the first match or -1``."""
         options = re2.Options()
         options.encoding = re2.Options.Encoding.LATIN1
         options.case_sensitive = True
         options.log_errors = False
         options.never_capture = True
-        syntax = "|".join(_re2_syntax(n) for n in needles)
         compiled = re2.compile(syntax.encode("ascii"), options)
-        self.match = None
         try:  # the binding's own call: the wrapper costs ~10 us a hit
             match, anchor = compiled._regexp.Match, re2._Anchor.UNANCHORED
             if match(anchor, b"", 0, 0)[0] is not None:
-                self.match = lambda buf, pos, end: match(anchor, buf, pos, end)[0][0]
+                return lambda buf, pos, end: match(anchor, buf, pos, end)[0][0]
         except Exception:  # noqa: BLE001 - another version of the binding
             pass
-        if self.match is None:
-            search = compiled.search
+        search = compiled.search
 
-            def first(buf, pos, end):
-                m = search(buf, pos, end)
-                return -1 if m is None else m.start()
-            self.match = first
+        def first(buf, pos, end):
+            m = search(buf, pos, end)
+            return -1 if m is None else m.start()
+        return first
+
+    def settle(self, buf, n: int) -> None:
+        """Keep the option that names the fewest of the ``n`` records of
+        ``buf`` (a complete one before an incomplete one on a tie). Each
+        option is counted only up to the best count so far, so this costs
+        about one pass of the best option per option."""
+        if len(self.choices) < 2:
+            return
+        best, best_key = 0, None
+        for k in range(len(self.choices)):
+            self._pick(k)
+            most = None if best_key is None else best_key[0]
+            hits = sum(1 for _ in itertools.islice(self.candidates(buf, n),
+                                                   None if most is None else most + 1))
+            key = (hits, not self.complete)
+            if best_key is None or key < best_key:
+                best, best_key = k, key
+        self._pick(best)
 
     def candidates(self, buf, n: int):
         """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
@@ -388,8 +471,12 @@ class _FindPrefilter:
 
     def __init__(self, needles):
         self.needles = [n.lower().encode("ascii") for n in needles]
-        self.folds = _fold_bytes(needles)
+        made, complete = _nfc_bytes("".join(needles))
+        self.folds = list(dict.fromkeys(_fold_bytes(needles) + made))
         self.cased = any(n.upper() != n.lower() for n in needles)
+        #: True when a record this prefilter does not name cannot match,
+        #: whether or not its line is in NFC (``_nfc_bytes``)
+        self.complete = complete
 
     def candidates(self, buf, n: int):
         """Indexes (in ``[0, n)``, ascending) of the records of ``buf`` that
@@ -411,6 +498,34 @@ class _FindPrefilter:
                     found.add(r)
                     pos = (r + 1) * LOG_RECORD
         return sorted(found)
+
+
+def _nfc_bytes(chars: str) -> tuple:
+    """``(spellings, complete)`` for ASCII ``chars``: UTF-8 strings such
+    that a record whose NFC line holds a character ``re`` (IGNORECASE)
+    matches with one of ``chars``, where its raw bytes (ASCII-lowered) do
+    not, holds one of them: the raw spellings ``nfcspell.spellings`` gives
+    beyond the character itself (U+037E for ``;``, U+212A for ``K``) and
+    the marks a head needs to become it, with the singletons NFC maps to
+    those marks (U+0307 for ``İ`` from ``I``). ``complete`` is False if a
+    character has no spellings there (an unverified Unicode version)."""
+    out, complete = [], True
+    for ch in dict.fromkeys(chars):
+        members = case_class(ch)
+        for member in members:
+            if not unicodedata.is_normalized("NFC", member):
+                continue
+            spelled = nfcspell.spellings(member)
+            if spelled is None:
+                complete = False
+                continue
+            whole, heads = spelled
+            out.extend(w for w in whole if w not in members)
+            if heads:
+                for mark in unicodedata.normalize("NFD", member)[1:]:
+                    out.append(mark)
+                    out.extend(nfcspell.singleton_sources(mark))
+    return [x.encode("utf-8") for x in dict.fromkeys(out)], complete
 
 
 def _fold_bytes(needles) -> list:
@@ -445,10 +560,14 @@ def _plan(pattern: str) -> tuple:
     if re2 is not None:
         chosen, needles = _best(options, _re2_needle)
         if needles:
+            others = [_best([o], _re2_needle)[1] for k, o in enumerate(options) if k != chosen]
+            others = [o for o in others if o and min(map(len, o)) >= 3][:MAX_CHOICES - 1]
             try:
-                prefilter = _Re2Prefilter(re2, needles)
+                prefilter = _Re2Prefilter(re2, [needles] + others)
             except Exception:  # noqa: BLE001 - RE2 refused it: search without RE2
                 prefilter = None
+            if prefilter is not None and len(prefilter.choices) > 1:
+                chosen = None  # ``settle`` picks one: the precheck tests them all
     if prefilter is None:
         chosen, needles = _best(options, _find_needle)
         if not needles:
@@ -531,13 +650,18 @@ def _matches(data, n: int, search, prefilter, precheck):
     return found
 
 
-def _exact(data, n: int, search, prefilter, precheck) -> list:
+def _exact(data, n: int, search, prefilter, precheck, probe: bool = True) -> list:
     """The lines (``line_of``, as stored) of the ``n`` records in ``data``
     whose NFC form ``search`` matches, oldest first: recall's definition,
-    record by record. A chunk holding a character that NFC might change
+    record by record. When the prefilter is ``complete`` and names few
+    records (``_named``; tried when ``probe``), only those are normalised
+    and matched. Otherwise a chunk holding a character that NFC might change
     (``fastcount.nfc_inert``) has its lines normalised; the lines NFC
     changes are matched whatever the byte prefilter says, the others only
     when it names them (their bytes are what is matched)."""
+    rows = _named(prefilter, data, n, FEW_CANDIDATES) if probe else None
+    if rows is not None:
+        return [line for line, form in _named_lines(data, rows, precheck) if search(form)]
     rest = fastcount.residue(data)
     if fastcount.nfc_inert(rest):
         return _matches(data, n, search, prefilter, precheck)
@@ -564,28 +688,32 @@ def _exact(data, n: int, search, prefilter, precheck) -> list:
     return found
 
 
-FEW_CANDIDATES = 64  #: candidate records of a chunk that ``_few`` matches one by one
+FEW_CANDIDATES = 512  #: candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test
+DENSE_SKIP = 8  #: chunks counted without trying ``_named`` after a chunk that had too many candidates
 
 
-def _few(data, n: int, search, prefilter, precheck, stable: bool):
-    """The number of matching records of the chunk when RE2's byte
-    prefilter names at most ``FEW_CANDIDATES`` of them (rare and absent
-    words, dates: one RE2 pass instead of ``fastcount``'s few), else None.
-    Only for a chunk that is its own NFC, where the prefilter never misses
-    a matching record. ``stable``: ``fastcount.nfc_stable`` of the chunk."""
-    if not isinstance(prefilter, _Re2Prefilter):
+def _named(prefilter, data, n: int, most: int):
+    """The records (indexes, ascending) RE2's byte prefilter names in the
+    chunk when it is ``complete`` (it names every record whose NFC line can
+    match, ``_re2_syntax``) and names at most ``most`` of them; else None.
+    Rare and absent words and dates take this path: one RE2 pass, no
+    chunk-wide NFC test (``fastcount.residue``, ``nfc_inert``)."""
+    if not getattr(prefilter, "complete", False):
         return None
-    if not stable:
-        return None
-    rows = list(itertools.islice(prefilter.candidates(data, n), FEW_CANDIDATES + 1))
-    if len(rows) > FEW_CANDIDATES:
-        return None
-    count = 0
+    rows = list(itertools.islice(prefilter.candidates(data, n), most + 1))
+    return rows if len(rows) <= most else None
+
+
+def _named_lines(data, rows, precheck):
+    """``(line, nfc_line)`` for the records ``rows`` of the chunk, oldest
+    first, leaving out a record whose bytes are ASCII (so its line is its
+    own NFC) and fail ``precheck``."""
     for r in rows:
         record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
-        if (precheck is None or precheck(record)) and search(line_of(record)):
-            count += 1
-    return count
+        if precheck is not None and record.isascii() and not precheck(record):
+            continue
+        line = line_of(record)
+        yield line, nfc(line)
 
 
 def recall(store, pattern: str, limit_bytes: int) -> tuple:
@@ -618,6 +746,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     step = max(1, CHUNK_RECORDS)
     kept, kept_bytes, total, full = [], 0, 0, False
     counter, planned = None, False
+    dense = 0  # chunks left to count without trying ``_named`` first
     try:
         with _Alarm() as alarm:
             for hi in range(T, 0, -step):
@@ -625,22 +754,36 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
                 n = min(hi - lo, len(data) // LOG_RECORD)
                 data = data[:n * LOG_RECORD]
+                if hi == T and hasattr(prefilter, "settle"):
+                    prefilter.settle(data, n)  # the newest chunk as the sample
                 # The alarm runs only while Python's re matches lines: not
                 # while a chunk is read (a busy disk must not refuse a
                 # pattern) nor while fastcount counts (linear byte patterns).
                 if full:
                     if not planned:
                         counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                    count = None
+                    if dense:
+                        dense -= 1
+                    else:
+                        alarm.arm()
+                        rows = _named(prefilter, data, n, FEW_CANDIDATES)
+                        count = None if rows is None else \
+                            sum(1 for _, form in _named_lines(data, rows, precheck) if search(form))
+                        alarm.disarm()
+                        if count is not None:
+                            total += count
+                            continue
+                        # Too many candidates: the word is frequent here.
+                        # Count the next chunks without asking RE2 first.
+                        dense = DENSE_SKIP
                     residue = fastcount.residue(data)  # one C pass, shared
                     stable = fastcount.nfc_stable(data, n, residue)
-                    alarm.arm()
-                    count = _few(data, n, search, prefilter, precheck, stable)
-                    alarm.disarm()
-                    if count is None and counter is not None:
+                    if counter is not None:
                         count = counter.count(data, n, residue, stable)
                     if count is None:
                         alarm.arm()
-                        count = len(_exact(data, n, search, prefilter, precheck))
+                        count = len(_exact(data, n, search, prefilter, precheck, probe=False))
                         alarm.disarm()
                     total += count
                     continue

@@ -275,7 +275,7 @@ def test_re2_needle_matches_every_spelling_re_accepts(text):
     re2 = search._re2_module()
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
-    rx = re2.compile(search._re2_syntax(text).encode("ascii"), options)
+    rx = re2.compile(search._re2_syntax(text)[0].encode("ascii"), options)
     spellings = [""]
     for ch in text:
         spellings = [s + x for s in spellings for x in search.case_class(ch)][:200]
@@ -466,3 +466,40 @@ def test_a_regex_that_burns_cpu_is_refused_whatever_the_load(tmp_path, monkeypat
             search.recall(store, "release", 10 ** 6)
     assert 1.5 <= clock.cpu < 1.7  # refused as the bound passed, not at the end
     assert clock.deadlines == {} and clock.handlers[FakeClock.SIGVTALRM] is None
+
+
+# -- which needle RE2 looks for ------------------------------------------------
+
+def test_an_re2_needle_starts_with_letters_it_can_skip_to():
+    """A needle should start with two characters that have one spelling
+    each (RE2 then skips ahead to them); any tail of a literal is valid."""
+    assert search._re2_needle("istanbul") == "tanbul"
+    assert search._re2_needle("failed") == "failed"
+    assert search._re2_needle("release") == "release"
+    assert search._re2_needle("kiosk") == "osk"
+    assert search._re2_needle("ab") == "ab"
+
+
+@pytest.mark.skipif("re2" not in ENGINES, reason="google-re2 is not installed")
+def test_the_rarer_required_word_is_the_one_searched(tmp_path):
+    """``deploy.*failed`` on a log where every line says deploy and few say
+    failed: RE2 looks for ``failed`` (settled on the newest chunk), and the
+    answer is still the per-line definition, whichever word is rarer in
+    older chunks."""
+    texts = [f"deploy step {i}" + (" failed" if i % 50 == 0 else "") for i in range(400)]
+    texts += [f"failed check {i}" + (" deploy" if i % 7 == 0 else "") for i in range(400)]
+    records = [encode_memory(i, "2024-01-01", t) for i, t in enumerate(texts[400:] + texts[:400])]
+    store = _build(str(tmp_path / "mem"), records)
+    prefilter, _ = search._plan("deploy.*failed")
+    assert len(prefilter.choices) == 2
+    with open(store.log_path, "rb") as f:
+        newest = f.read()[-400 * LOG_RECORD:]
+    prefilter.settle(newest, 400)
+    named = list(prefilter.candidates(newest, 400))
+    assert len(named) == 8  # the lines saying failed, not the 400 saying deploy
+    for chunk in (7, 64, 4096):
+        for limit in (10, 10 ** 6):
+            with engine("re2", chunk) as e:
+                want = expected(store, "deploy.*failed")
+                kept, total, _ = e.recall(store, "deploy.*failed", limit)
+                assert total == len(want) and kept == want[len(want) - len(kept):]

@@ -1,0 +1,146 @@
+"""Raw spellings NFC turns into a character (``optmem.nfcspell``), and the
+recall prefilter that uses them to skip records without normalising them.
+
+Records here are written as another tool may write them, not in NFC: a
+letter and its combining marks, partial compositions, singletons (U+212A
+KELVIN SIGN, U+212B ANGSTROM SIGN, U+037E GREEK QUESTION MARK, Greek oxia
+letters, CJK compatibility ideographs), Hangul as conjoining jamo. Recall's
+answer must still be the per-line definition: the NFC pattern on each
+line's NFC form.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optmem import nfcspell, search
+from optmem.store import Store, encode_memory
+
+KNOWN = unicodedata.unidata_version in nfcspell.VERIFIED
+
+
+@pytest.mark.skipif(not KNOWN, reason=f"Unicode {unicodedata.unidata_version} is not in "
+                    "nfcspell.VERIFIED: spellings() returns None there (tested below)")
+def test_the_singleton_table_is_this_pythons_unicode():
+    table = {src: target for target, sources in nfcspell._targets().items() for src in sources}
+    assert table == nfcspell._scan()
+
+
+@pytest.mark.skipif(KNOWN, reason="this Python's Unicode version is verified")
+def test_an_unverified_unicode_version_gives_no_spellings():
+    assert nfcspell.spellings("a") is None
+
+
+def _equivalents(ch: str) -> list:
+    """Raw texts canonically equivalent to ``ch`` (NFC of each is ``ch``):
+    NFD, each partial composition followed by the marks it lacks, the
+    singletons that map to ``ch`` or to a partial, marks reordered where
+    their classes differ."""
+    nfd = unicodedata.normalize("NFD", ch)
+    out = {ch, nfd}
+    out.update(nfcspell.singleton_sources(ch))
+    head, rest = nfd[0], nfd[1:]
+    for size in range(len(rest) + 1):
+        for picked in itertools.combinations(range(len(rest)), size):
+            part = unicodedata.normalize("NFC", head + "".join(rest[i] for i in picked))
+            left = "".join(rest[i] for i in range(len(rest)) if i not in picked)
+            for start in {part, *nfcspell.singleton_sources(part)}:
+                for order in itertools.permutations(left):
+                    text = start + "".join(order)
+                    if unicodedata.normalize("NFC", text) == ch:
+                        out.add(text)
+    return sorted(out)
+
+
+#: Characters NFC can make from other raw text, and plain ones around them.
+TRICKY = ("ü Ü İ K k Å å ǘ Ǘ ṩ ệ ά Ω ; ` 각 강 豈 東 京 é e u i s ſ"
+          " ä ö ñ ç ő ű ş ţ ȧ ḍ").split()
+
+
+def test_every_equivalent_of_a_tricky_character_is_spelled():
+    """``spellings`` covers each raw text whose NFC is the character: it is
+    a ``whole`` spelling, or a ``head`` followed by non-ASCII characters."""
+    for ch in TRICKY:
+        whole, heads = nfcspell.spellings(ch)
+        for raw in _equivalents(ch):
+            assert raw in whole or any(
+                raw.startswith(h) and len(raw) > len(h) and not raw[len(h):].isascii()
+                and all(not c.isascii() for c in raw[len(h):]) for h in heads), (ch, raw)
+
+
+def test_marks_and_jamo_have_no_spellings():
+    for ch in ("\u0301", "\u0308", "\u1161", "\u11a8", "\u0958", "\u212a", "\u037e"):
+        assert nfcspell.spellings(ch) is None, hex(ord(ch))
+
+
+def _raw(word: str, rng: random.Random) -> str:
+    """``word`` with each character spelled by one of its equivalents."""
+    return "".join(rng.choice(_equivalents(ch)) if ch in TRICKY else ch for ch in word)
+
+
+WORDS = ["Zürich", "ZÜRICH", "zurich", "İstanbul", "istanbul", "Kelvin", "kelvin",
+         "Ångström", "angstrom", "ǘber", "ṩhip", "việt", "άλφα", "Ωmega", "a;b", "`tick`",
+         "각도", "강", "豈東京", "東京", "release", "ſtyle", "mäñçőűşţ", "ȧḍ"]
+
+
+def _store(tmp_path, seed: int, size: int) -> Store:
+    rng = random.Random(seed)
+    store, _ = Store.init(str(tmp_path / f"mem{seed}"))
+    records = []
+    for i in range(size):
+        words = [_raw(w, rng) if rng.random() < 0.7 else w for w in rng.choices(WORDS, k=rng.randint(1, 6))]
+        text = " ".join(words)
+        records.append(encode_memory(i, "2024-01-01", text))  # bytes as typed, not NFC
+    with open(store.log_path, "ab") as f:
+        f.write(b"".join(records))
+    return store
+
+
+def _want(store, pattern: str) -> int:
+    rx = re.compile(unicodedata.normalize("NFC", pattern), re.IGNORECASE)
+    with open(store.log_path, "rb") as f:
+        data = f.read()
+    lines = [search.line_of(data[k:k + 320]) for k in range(0, len(data), 320)]
+    return sum(1 for line in lines if rx.search(unicodedata.normalize("NFC", line)))
+
+
+ENGINES = [False] + ([True] if search._re2_module() is not None else [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), word=st.sampled_from(WORDS + ["ü", "İ", "k", "東", "각"]),
+       chunk=st.sampled_from([1, 7, 64]), limit=st.sampled_from([1, 10 ** 6]),
+       re2=st.sampled_from(ENGINES))
+def test_recall_counts_raw_spellings_as_their_nfc(tmp_path_factory, seed, word, chunk, limit, re2):
+    """Records written unnormalised are counted exactly as the per-line
+    NFC definition says, whether recall prints them or only counts them,
+    in chunks whose prefilter names few records (``search._named``: no
+    chunk-wide NFC test) and in chunks where it names many, with RE2 and
+    without it."""
+    store = _store(tmp_path_factory.mktemp("raw"), seed, 120)
+    saved = search.CHUNK_RECORDS, search.USE_RE2, search.FEW_CANDIDATES
+    try:
+        search.CHUNK_RECORDS, search.USE_RE2 = chunk, re2
+        for few in (0, 3, 256):
+            search.FEW_CANDIDATES = few
+            for pattern in (word, unicodedata.normalize("NFD", word), word.upper()):
+                _, total, _ = search.recall(store, pattern, limit)
+                assert total == _want(store, pattern), (pattern, few)
+    finally:
+        search.CHUNK_RECORDS, search.USE_RE2, search.FEW_CANDIDATES = saved
+
+
+def test_the_prefilter_is_complete_only_when_every_member_is_spelled():
+    assert search._re2_syntax("zürich")[1]
+    assert search._re2_syntax("東京")[1]
+    assert not search._re2_syntax("x\u0301")[1]  # a mark: NFC may move it
+    # Without RE2: a record holding U+0307 may hold İ (I + U+0307) in NFC.
+    assert "\u0307".encode() in search._FindPrefilter(["zurich"]).folds
+    assert search._FindPrefilter(["zurich"]).complete
