@@ -130,11 +130,16 @@ def project_root(root: str, name: str) -> str:
 def missing(root: str, name: str, how: str) -> NoStore:
     """The error for a named project whose store does not exist (never
     created by resolution): it names the existing projects."""
+    import shlex
     have = names(root)
     listing = ", ".join(have) if have else "none yet"
+    why = slug_problem(name)
+    if why:  # no store can have this name: no step that would be refused
+        return NoStore(f"there is no project {name!r} ({how}), and there can be none: {why}. "
+                       f"The projects are: {listing}")
     return NoStore(f"there is no project {name!r} ({how}); the projects are: {listing}. "
                    f"Check the name; if it is a new project, a person creates it. {PERSON} "
-                   f"memo init --project {name}")
+                   f"memo init --project {shlex.quote(name)}")
 
 
 # -- remotes ---------------------------------------------------------------

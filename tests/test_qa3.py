@@ -255,7 +255,7 @@ SAFE = {"wake", "check", "stats", "zoom", "recall", "scope"}
 
 def test_every_order_in_a_scripted_life_begins_its_line_and_runs(memo, memory_dir, tmp_path,
                                                                  monkeypatch):
-    seen = []
+    seen, followed = [], set()
 
     def say(*args, input=None):
         result = memo(*args, input=input)
@@ -263,10 +263,12 @@ def test_every_order_in_a_scripted_life_begins_its_line_and_runs(memo, memory_di
         text = result.stdout + result.stderr
         seen.append(args)
         for order in _check_orders(text, " ".join(map(str, args))):
-            if order[0] in SAFE and order not in seen:
-                say(*order)
-            elif order[:1] == ["sleep"] and len(order) == 1:
-                say("sleep")
+            if tuple(order) in followed:
+                continue
+            followed.add(tuple(order))
+            if order[0] in SAFE or order[0] in ("forget", "config") or order == ["sleep"]:
+                after = say(*order)  # an order runs as printed: never a usage error
+                assert after.exit_code != 2, (args, order, after.stderr)
         return result
 
     monkeypatch.delenv("MEMORY_DIR")
@@ -516,3 +518,12 @@ def test_no_store_file_is_written_through_a_link(memo, inited, name):
         assert len(now) <= len(log)  # nothing appended
     else:
         assert now[3 * LOG:].startswith(b"#3 ")
+
+
+@pytest.mark.parametrize("name", ["../x", "a b", "x;rm -rf ~"])
+def test_an_impossible_project_name_gets_no_step_that_would_be_refused(memo, inited,
+                                                                      monkeypatch, name):
+    monkeypatch.setenv("MEMO_PROJECT", name)
+    result = memo("wake")
+    assert result.exit_code == 1 and "there can be none" in result.stderr
+    assert "memo init --project" not in result.stderr
