@@ -21,6 +21,9 @@ from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_
 from .store import _date_shaped
 
 CHUNK_RECORDS = 8192
+#: What the stand-in line of a damaged record starts with (``core.DAMAGED_TEXT``,
+#: and the older wording): a summary holding it was written from the stand-in.
+STAND_IN = b"[damaged record"
 _HEAD = re.compile(r"^#(\d+) (\d\d\d\d-\d\d-\d\d) ", re.MULTILINE)
 #: Bytes that may stand in a record: printable ASCII, UTF-8 lead and
 #: continuation bytes, and the newline (checked by position). Deleting them
@@ -140,6 +143,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                         f"{store.move_aside(store.tree_path)}")
         return
     lengths = {}
+    stand_ins = []  # (size, k) of summaries that quote a damaged record's stand-in
     for name in names:
         path = os.path.join(store.tree_path, name)
         size = int(name) if name.isascii() and name.isdigit() and len(name) < 25 else 0
@@ -172,6 +176,10 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
             for first in range(0, min(n, allowed), CHUNK_RECORDS):
                 m = min(CHUNK_RECORDS, min(n, allowed) - first)
                 data = f.read(m * TREE_RECORD)
+                at = data.find(STAND_IN)
+                while at >= 0:  # summarised from a stand-in line, not a memory
+                    stand_ins.append((size, first + at // TREE_RECORD))
+                    at = data.find(STAND_IN, (at // TREE_RECORD + 1) * TREE_RECORD)
                 if _clean_bytes(data, TREE_RECORD, m):
                     continue
                 for k in range(first, first + m):
@@ -182,6 +190,15 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                         problems.append(f"{path} record {k} (offset {k * TREE_RECORD}), the "
                                         f"summary of {blocks.block_name(lo, lo + size)}, {why}. "
                                         f"Run: memo forget {blocks.block_name(lo, lo + size)}")
+    if stand_ins:
+        size, k = min(stand_ins)
+        name = blocks.block_name(k * size, (k + 1) * size)
+        more = len(stand_ins) - 1
+        problems.append(f"{store.level_path(size)} record {k}, the summary of {name}, quotes the "
+                        f"stand-in line of a damaged record instead of the memory"
+                        f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "
+                        f"forgotten, it is written again from the log once the record is "
+                        f"repaired. Run: memo forget {name}")
     for size, n in sorted(lengths.items()):
         if size == 2:
             continue

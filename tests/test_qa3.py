@@ -527,3 +527,19 @@ def test_an_impossible_project_name_gets_no_step_that_would_be_refused(memo, ini
     result = memo("wake")
     assert result.exit_code == 1 and "there can be none" in result.stderr
     assert "memo init --project" not in result.stderr
+
+
+def test_check_names_a_summary_written_from_a_stand_in(memo, inited):
+    """Before 0.2.0 a damaged record's stand-in was handed over and could be
+    summarised into the tree for good: check names the first such summary
+    with the forget that lets memo write it again from the log."""
+    notes(memo, 4)
+    text = b"w 0 | #1 ????-??-?? [damaged record: a human can see it with memo check]"
+    (inited / "TREE" / "2").write_bytes(text + b" " * (287 - len(text)) + b"\n")
+    result = memo("check")
+    assert result.exit_code == 1
+    line = next(x for x in result.stdout.splitlines() if "stand-in" in x)
+    assert line.endswith("Run: memo forget 0-1")
+    ok(memo("forget", "0-1"))
+    answer_all(memo)
+    assert ok(memo("check")).endswith("The store is whole.\n")
