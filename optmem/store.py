@@ -426,7 +426,7 @@ class Store:
         do not parse; return notes on those. Under the lock, atomically:
         temp file, fsync, rename; the temp file never outlives a failure."""
         tmp = self.config_path + ".tmp"
-        with self.locked():
+        with self.locked(repair=False):  # the config only: a damaged log is check's
             text = self._config_text()
             new, notes = update_config_text(render_config({}) if text is None else text,
                                             changes)

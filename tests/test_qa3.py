@@ -543,3 +543,28 @@ def test_check_names_a_summary_written_from_a_stand_in(memo, inited):
     ok(memo("forget", "0-1"))
     answer_all(memo)
     assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+def test_orders_check_gives_for_the_cache_work_while_the_log_needs_a_person(memo, inited,
+                                                                            tmp_path):
+    """A log whose tail is misaligned is a person's to repair; meanwhile the
+    orders check gives for the summaries and the config ran into that
+    repair, refused with ``Run: memo check``, and check gave them again: a
+    loop an agent could not leave. They touch no log byte, so they run."""
+    _forty(memo, inited, tmp_path)
+    path = inited / "LOG.txt"
+    data = bytearray(path.read_bytes())
+    data[39 * LOG + 100] = 10  # a stray newline: the last record is misaligned
+    path.write_bytes(bytes(data) + b"x" * 115)
+    (inited / "TREE" / "8").write_bytes((inited / "TREE" / "8").read_bytes()[:288])
+    (inited / "config").write_text("WAKE_LINES=abc\n")
+    log = path.read_bytes()
+    out = memo("check").stdout
+    orders = [line.split(". Run: ", 1)[1] for line in out.splitlines() if ". Run: " in line]
+    assert "memo config --repair" in orders and any(o.startswith("memo forget") for o in orders)
+    for order in orders:
+        result = memo(*shlex.split(order)[1:])
+        assert result.exit_code == 0, (order, result.stderr)
+    assert path.read_bytes() == log
+    after = memo("check").stdout
+    assert ". Run: memo" not in after  # only the person's steps are left
