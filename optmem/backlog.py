@@ -19,6 +19,7 @@ agent is a long detour. Two ways through:
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 
@@ -42,7 +43,10 @@ def count_lines(path: str) -> int:
     file of one endless line costs no more memory than that (the import
     then refuses the line). Returns 0 when the file cannot be read (the
     import itself then names the problem)."""
+    import stat
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return 0  # a device or a pipe may never end: the import refuses it
         with open(path, "rb") as f:
             return sum(1 for line in iter(lambda: f.readline(core.IMPORT_LINE_LIMIT), b"")
                        if line.strip())

@@ -15,7 +15,7 @@ import re
 import stat as stat_mod
 
 from . import blocks, replicas
-from .errors import ConfigError
+from .errors import ConfigError, Damaged
 from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
                     problem_in_memory, problem_in_summary)
 from .store import _date_shaped
@@ -150,14 +150,14 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                             f"a person moves it out of the store. {store.move_aside(path)}")
             continue
         try:
+            store.level_len(size)  # a link, not a file, unreadable: named with its step
             st = os.stat(path)
+        except Damaged as err:
+            problems.append(str(err))
+            continue
         except OSError as err:
             problems.append(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
                             f"summaries once it is moved out of the store. {store.move_aside(path)}")
-            continue
-        if not stat_mod.S_ISREG(st.st_mode):
-            problems.append(f"{path} is not a regular file; memo sleep rebuilds its summaries "
-                            f"once it is moved out of the store. {store.move_aside(path)}")
             continue
         n = st.st_size // TREE_RECORD
         lengths[size] = n

@@ -39,8 +39,23 @@ class MemoFailure(click.ClickException):
 
 
 def _oserror_line(err: OSError) -> str:
-    where = err.filename or os.environ.get("MEMORY_DIR", "")
+    """The one line for a filesystem error, naming the path. A path outside
+    ``MEMORY_DIR`` (an export's FILE, an import's) is the user's to check:
+    no store advice, and no ``memo check`` order that could not help."""
+    store = os.environ.get("MEMORY_DIR", "")
+    where = err.filename or store
     what = err.strerror or str(err)
+    outside = bool(err.filename and store and isinstance(err.filename, str)
+                   and not os.path.abspath(err.filename).startswith(
+                       os.path.abspath(os.path.expanduser(store)).rstrip(os.sep) + os.sep))
+    if outside and err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return f"{where}: {what}; nothing was written there. Check the path and run the command again"
+    if err.errno == errno.ELOOP and err.filename:  # a link in the store: never written through
+        import shlex
+        return (f"{where} is a link, and memo never writes through a link in its store; "
+                f"nothing was half-written. Once it is moved away memo makes a new file. "
+                f"A person can run: mv -- {shlex.quote(str(where))} "
+                f"{shlex.quote(str(where) + '.link-moved')}")
     if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
         hint = "free some space (or raise the file size limit) and run the command again"
     elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):

@@ -143,10 +143,22 @@ def damaged_in(store: Store, lo: int, hi: int) -> list:
 
 def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
                      form: str | None = None) -> str | None:
-    """The hand-over when block ``[lo, hi)`` (raw memories) holds a damaged
-    record, else None: a summary written from the stand-in line would keep
-    the damage in the tree for good, so the block is not handed over
-    (``protocol.compression_waits``) until the record is repaired."""
+    """The hand-over when block ``[lo, hi)`` cannot be compressed as it
+    stands, else None: a block of raw memories holding a damaged record (a
+    summary written from the stand-in line would keep the damage in the
+    tree for good; ``protocol.compression_waits``), or a larger block one
+    of whose built halves is a damaged summary (``protocol.half_waits``:
+    forget it, and memo sleep writes it again)."""
+    if hi - lo > RAW_PROMPT_MAX:
+        for a, b in blocks.halves(lo, hi):
+            try:
+                store.summary(a, b)
+            except NotBuilt:
+                continue  # a half of the same batch: checked in its turn
+            except Damaged as err:
+                return protocol.half_waits(blocks.block_name(lo, hi), blocks.block_name(a, b),
+                                           str(err), flag, form)
+        return None
     bad = damaged_in(store, lo, hi)
     if not bad:
         return None
@@ -181,7 +193,7 @@ def next_waits(store: Store, T: int | None = None, built: dict | None = None,
         block = next(iter(blocks.pending_by_end(T, built)), None)
     else:
         block = next_pending(store, T, built)
-    if block is None or block[1] - block[0] > RAW_PROMPT_MAX:
+    if block is None:
         return None
     return waits_for_repair(store, *block, flag, form)
 
@@ -246,10 +258,10 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
     if block is None:
         return NOTHING_LEFT
     lo, hi = block
+    waits = waits_for_repair(store, lo, hi, flag, form)
+    if waits is not None:
+        return waits
     if hi - lo <= RAW_PROMPT_MAX:
-        waits = waits_for_repair(store, lo, hi, flag, form)
-        if waits is not None:
-            return waits
         body = [memory_line(m) for m in shown(store, lo, hi)]
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
@@ -611,10 +623,43 @@ def missing_in(T: int, tiling: list, built: dict) -> list:
             if hi - lo > 1 and lo // (hi - lo) >= built.get(hi - lo, 0)]
 
 
-def wake_lines(store: Store, T: int, budget: int) -> list:
+DAMAGED_SUMMARY = "[damaged summary: memo check names its repair]"
+
+
+def shown_summary(store: Store, lo: int, hi: int, damaged: list | None = None) -> str:
+    """``summary_line`` of block ``[lo, hi)``, or, when its record is
+    damaged, the line with ``DAMAGED_SUMMARY`` for its text (the error is
+    appended to ``damaged`` when given), so one bad summary never locks an
+    agent out of its memory. Raises ``NotBuilt`` as ``summary_line`` does."""
+    try:
+        return summary_line(store, lo, hi)
+    except Damaged as err:
+        if damaged is not None:
+            damaged.append(((lo, hi), str(err)))
+        return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} "
+                           f"{DAMAGED_SUMMARY}")
+
+
+def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None = None) -> str:
+    """The hand-over after a document that showed damaged summaries
+    (``damaged``: ``[((lo, hi), error line), ...]``, from ``shown_summary``):
+    what is wrong with the first, and the order that forgets it (memo sleep
+    then writes it again from the log)."""
+    (lo, hi), why = damaged[0]
+    name = blocks.block_name(lo, hi)
+    sentence, _ = protocol.split_order(why)
+    more = f" ({len(damaged) - 1} more after it)" if len(damaged) > 1 else ""
+    return "\n".join([f"The summary of #{name} is damaged ({sentence.rstrip('.')}){more}; "
+                      f"memo sleep writes it again from the log once it is forgotten.",
+                      protocol.run(f"memo forget {name} {flag}".strip(), form)])
+
+
+def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None) -> list:
     """The document body at ``T``: one line per block of ``cover(T, budget)``.
 
-    Every block must be built (see ``missing_in``); raises ``NotBuilt``.
+    Every block must be built (see ``missing_in``); raises ``NotBuilt``. A
+    damaged summary is shown as ``shown_summary`` shows it (and named in
+    ``damaged`` when given).
     """
     tiling = blocks.cover(T, budget)
     out = []
@@ -623,7 +668,7 @@ def wake_lines(store: Store, T: int, budget: int) -> list:
         if hi - lo == 1:
             raw_from = lo if raw_from is None else raw_from
             continue
-        out.append(summary_line(store, lo, hi))
+        out.append(shown_summary(store, lo, hi, damaged))
     if raw_from is not None:
         out += [memory_line(m) for m in shown(store, raw_from, T)]
     return out
@@ -690,8 +735,9 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
         pending = pending_in(count, store.built(count))
         return False, replicas.insert_after_first_line(
             protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
+    damaged = []
     try:
-        body = wake_lines(store, T, cfg.WAKE_LINES)
+        body = wake_lines(store, T, cfg.WAKE_LINES, damaged)
     except NotBuilt:  # another session forgot a summary while we read
         return wake(store, part, T, form)
     # The warning stands after the first line of every part: room for it is
@@ -706,6 +752,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     text = parts[part - 1]
     if part == len(parts):
         prompt = compression(store, form=form)
+        if damaged and store.writable():  # the document's own damage comes first
+            prompt = summary_repair(store, damaged, form=form)
         if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text
@@ -738,13 +786,14 @@ def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> Recall
 
 # -- zoom, stats, config -----------------------------------------------------
 
-def block_line(store: Store, lo: int, hi: int, T: int) -> str:
+def block_line(store: Store, lo: int, hi: int, T: int, damaged: list | None = None) -> str:
     """One block as wake would show it; an unbuilt summary says so and gives
-    the order that builds it."""
+    the order that builds it; a damaged one is ``shown_summary``'s line
+    (named in ``damaged`` when given)."""
     if hi - lo == 1:
         return memory_line(shown(store, lo, lo + 1)[0])
     try:
-        return summary_line(store, lo, hi)
+        return shown_summary(store, lo, hi, damaged)
     except NotBuilt:
         return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised yet)"
 
@@ -782,12 +831,15 @@ def zoom(store: Store, arg: str) -> list:
         return [memory_line(shown(store, lo, lo + 1)[0])]
     out = [] if hi <= T else [f"Block {name} reaches past the newest memory "
                               f"(#{T - 1}); its parts so far:"]
+    damaged = []
     for a, b in blocks.halves(lo, hi):
         if a >= T:
             continue
         for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
-            out.append(block_line(store, c, d, T))
-    if any(line.endswith("(not summarised yet)") for line in out):
+            out.append(block_line(store, c, d, T, damaged))
+    if damaged:  # the repair first: a sleep could not build on it
+        out += summary_repair(store, damaged).split("\n")
+    elif any(line.endswith("(not summarised yet)") for line in out):
         out.append("Run: memo sleep")
     return out
 

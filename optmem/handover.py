@@ -139,12 +139,12 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
     for lo, hi in blocks.pending_by_end(T, built):
         name = blocks.block_name(lo, hi)
         add_raw = {}
+        waits = core.waits_for_repair(store, lo, hi, flag, form)
+        if waits is not None:  # damaged input: never summarised; stop here
+            if not chosen:
+                return waits
+            break
         if hi - lo <= core.RAW_PROMPT_MAX:
-            waits = core.waits_for_repair(store, lo, hi, flag, form)
-            if waits is not None:  # a damaged record: never summarised; stop here
-                if not chosen:
-                    return waits
-                break
             new = [i for i in range(lo, hi) if i not in raw]
             if new:
                 for m in core.shown(store, new[0], new[-1] + 1):

@@ -44,6 +44,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     store instead of ordered, before ``You are awake.``."""
     T = store.count()
     built = store.built(T)
+    damaged = []  # damaged summaries the document shows (core.shown_summary)
     cache = {}
 
     def expand(lo, hi, room):
@@ -51,7 +52,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         if size == 1:
             return [core.memory_line(core.shown(store, lo, lo + 1)[0])]
         if lo // size < built.get(size, 0):
-            return [core.summary_line(store, lo, hi)]
+            return [core.shown_summary(store, lo, hi, damaged)]
         if room < 2:
             return None
         out = []
@@ -121,7 +122,15 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         tiling = fits(budget)
         if tiling is not None:
             body = [line for block in tiling for line in block_lines(block)[0]]
-            return "\n".join(head + body + tail)
+            text = "\n".join(head + body + tail)
+            shown = [d for d in damaged if any(lo <= d[0][0] and d[0][1] <= hi
+                                               for lo, hi in tiling)]
+            if shown and tail[-1] == core.AWAKE and not read_only:
+                # Nothing else handed over: the damaged summary's repair, if it fits.
+                more = "\n\n" + core.summary_repair(store, shown)
+                if _size([text + more]) <= max_bytes:
+                    text += more
+            return text
     smallest = min(fixed + sum(block_lines(b)[1] for b in (blocks.cover(T, n) if T else []))
                    for n in candidates)
     # The document's lines are joined with newlines and echo adds the last one.

@@ -321,6 +321,20 @@ def compression_waits(name: str, i: int, where: str, restorable: bool, flag: str
                       person_can_run(f"memo check {flag}".strip())])
 
 
+def half_waits(name: str, half: str, why: str, flag: str = "",
+               form: str | None = None) -> str:
+    """The hand-over instead of block ``name``'s prompt when the built
+    summary of its half ``half`` is damaged (``why``: the store's one line
+    naming the file and record). Forgetting that summary loses nothing the
+    log does not hold, and memo sleep writes it again, so the step is the
+    agent's: ``Run: memo forget HALF`` (with ``flag``)."""
+    sentence, _ = split_order(why)
+    return "\n".join([f"Compression of #{name}{WAITS_MARK}the summary of its half #{half} is "
+                      f"damaged ({sentence.rstrip('.')}); memo sleep writes it again from the "
+                      f"log once it is forgotten.",
+                      run(f"memo forget {half} {flag}".strip(), form)])
+
+
 def is_waiting(text: str) -> bool:
     """True for ``compression_waits``'s text (a hand-over that is no prompt)."""
     return text.startswith("Compression of #") and WAITS_MARK in text.split("\n", 1)[0]

@@ -47,6 +47,10 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
+#: Added to every open that writes a file of the store other than the log:
+#: a link there (to the log, or anywhere) is refused (ELOOP), never written
+#: through.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 #: The order that restores records whose head alone is damaged (``restorable``).
@@ -576,16 +580,45 @@ class Store:
 
     def _last_non_nul_record(self, n: int) -> int:
         """Index of the last record before ``n`` that is not all NUL bytes
-        (-1 if none); reads backwards in large chunks."""
-        step = 4096
-        while n > 0:
-            lo = max(0, n - step)
-            data = self.read_log(lo * LOG_RECORD, (n - lo) * LOG_RECORD)
-            end = len(data.rstrip(b"\x00"))
-            if end:
-                return lo + (end - 1) // LOG_RECORD
-            n = lo
+        (-1 if none); reads backwards in large chunks, only where the file
+        holds data: the holes of a sparse file (``SEEK_HOLE``/``SEEK_DATA``,
+        where the system has them) read as NUL bytes and are skipped unread,
+        since a crash can leave gigabytes allocated."""
+        step = 4096 * LOG_RECORD
+        for start, end in reversed(self._data_stretches(n * LOG_RECORD)):
+            hi = end
+            while hi > start:
+                lo = max(start, hi - step)
+                data = self.read_log(lo, hi - lo)
+                stripped = len(data.rstrip(b"\x00"))
+                if stripped:
+                    return (lo + stripped - 1) // LOG_RECORD
+                hi = lo
         return -1
+
+    def _data_stretches(self, limit: int) -> list:
+        """``[(start, end), ...]``: the byte ranges of the log before
+        ``limit`` that may hold data, in order; the rest is holes (NUL).
+        ``[(0, limit)]`` when the system cannot tell holes from data or the
+        file has too many stretches to list."""
+        seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+        if seek_data is None or seek_hole is None or limit <= 0:
+            return [(0, max(0, limit))]
+        fd = self._fd()
+        out, pos = [], 0
+        try:
+            while pos < limit and len(out) < 4096:
+                try:
+                    start = os.lseek(fd, pos, seek_data)
+                except OSError:  # ENXIO: no data after pos
+                    return out
+                if start >= limit:
+                    return out
+                pos = os.lseek(fd, start, seek_hole)
+                out.append((start, min(pos, limit)))
+            return out if pos >= limit else [(0, limit)]
+        except OSError:
+            return [(0, limit)]
 
     def read_log(self, offset: int, length: int) -> bytes:
         """Raw bytes of ``LOG.txt`` (for streaming readers such as recall)."""
@@ -678,10 +711,16 @@ class Store:
         return os.path.join(self.tree_path, str(size))
 
     def level_len(self, size: int) -> int:
-        """How many whole summaries level ``size`` holds (0 when absent)."""
+        """How many whole summaries level ``size`` holds (0 when absent).
+
+        Raises ``Damaged`` (naming the person's ``mv``) when ``TREE/`` or the
+        level is not a plain regular file of its own: a symbolic link, or a
+        hard link to the log, would let a summary's append or a ``forget``'s
+        cut write into another file (the log itself), so memo never writes
+        through one."""
         path = self.level_path(size)
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except FileNotFoundError:
             return 0
         except NotADirectoryError:
@@ -693,9 +732,21 @@ class Store:
                           f"summaries once it is moved out of the store. "
                           f"{self.move_aside(path)}") from None
         if not stat_mod.S_ISREG(st.st_mode):
-            raise Damaged(f"{path} is not a regular file; memo sleep rebuilds its summaries once "
-                          f"it is moved out of the store. {self.move_aside(path)}")
+            what = "a link" if stat_mod.S_ISLNK(st.st_mode) else "not a regular file"
+            raise Damaged(f"{path} is {what}; memo never writes through it, and memo sleep "
+                          f"rebuilds its summaries once it is moved out of the store. "
+                          f"{self.move_aside(path)}")
+        if st.st_nlink > 1 and (st.st_dev, st.st_ino) == self._log_identity():
+            raise Damaged(f"{path} is the log itself under a second name (a hard link); memo "
+                          f"never writes a summary into the log, and memo sleep rebuilds the "
+                          f"level once this name is moved out of the store. "
+                          f"{self.move_aside(path)}")
         return st.st_size // TREE_RECORD
+
+    def _log_identity(self) -> tuple:
+        """``(st_dev, st_ino)`` of the open log."""
+        st = os.fstat(self._fd())
+        return st.st_dev, st.st_ino
 
     def built(self, T: int) -> dict:
         """``{size: records}`` for every level with a complete block at ``T``.
@@ -822,7 +873,7 @@ class Store:
         """Record in ``.append.kept`` that the append from ``before`` (bytes)
         was kept because another tool wrote from ``foreign`` on."""
         path = os.path.join(self.root, KEPT_NAME)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
         try:
             _write_all(fd, f"{before} {foreign}\n".encode())
             os.fsync(fd)
@@ -846,11 +897,14 @@ class Store:
     def _cut_torn_log_tail(self) -> None:
         size = self.log_size()
         whole = size - size % LOG_RECORD
-        tail = self.read_log(whole, LOG_RECORD) if size != whole else b""
-        # Trailing records of NUL bytes: space a crash allocated, never data.
-        if not tail.strip(b"\x00") and whole:
-            whole = (self._last_non_nul_record(whole // LOG_RECORD) + 1) * LOG_RECORD
-        if size == whole:
+        # Trailing records of NUL bytes: space a crash allocated, never data
+        # (readers never count them). They go before and after a torn tail:
+        # the next append must land right after the last memory, at the id
+        # it is written with.
+        keep = whole
+        if whole and self.read_log(whole - LOG_RECORD, 1) == b"\x00":
+            keep = (self._last_non_nul_record(whole // LOG_RECORD) + 1) * LOG_RECORD
+        if size == keep:
             return
         tail = self.read_log(whole, size - whole)
         if tail.strip(b"\x00") and not self.tail_is_torn():
@@ -862,7 +916,8 @@ class Store:
         if text:
             # Most likely an append that crashed before it was acknowledged,
             # but it may be the start of a memory cut short: keep a copy.
-            fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW,
+                     0o600)
             try:
                 _write_all(fd, text + b"\n")
                 os.fsync(fd)
@@ -871,7 +926,7 @@ class Store:
             self.notices.append(
                 f"{self.log_path} ended with {len(tail)} bytes of an unfinished record "
                 f"(offset {whole}); they were cut off and kept in {self.recovered_path}")
-        self._truncate(self.log_path, whole)
+        self._truncate(self.log_path, keep)
 
     @staticmethod
     def _truncate(path: str, size: int) -> None:
@@ -960,7 +1015,7 @@ class Store:
                            for k in range(0, len(batch), LOG_RECORD))
         data = f"v2 {before} {after} {start}\n{digests}\n".encode()
         tmp = self.journal_path + ".tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
         try:
             _write_all(fd, data)
             os.fsync(fd)
@@ -973,7 +1028,7 @@ class Store:
         path = self.level_path(size)
         n = self.level_len(size)
         try:
-            actual = os.stat(path).st_size
+            actual = os.lstat(path).st_size
         except FileNotFoundError:
             return 0
         if actual != n * TREE_RECORD:
@@ -993,7 +1048,7 @@ class Store:
             raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
                           f"{blocks.block_name(lo, hi)} cannot be record {lo // size}. Run: memo check")
         path = self.level_path(size)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
         try:
             _write_all(fd, encode_summary(text))
             os.fsync(fd)
@@ -1011,8 +1066,9 @@ class Store:
         """Cut ``TREE/<size>`` back to ``keep`` records; return how many went.
         Call under the lock."""
         path = self.level_path(size)
+        self.level_len(size)  # never a link: the cut must not reach another file
         try:
-            actual = os.stat(path).st_size
+            actual = os.lstat(path).st_size
         except FileNotFoundError:
             return 0
         have = actual // TREE_RECORD
@@ -1028,7 +1084,8 @@ class Store:
         was written. ``memo check --repair`` only; call under the lock."""
         if self.read_log(i * LOG_RECORD, LOG_RECORD) != was or len(record) != LOG_RECORD:
             return False
-        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW,
+                     0o600)
         try:
             _write_all(fd, b"record #%d before memo check --repair: " % i
                        + was.rstrip(b" \n") + b"\n")

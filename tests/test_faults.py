@@ -310,7 +310,12 @@ def test_bad_utf8_in_a_summary_is_named_and_forget_recovers(memo, inited):
     data = bytearray(level.read_bytes())
     data[TREE:TREE + 3] = b"\xff\xfe\xfd"
     level.write_bytes(bytes(data))
-    refused(memo("wake"), str(level), "record 1", "offset 288", "memo forget 4-7")
+    # wake still shows the memory; the hand-over names the damage and forgets it
+    out = ok(memo("wake"))
+    assert "#4-7 2026-01-01 [damaged summary" in out
+    for word in (str(level), "record 1", "offset 288"):
+        assert word in out.split("You are awake.\n\n")[1]
+    assert out.endswith("\nRun: memo forget 4-7\n")
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1 and "memo forget 4-7" in result.stdout

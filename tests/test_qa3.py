@@ -375,3 +375,144 @@ def test_a_redact_without_yes_prints_the_persons_step(memo, inited):
     assert result.exit_code == 1
     assert result.stderr.rstrip("\n").endswith("A person can run: memo redact 5 --yes")
     assert "human" not in result.stderr
+
+
+# -- 6. a damaged summary never locks wake, and its repair is handed over -------
+
+def _forty(memo, inited, tmp_path):
+    write_import(tmp_path / "many.txt", [f"2024-01-01 entry {k}" for k in range(40)])
+    ok(memo("import", tmp_path / "many.txt"))
+    answer_all(memo)
+
+
+def _spoil(path: Path, k: int = 0) -> None:
+    data = bytearray(path.read_bytes())
+    data[k * 288 + 5] = 0x01  # a control byte: memo never writes one
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("args", [("wake",), ("wake", "--max-bytes", "3000")], ids=" ".join)
+def test_a_damaged_summary_in_the_document_is_shown_and_its_forget_handed_over(
+        memo, inited, tmp_path, args):
+    _forty(memo, inited, tmp_path)
+    set_config(inited, WAKE_LINES=3)
+    _spoil(inited / "TREE" / "32")
+    out = ok(memo(*args))  # was: exit 1 with the error alone
+    assert "#0-31 2024-01-01 [damaged summary" in out and "#36-39 " in out
+    assert f"\n{AWAKE}\n\nThe summary of #0-31 is damaged" in out
+    assert last_line(out) == "Run: memo forget 0-31"
+    ok(memo("forget", "0-31"))
+    answer_all(memo)
+    assert ok(memo("check")).endswith("The store is whole.\n")
+    assert "[damaged" not in ok(memo("wake"))
+
+
+def test_a_damaged_half_is_not_handed_over_its_forget_is(memo, inited, tmp_path):
+    _forty(memo, inited, tmp_path)
+    ok(memo("forget", "0-31"))
+    _spoil(inited / "TREE" / "16")
+    for env in ({}, {"MEMO_HANDOVER": "batch"}):
+        out = ok(memo_env(memo, env, "sleep"))
+        assert out.startswith("Compression of #0-31 waits: the summary of its half #0-15")
+        assert "Compress memories" not in out and last_line(out) == "Run: memo forget 0-15"
+    ok(memo("forget", "0-15"))
+    answer_all(memo)
+    assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+# -- 6. hostile stores and inputs ------------------------------------------------
+
+@pytest.mark.parametrize("torn", [b"", b"#9 torn"], ids=["NUL records", "NULs then torn"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["written", "sparse"])
+def test_a_note_after_a_crash_allocated_tail_gets_the_next_id(memo, inited, torn, sparse):
+    """A crash can leave NUL records (written, or a sparse file's hole) and
+    then a torn record: the next note cut only the torn bytes and landed
+    after the NULs, at a position its id did not match (``Saved as #N`` with
+    N millions too high, and every NUL record a damaged memory)."""
+    notes(memo, 3)
+    path = inited / "LOG.txt"
+    with open(path, "r+b") as f:
+        if sparse:
+            f.truncate(3 * LOG + (64 << 20))
+            f.seek(0, 2)
+        else:
+            f.seek(0, 2)
+            f.write(b"\0" * 3 * LOG)
+        f.write(torn)
+    assert ok(memo("wake")).count("\n#") == 3
+    out = ok_noted(memo("note", "after the crash"))
+    assert out.startswith("Saved as #3.")
+    data = path.read_bytes()
+    assert len(data) == 4 * LOG and data[3 * LOG:].startswith(b"#3 ")
+    if torn:
+        assert torn in (inited / "recovered.txt").read_bytes()
+    assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+def ok_noted(result) -> str:
+    """stdout of a command that succeeded, whatever notice it gave on stderr."""
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return result.stdout
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo"])
+def test_importing_a_device_or_a_pipe_is_refused_without_reading_it(memo, inited, tmp_path,
+                                                                     source):
+    """``memo import /dev/zero`` counted the lines of an endless file before
+    its first check, and never ended."""
+    import os
+    if source == "fifo":
+        source = str(tmp_path / "fifo")
+        os.mkfifo(source)  # nobody writes: a read would block for ever
+    result = memo("import", source)
+    assert result.exit_code == 1 and "is not a regular file" in result.stderr
+
+
+def test_a_path_outside_the_store_is_not_a_store_problem(memo, inited, tmp_path):
+    result = memo("export", str(tmp_path / "no" / "such" / "dir" / "x.txt"))
+    assert result.exit_code == 1
+    assert "No such file or directory" in result.stderr and "memo check" not in result.stderr
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+def test_a_level_file_linked_to_the_log_is_never_written_through(memo, inited, how):
+    """``TREE/2`` as a link to ``LOG.txt``: ``memo forget 0-1`` cut the link's
+    target, the log, to 0 bytes (every memory lost); a summary would have
+    been appended into it. Now every command refuses, naming the move."""
+    import os
+    notes(memo, 5)
+    log = (inited / "LOG.txt").read_bytes()
+    level = inited / "TREE" / "2"
+    if how == "symlink":
+        os.symlink("../LOG.txt", level)
+    else:
+        os.link(inited / "LOG.txt", level)
+    for args in [("forget", "0-1"), ("sleep", "0-1", "x"), ("note", "more"), ("redact", "0", "--yes"),
+                 ("check",)]:
+        result = memo(*args)
+        assert result.exit_code == 1, (args, result.stdout)
+        assert f"A person can run: mv -- {level} " in result.stdout + result.stderr
+        assert (inited / "LOG.txt").read_bytes() == log
+    level.unlink()
+    answer_all(memo)
+    assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+@pytest.mark.parametrize("name", [".append.tmp", "recovered.txt", ".append.kept"])
+def test_no_store_file_is_written_through_a_link(memo, inited, name):
+    import os
+    notes(memo, 3)
+    os.symlink("LOG.txt", inited / name)
+    with open(inited / "LOG.txt", "ab") as f:
+        f.write(b"torn")  # the next write keeps these bytes in recovered.txt
+    log = (inited / "LOG.txt").read_bytes()
+    result = memo("note", "after the link")
+    now = (inited / "LOG.txt").read_bytes()
+    assert now[:3 * LOG] == log[:3 * LOG]  # no memory lost or moved
+    assert now.endswith(b"torn") or b"torn" in (inited / "recovered.txt").read_bytes()
+    if result.exit_code:
+        assert "is a link" in result.stderr and "A person can run: mv -- " in result.stderr
+        assert len(now) <= len(log)  # nothing appended
+    else:
+        assert now[3 * LOG:].startswith(b"#3 ")
