@@ -134,8 +134,20 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     smallest = min(fixed + sum(block_lines(b)[1] for b in (blocks.cover(T, n) if T else []))
                    for n in candidates)
     # The document's lines are joined with newlines and echo adds the last one.
-    raise BadInput(f"--max-bytes {max_bytes} is too small: the shortest document is "
+    err = BadInput(f"--max-bytes {max_bytes} is too small: the shortest document is "
                    f"{smallest} bytes. Run: memo wake --max-bytes {smallest}")
+    err.smallest = smallest  # for callers that share bytes out (``scoped.wake_max_bytes``)
+    raise err
+
+
+def smallest_bytes(store) -> int:
+    """The smallest ``max_bytes`` for which ``wake_max_bytes(store, ...)``
+    gives a document (bytes of UTF-8, every newline included)."""
+    try:
+        wake_max_bytes(store, 0)
+    except BadInput as err:
+        return err.smallest
+    return 0  # pragma: no cover - no document is 0 bytes
 
 
 def split_awake(text: str) -> tuple:

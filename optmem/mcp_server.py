@@ -516,9 +516,16 @@ def wake_document(root: str | None = None) -> tuple:
             while True:
                 ok, text = (two.wake(store.sc, store.g, store.p, k, T, TP) if TP is not None
                             else core.wake(store.g, k, T))
-                parts.append(text)
-                if not ok or (T == 0 and not TP) or protocol.AWAKE in text.split("\n"):
+                lines = text.split("\n")
+                if not ok or (T == 0 and not TP) or protocol.AWAKE in lines:
+                    parts.append(text)
                     break
+                # A part's closing order asks for the next part, which the
+                # resource holds already: leave it out, so the resource has
+                # no order an agent would follow for nothing.
+                while lines and (not lines[-1] or lines[-1].startswith("Run: wake ")):
+                    lines.pop()
+                parts.append("\n".join(lines))
                 k += 1
             return _wire_text("\n\n".join(parts)), False
         except Exception as err:

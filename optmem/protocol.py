@@ -100,6 +100,12 @@ def tool_call(command: str, placeholder: str | None = None):
         at = words.index("--project")
         scope = words[at + 1]
         del words[at:at + 2]
+    max_bytes = None
+    if tool == "wake" and "--max-bytes" in words[:-1]:
+        at = words.index("--max-bytes")
+        if words[at + 1].isdigit():
+            max_bytes = int(words[at + 1])
+            del words[at:at + 2]
     if tool == "wake" and len(words) > 4:  # ``at`` carries both snapshots, opaque
         words[3:] = [" ".join(words[3:])]
     if len(words) - 2 > len(names) or any(w.startswith("--") for w in words[2:]):
@@ -109,6 +115,8 @@ def tool_call(command: str, placeholder: str | None = None):
         args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
     if placeholder is not None and tool in MCP_TEXT:
         args[MCP_TEXT[tool]] = placeholder
+    if max_bytes is not None:
+        args["max_bytes"] = max_bytes
     if scope is not None:
         args["scope"] = scope
     return f"{tool} {json.dumps(args, ensure_ascii=False)}"

@@ -165,26 +165,42 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
 
 
 def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
-    """One part of at most ``max_bytes`` bytes holding both sections: the
-    bytes after the two headings are split as ``shares`` splits lines, and
-    each section is ``hook.wake_max_bytes`` of its share. Raises
-    ``BadInput`` when a share is too small, naming a ``max_bytes`` that
-    fits."""
+    """One part of at most ``max_bytes`` bytes holding both sections. The
+    bytes after the two headings are first split as ``shares`` splits
+    lines, each section being ``hook.wake_max_bytes`` of its share; when a
+    share is below what its section needs, that section gets its smallest
+    document (``hook.smallest_bytes``) and the other one the rest. Raises
+    ``BadInput`` when the two smallest documents together do not fit,
+    naming that total, a ``max_bytes`` that fits."""
     from . import hook
     heads = [heading_global(scope), heading_project(scope)]
     room = max_bytes - sum(len(h.encode("utf-8")) + 1 for h in heads)
-    g, p = shares(gstore.config().WAKE_LINES, gstore.count(), pstore.count())
-    pbytes = room * p // max(1, g + p)
-    gbytes = room - pbytes + len(core.AWAKE.encode("utf-8")) + 1
-    try:
-        gdoc, gtail = hook.split_awake(hook.wake_max_bytes(gstore, gbytes))
+    awake = len(core.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once
+
+    def both(pbytes):
+        gdoc, gtail = hook.split_awake(hook.wake_max_bytes(gstore, room - pbytes + awake))
         pdoc, ptail = hook.split_awake(hook.wake_max_bytes(pstore, pbytes))
+        # One ``You are awake.`` ends both sections; the hand-over after it is
+        # the global memory's when it has work (global first), else the project's.
+        return "\n".join([heads[0], *gdoc, heads[1], *pdoc, core.AWAKE, *(gtail or ptail)])
+
+    g, p = shares(gstore.config().WAKE_LINES, gstore.count(), pstore.count())
+    share = room * p // max(1, g + p)
+    try:
+        return both(share)
     except BadInput:
-        raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
-                       f"memory together. Run: memo wake --max-bytes {max_bytes * 2}") from None
-    # One ``You are awake.`` ends both sections; the hand-over after it is
-    # the global memory's when it has work (global first), else the project's.
-    return "\n".join([heads[0], *gdoc, heads[1], *pdoc, core.AWAKE, *(gtail or ptail)])
+        pass
+    least_g, least_p = hook.smallest_bytes(gstore), hook.smallest_bytes(pstore)
+    for pbytes in (max(share, least_p), room + awake - least_g, least_p):
+        if least_p <= pbytes <= room + awake - least_g:
+            try:
+                return both(pbytes)
+            except BadInput:
+                continue
+    need = max_bytes - room + least_g + least_p - awake
+    raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
+                   f"memory together: the shortest document is {need} bytes. "
+                   f"Run: memo wake --max-bytes {need}")
 
 
 # -- recall ------------------------------------------------------------------

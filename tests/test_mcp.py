@@ -624,3 +624,27 @@ def test_the_batched_hand_over_through_sleep_batch(inited):
                              ["0-1", "2-3", "0-3", "4-5", "6-7", "4-7", "0-7"]]
     assert not err and reply.splitlines()[-1] == protocol.NOTHING_LEFT
     assert "0-7 saved." in reply
+
+
+def test_the_wake_resource_holds_every_part_and_no_order_for_the_next(inited):
+    """The resource is the whole document: each part as wake prints it,
+    without the closing ``Run: wake {...}`` that asks for the next part
+    (the resource holds it already), and one ``You are awake.`` at its end."""
+    set_config(inited, PART_LINES=3)
+
+    async def work(s):
+        for i in range(6):
+            text, _ = await call(s, "note", {"text": f"fact {i}"})
+            await answer_all(s, text, [])
+        parts = await wake_to_end(s)
+        read = await s.read_resource("memo://wake")
+        return parts, read.contents[0].text
+
+    parts, text = run(session_do(server(inited), work))
+    assert len(parts) > 1
+    assert not [line for line in text.splitlines() if line.startswith("Run: ")]
+    assert text.splitlines().count(protocol.AWAKE) == 1 and text.rstrip().endswith(protocol.AWAKE)
+    for k in range(1, len(parts) + 1):
+        assert protocol.part_header(k, len(parts)) in text
+    for i in range(6):
+        assert f"fact {i}" in text

@@ -598,3 +598,36 @@ def test_wake_max_bytes_splits_the_budget(world, memo):
     assert len(r.stdout.encode()) <= 3000 + 1
     assert r.stdout.count("You are awake.") == 1
     assert "Project memory: widget" in r.stdout
+
+
+@pytest.mark.parametrize("globals_, projects", [(300, 2), (5, 1), (2, 60)])
+def test_wake_max_bytes_fits_any_size_both_sections_can_fit(world, memo, tmp_path, globals_,
+                                                            projects):
+    """A big global memory beside a small project (or the other way round):
+    every size from the smallest that fits up is answered within it, a
+    smaller one is refused naming that smallest size, and the order in the
+    refusal runs as printed. (Before, the split followed line shares only,
+    so a 2-memory project refused every normal size and each refusal asked
+    for twice the size, which could fail again.)"""
+    lines = tmp_path / "global.txt"
+    lines.write_text("".join(f"2024-01-01 global fact {i} about the build\n"
+                             for i in range(globals_)))
+    assert memo("import", "--global", str(lines), "--yes").exit_code == 0
+    for i in range(projects):
+        assert memo("note", f"project fact {i}").exit_code == 0
+    refused = memo("wake", "--max-bytes", "50")
+    assert refused.exit_code != 0
+    m = re.search(r"shortest document is (\d+) bytes\. Run: memo wake --max-bytes (\d+)$",
+                  refused.stderr.strip())
+    assert m and m.group(1) == m.group(2), refused.stderr
+    least = int(m.group(1))
+    ran = memo("wake", "--max-bytes", str(least))  # the order, as printed
+    assert ran.exit_code == 0, ran.stderr
+    for size in (least, least + 1, least + 500, 9000, 40000):
+        r = memo("wake", "--max-bytes", str(size))
+        assert r.exit_code == 0, (size, r.stderr)
+        assert len(r.stdout.encode()) <= size + 1  # + the newline echo adds
+        assert r.stdout.count("You are awake.") == 1
+        assert "Project memory: widget" in r.stdout
+    below = memo("wake", "--max-bytes", str(least - 1))
+    assert below.exit_code != 0

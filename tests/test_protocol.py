@@ -462,3 +462,15 @@ def test_the_scope_receipt_names_the_global_note_in_the_form_in_force():
         mcp = protocol.scope_receipt("widget")
     assert mcp.endswith('global memory: note {"text": "<text>", "scope": "global"}).'), mcp
     assert "memo note" not in mcp
+
+
+def test_a_wake_size_order_is_a_tool_call_in_the_mcp_form():
+    """The refusal of a too small ``--max-bytes`` names the size that fits;
+    through MCP that order is the ``wake`` tool with ``max_bytes``, not a
+    person's step."""
+    line = "memo: --max-bytes 50 is too small: the shortest document is 1672 bytes. " \
+           "Run: memo wake --max-bytes 1672"
+    assert protocol.mcp_orders(line).endswith('Run: wake {"max_bytes": 1672}')
+    assert protocol.tool_call("memo wake --max-bytes 900 --project widget") == \
+        'wake {"max_bytes": 900, "scope": "widget"}'
+    assert protocol.tool_call("memo wake 2 40") == 'wake {"part": 2, "at": "40"}'
