@@ -568,3 +568,16 @@ def test_orders_check_gives_for_the_cache_work_while_the_log_needs_a_person(memo
     assert path.read_bytes() == log
     after = memo("check").stdout
     assert ". Run: memo" not in after  # only the person's steps are left
+
+
+def test_check_repair_restores_heads_while_the_log_tail_needs_a_person(memo, inited):
+    notes(memo, 6)
+    good = poke(inited, 2 * LOG, b"Z2")
+    path = inited / "LOG.txt"
+    data = bytearray(path.read_bytes())
+    data[5 * LOG + 100] = 10  # the last record misaligned, then stray bytes
+    path.write_bytes(bytes(data) + b"y" * 50)
+    out = memo("check", "--repair").stdout
+    assert out.startswith("Restored memory #2:")
+    assert path.read_bytes()[2 * LOG:3 * LOG] == good
+    assert "Run: memo check --repair" not in memo("check").stdout
