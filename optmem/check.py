@@ -302,15 +302,17 @@ def repair(store: Store) -> list:
     """``memo check --repair``: restore every log record whose head alone is
     damaged (``Store.restorable``: the id its place implies, and the date
     its neighbours share), keeping the old bytes in ``recovered.txt``;
-    nothing else is changed. Returns one line per record restored or left
-    (a record whose text is damaged needs a person: ``memo redact``).
+    nothing else is changed. Returns one line per record restored; what is
+    left (a record whose text is damaged needs a person: ``memo redact``)
+    the check that follows names. The log's tail is not repaired here (a
+    torn one is the next write's, a misaligned one a person's).
 
     While a sync tool's or a merge's marks stand (``replicas.findings``) a
     record out of place is no damaged head, so nothing is written and the
     one line says to settle those first.
     """
     out = []
-    with store.locked():
+    with store.locked(repair=False):  # in place: a damaged tail is a person's, not a reason to stop
         T = store.count()
         damage = replicas.LogDamage()
         _check_log(store, T, damage, set())
@@ -326,6 +328,4 @@ def repair(store: Store) -> list:
                 out.append(f"Restored memory #{i}: its record {why}; the head its place "
                            f"implies was written back, its text is unchanged, and the old "
                            f"bytes are kept in {store.recovered_path}.")
-            else:
-                out.append(str(store.damaged_memory(i, why, was)))
-    return out
+    return out  # what is left, the check that follows names

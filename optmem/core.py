@@ -360,7 +360,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
     cfg = store.config()
     text = clean_text(text, cfg.ENTRY_CHARS, "summary")
     said = protocol.saved_block(name)
-    with store.locked():
+    with store.locked(repair=False):  # levels only: the log's tail is the next note's (or a person's)
         T = store.count()
         built = store.built(T)
         size = hi - lo

@@ -255,7 +255,7 @@ def store_batch(store, items) -> BatchResult:
             break
         checked.append((lo, hi, clean))
     saved, already = [], []
-    with store.locked():
+    with store.locked(repair=False):  # levels only, as core.sleep
         T = store.count()
         built = store.built(T)
         for lo, hi, text in checked:
