@@ -624,3 +624,26 @@ def test_the_batched_hand_over_through_sleep_batch(inited):
                              ["0-1", "2-3", "0-3", "4-5", "6-7", "4-7", "0-7"]]
     assert not err and reply.splitlines()[-1] == protocol.NOTHING_LEFT
     assert "0-7 saved." in reply
+
+
+def test_a_damaged_record_through_mcp_is_no_prompt_and_its_repair_a_persons_step(inited):
+    """Through MCP the damaged record's hand-over is no compression; ``memo
+    check --repair`` is no tool, so it reads ``A person can run: ...``, and
+    a summary of the block is refused (an error result)."""
+    async def work(s):
+        for i in range(4):
+            await call(s, "note", {"text": f"m{i}"})
+        path = inited / "LOG.txt"
+        data = bytearray(path.read_bytes())
+        data[320:322] = b"XX"
+        path.write_bytes(bytes(data))
+        return (await call(s, "wake"), await call(s, "sleep"),
+                await call(s, "sleep", {"block": "0-1", "summary": "a stand-in"}))
+
+    (wake, e1), (nxt, e2), (stored, e3) = run(session_do(server(inited), work))
+    assert not e1 and not e2 and e3
+    for text in (wake, nxt):
+        assert "Compress memories" not in text and "Compression of #0-1 waits" in text
+        assert text.splitlines()[-1] == "A person can run: memo check --repair"
+        assert orders(text) == []
+    assert "nothing was saved" in stored
