@@ -648,3 +648,26 @@ def test_the_wake_resource_holds_every_part_and_no_order_for_the_next(inited):
         assert protocol.part_header(k, len(parts)) in text
     for i in range(6):
         assert f"fact {i}" in text
+
+
+def test_a_damaged_record_through_mcp_is_no_prompt_and_its_repair_a_persons_step(inited):
+    """Through MCP the damaged record's hand-over is no compression; ``memo
+    check --repair`` is no tool, so it reads ``A person can run: ...``, and
+    a summary of the block is refused (an error result)."""
+    async def work(s):
+        for i in range(4):
+            await call(s, "note", {"text": f"m{i}"})
+        path = inited / "LOG.txt"
+        data = bytearray(path.read_bytes())
+        data[320:322] = b"XX"
+        path.write_bytes(bytes(data))
+        return (await call(s, "wake"), await call(s, "sleep"),
+                await call(s, "sleep", {"block": "0-1", "summary": "a stand-in"}))
+
+    (wake, e1), (nxt, e2), (stored, e3) = run(session_do(server(inited), work))
+    assert not e1 and not e2 and e3
+    for text in (wake, nxt):
+        assert "Compress memories" not in text and "Compression of #0-1 waits" in text
+        assert text.splitlines()[-1] == "A person can run: memo check --repair"
+        assert orders(text) == []
+    assert "nothing was saved" in stored
