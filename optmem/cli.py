@@ -703,9 +703,21 @@ def sleep(block, text, with_cmd):
             return
         click.echo(_handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT)
         return
+    # ``--global`` where a project is active: the hand-over after a saved
+    # summary is still both stores' (global first, each order with its
+    # flag), so the project's work is never hidden behind
+    # ``Nothing left to compress.`` nor handed over without its scope.
+    follow = None
+    if pstore is None and sc.forced_global:
+        from .scope import resolve
+        ambient = resolve(None)
+        if ambient.project:
+            from . import scoped as two
+            pfollow = _store(ambient.project_root)
+            follow = lambda: two.handover(ambient, gstore, pfollow)  # noqa: E731
     if block == "-":
         if pstore is None:
-            _answer_batch(gstore, text)
+            _answer_batch(gstore, text, after=follow)
         else:
             from . import scoped as two
             _answer_batch(None, text, pick=lambda name: two.sleep_store(
@@ -729,6 +741,8 @@ def sleep(block, text, with_cmd):
             with pstore.locked(repair=False):
                 two.forget_handover(sc, block)
         prompt = two.handover(sc, gstore, pstore)
+    elif follow is not None and not (prompt or "").startswith("memo: "):
+        prompt = follow()
     else:
         prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
     click.echo(said)

@@ -512,6 +512,42 @@ def test_batched_hand_over_carries_the_scope(world, memo, memory_dir, monkeypatc
     assert tree.read_bytes().startswith(b"the project pair")
 
 
+@pytest.mark.parametrize("batch", [True, False])
+def test_a_global_answer_in_a_project_hands_over_with_scopes_to_the_end(world, memo,
+                                                                        monkeypatch, batch):
+    """``memo sleep --global`` answered in a repository with a project: the
+    next order keeps ``--global`` while the global memory has work, then
+    goes on to the project's (with its flag); ``Nothing left to compress.``
+    only when both are done. (Before, the follow-up order lost its flag and
+    the global's last answer said nothing was left, hiding the project's
+    work.)"""
+    if batch:
+        monkeypatch.setenv("MEMO_HANDOVER", "batch")
+    for i in range(2):
+        memo("note", f"project fact {i}")
+    for i in range(4):
+        memo("note", "--global", f"global fact {i}")
+    order = re.compile(r"^Run: memo sleep (?:\d+-\d+ )?(--global|--project widget) ", re.M)
+    seen, text = [], memo("sleep").stdout
+    for _ in range(10):
+        m = order.search(text)
+        if not m:
+            break
+        seen.append(m.group(1))
+        blocks = re.findall(r"^  (\d+-\d+): memories", text, re.M) if batch else \
+            re.findall(r"^Compress memories #(\d+-\d+) ", text, re.M)
+        args = ("sleep", m.group(1).split()[0], *m.group(1).split()[1:])
+        if batch:
+            r = memo(*args, "-", input=f"{blocks[0]} a summary of {blocks[0]}\n")
+        else:
+            r = memo(*args, blocks[0], f"a summary of {blocks[0]}")
+        assert r.exit_code == 0, r.stderr
+        text = r.stdout
+    assert text.rstrip().endswith("Nothing left to compress.")
+    assert seen[0] == "--global" and seen[-1] == "--project widget"
+    assert seen == sorted(seen, key=lambda flag: flag != "--global")  # global first
+
+
 SEED_SLEEP = re.compile(r"Run: memo sleep (\d+)-(\d+)")
 SEED_WAKE = re.compile(r"Run: memo wake (\d+) (\d+)")
 

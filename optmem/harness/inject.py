@@ -56,8 +56,9 @@ def header(store_path: str, T: int, source: str) -> str:
 
 def failure(reason: str) -> str:
     """The text injected when the memory cannot be read."""
-    return (f"{agent_block.HOOK_HEADER_START} could not be loaded: {reason}. Do not create "
-            f"a new memory and do not run memo init; tell the person this line.")
+    reason = reason.rstrip(".")
+    return (f"{agent_block.HOOK_HEADER_START} could not be loaded: {reason}. "
+            f"Create no memory yourself: tell the person this line.")
 
 
 def _head(store, T: int) -> str:
