@@ -69,7 +69,7 @@ CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
 SIGNALS = signal  #: where the CPU-time alarm is set (a module like ``signal``; tests put a fake clock here)
 USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
-MAX_CHOICES = 3  #: required options ``_Re2Prefilter.settle`` may choose among
+MAX_CHOICES = 3  #: required options ``_Re2Prefilter.settle`` (``_Rarest`` without RE2) may choose among
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
 
 #: Non-ASCII characters that Python's ``re`` (IGNORECASE, Unicode) matches
@@ -515,6 +515,30 @@ class _FindPrefilter:
         return sorted(found)
 
 
+class _Rarest:
+    """Of several ``_FindPrefilter`` (one per required option of the
+    pattern), the one that names the fewest records of a sample chunk
+    (``settle``, on the newest chunk), as ``_Re2Prefilter.settle`` does."""
+
+    def __init__(self, prefilters: list):
+        self.options = prefilters
+        self._use(prefilters[0])
+
+    def _use(self, prefilter) -> None:
+        self.chosen = prefilter
+        #: as ``_FindPrefilter.complete``, for the one in use
+        self.complete = prefilter.complete
+
+    def settle(self, buf, n: int) -> None:
+        """Use the option naming the fewest of the ``n`` records of ``buf``."""
+        counts = [(len(p.candidates(buf, n)), not p.complete, k) for k, p in enumerate(self.options)]
+        self._use(self.options[min(counts)[2]])
+
+    def candidates(self, buf, n: int):
+        """As ``_FindPrefilter.candidates``, of the option in use."""
+        return self.chosen.candidates(buf, n)
+
+
 def _nfc_bytes(chars: str) -> tuple:
     """``(spellings, complete)`` for ASCII ``chars``: UTF-8 strings such
     that a record whose NFC line holds a character ``re`` (IGNORECASE)
@@ -588,6 +612,11 @@ def _plan(pattern: str) -> tuple:
         if not needles:
             return None, None
         prefilter = _FindPrefilter(needles)
+        others = [_best([o], _find_needle)[1] for k, o in enumerate(options) if k != chosen]
+        others = [o for o in others if o and min(map(len, o)) >= 3][:MAX_CHOICES - 1]
+        if others:
+            prefilter = _Rarest([prefilter] + [_FindPrefilter(o) for o in others])
+            chosen = None  # ``settle`` picks one: the precheck tests them all
     more = []
     for k, option in enumerate(options):
         needles = tuple(dict.fromkeys(_find_needle(s) for s in option))
