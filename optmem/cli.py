@@ -513,8 +513,8 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
     """
     if words == ("-",):
         text = _read_stdin(what, "", STDIN_LIMIT,
-                           f"a {what} is one line of at most {limit} bytes (ENTRY_CHARS), "
-                           f"so keep the fact and cut the rest")
+                           f"the limit is {limit} bytes (ENTRY_CHARS) and a {what} is "
+                           f"one line: keep the fact, cut the rest")
         if text.endswith("\n"):
             text = text[:-1]
             if text.endswith("\r"):

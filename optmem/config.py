@@ -175,12 +175,9 @@ def update(text: str, changes: dict) -> tuple:
             else:
                 lines[where[-1]] = new
         elif value is not None:
-            # memo's own default line becomes the value (set, unset, set
-            # again leaves one line); a person's commented line is kept.
-            own = [i for i in template if lines[i].strip() == default]
-            if own:
-                lines[own[-1]] = new
-            elif template:
+            # After its commented line, which stays (unset drops the value
+            # again, so set and unset leave the file as it was).
+            if template:
                 lines.insert(template[-1] + 1, new)
             else:
                 lines.append(new)
