@@ -504,3 +504,18 @@ def test_the_rarer_required_word_is_the_one_searched(tmp_path, name):
                 want = expected(store, "deploy.*failed")
                 kept, total, _ = e.recall(store, "deploy.*failed", limit)
                 assert total == len(want) and kept == want[len(want) - len(kept):]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+@pytest.mark.parametrize("pattern", ["\\b(ab|bcd)", "(cd|abc)\\b"])
+def test_overlapping_literals_with_a_boundary_are_counted_exactly(tmp_path, monkeypatch,
+                                                                  name, pattern):
+    """A breaker's case: in "x abcd y" the longer literal fails its \\b and
+    the shorter passes; counted chunks must still count every such line."""
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-06-01", "x abcd y") for i in range(30)])
+    monkeypatch.setattr(search, "FEW_CANDIDATES", 0)
+    with engine(name, 4) as e:
+        want = expected(store, pattern)
+        assert len(want) == 30
+        assert e.recall(store, pattern, 100)[1] == 30
