@@ -513,7 +513,8 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
     """
     if words == ("-",):
         text = _read_stdin(what, "", STDIN_LIMIT,
-                           f"the limit is {limit} bytes (ENTRY_CHARS): one line")
+                           f"the limit is {limit} bytes (ENTRY_CHARS) and a {what} is "
+                           f"one line: keep the fact, cut the rest")
         if text.endswith("\n"):
             text = text[:-1]
             if text.endswith("\r"):

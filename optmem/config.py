@@ -159,21 +159,29 @@ def update(text: str, changes: dict) -> tuple:
             continue
         if item:
             active.setdefault(item[0], []).append(i)
+    drop = set()  # active lines whose default line is already there (unset)
     for name, value in changes.items():
         where = active.get(name, [])
         for i in where[:-1]:
             lines[i] = "#" + lines[i]
-        new = f"{name}={value}" if value is not None else f"#{name}={KNOBS[name][0]}"
+        default = f"#{name}={KNOBS[name][0]}"
+        new = f"{name}={value}" if value is not None else default
+        template = [i for i, line in enumerate(lines)
+                    if line.lstrip("# ").split("=", 1)[0].strip().upper() == name
+                    and "=" in line and i not in where]
         if where:
-            lines[where[-1]] = new
+            if value is None and any(lines[i].strip() == default for i in template):
+                drop.add(where[-1])  # the default line stands already: no second one
+            else:
+                lines[where[-1]] = new
         elif value is not None:
-            template = [i for i, line in enumerate(lines)
-                        if line.lstrip("# ").split("=", 1)[0].strip().upper() == name
-                        and "=" in line]
+            # After its commented line, which stays (unset drops the value
+            # again, so set and unset leave the file as it was).
             if template:
                 lines.insert(template[-1] + 1, new)
             else:
                 lines.append(new)
+    lines = [line for i, line in enumerate(lines) if i not in drop]
     return "\n".join(lines) + "\n", notes
 
 

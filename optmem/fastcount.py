@@ -348,6 +348,12 @@ def counter_for(pattern: str, case_class, search):
     if len(edges) != 1:
         return None
     left, right = edges.pop()
+    if (left or right) and len(set(literals)) > 1:
+        # Several literals are counted by overwriting each occurrence,
+        # longest first; one that fails its \b can overwrite a shorter one
+        # that passes it (``\b(ab|bcd)`` on ``abcd``), so with \b only one
+        # literal is counted here.
+        return None
     classes = {ch: frozenset(case_class(ch) or ch) for ch in set("".join(literals))}
     members = [x for cls in set(classes.values()) for x in cls]
     if len(members) != len(set(members)):

@@ -303,8 +303,9 @@ def reply_lines(result: BatchResult) -> list:
         name, why = result.refused
         what = f"{name}" if name else "a line"
         why, order = protocol.split_order(why)
-        out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). "
-                   f"What is still pending is handed over again below.")
+        after = ("Nothing is pending now." if result.prompt == protocol.NOTHING_LEFT
+                 else "What is still pending is handed over again below.")
+        out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). {after}")
         if order and not protocol.is_waiting(result.prompt):  # the hand-over says it
             out.append(order)
     if out:

@@ -791,6 +791,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     kept, kept_bytes, total, full = [], 0, 0, False
     counter, planned = None, False
     dense = 0  # chunks left to count without trying ``_named`` first
+    n = 0  # memories in the chunk being matched (named when a regex is refused)
     try:
         with _Alarm() as alarm:
             for hi in range(T, 0, -step):
@@ -845,8 +846,12 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                     kept_bytes += size
                 data = found = None  # free this chunk before the next is read
     except _Slow:
-        raise BadInput(f"the regex {pattern!r} took over {TIME_BOUND:g} s of CPU time on "
-                       f"{CHUNK_RECORDS} memories (it backtracks: nested repeats such as "
-                       f"(a+)+); simplify it, e.g. a plain word") from None
+        # The pattern as typed (repr only when quoting could mislead: a
+        # quote or a control character), and the memories it was matching.
+        shown = f"'{pattern}'" if pattern.isprintable() and "'" not in pattern else repr(pattern)
+        size = f"{n} memor{'y' if n == 1 else 'ies'}"
+        raise BadInput(f"the regex {shown} took over {TIME_BOUND:g} s of CPU time on "
+                       f"{size} (it backtracks: nested repeats such as (a+)+); simplify "
+                       f"it, e.g. a plain word") from None
     kept.reverse()
     return kept, total, total > len(kept)

@@ -958,3 +958,22 @@ def test_check_names_memo_redact_for_a_damaged_memory(memo, store300):
     ok(memo("redact", "5", "--yes"))
     answer_all(memo)
     ok(memo("check"))
+
+
+def test_config_set_and_unset_again_and_again_leaves_one_line(memo, memory_dir):
+    """``memo config NAME=VALUE`` then ``NAME=`` restores the file byte for
+    byte, however often: memo's own default line becomes the value and back
+    (it used to gain a ``#NAME=default`` line each round). A person's own
+    commented line is kept."""
+    assert memo("init").exit_code == 0
+    before = (memory_dir / "config").read_bytes()
+    for _ in range(3):
+        assert memo("config", "WAKE_LINES=100").exit_code == 0
+        assert memo("config", "WAKE_LINES=").exit_code == 0
+    assert (memory_dir / "config").read_bytes() == before
+    with open(memory_dir / "config", "a") as f:
+        f.write("#WAKE_LINES=500  (tried on a laptop)\n")
+    assert memo("config", "WAKE_LINES=100").exit_code == 0
+    text = (memory_dir / "config").read_text()
+    assert "#WAKE_LINES=500  (tried on a laptop)" in text and "\nWAKE_LINES=100\n" in text
+    assert memo("config").stdout.count("WAKE_LINES") == 1

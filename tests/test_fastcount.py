@@ -178,7 +178,7 @@ def test_clean_chunks_are_counted_not_matched_line_by_line():
     texts[::50] = [unicodedata.normalize("NFD", t) for t in texts[::50]]
     recs = [encode_memory(i, "2024-05-01", t[:90]) for i, t in enumerate(texts)]
     data, lines = b"".join(recs), lines_of(recs)
-    for pattern in ["release", "deploy|rollback", "\\bdeploy\\b", "\\b(deploy|rollback)\\b",
+    for pattern in ["release", "deploy|rollback", "\\bdeploy\\b",
                     "zürich", "ZU\u0308RICH", "東京", "σοφία", "ſtyle", "kelvin", "2024-05-01",
                     "deploy\\b", "\\bdeploy", "v[12]", "ǆemal", "å"]:
         counter = fastcount.counter_for(nfc(pattern), search.case_class,
@@ -190,6 +190,9 @@ def test_clean_chunks_are_counted_not_matched_line_by_line():
 @pytest.mark.parametrize("pattern", [
     "deploy.*failed", "^#7 ", "a|", "deploy ", "(?a)\\bdeploy\\b", "(?-i:Deploy)", "\\Bdeploy",
     "\\bdeploy|rollback", "\\b(x-y|z)\\b", "a{2}", "\ufffd", "[^a]", "\\d",
+    # several literals with \b: overwriting one can hide another that passes
+    # its \b (a breaker's case: \b(ab|bcd) on "x abcd y")
+    "\\b(deploy|rollback)\\b", "\\b(ab|bcd)", "(cd|abc)\\b",
 ])
 def test_patterns_outside_the_countable_classes_are_not_counted(pattern):
     assert fastcount.counter_for(nfc(pattern), search.case_class, None) is None

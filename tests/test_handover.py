@@ -313,3 +313,15 @@ def test_a_blocked_wake_hands_over_the_batch(memo, inited, batch, tmp_path):
         res = memo("sleep", "-", input=answer(prompt_of(res.stdout)))
         assert res.exit_code == 0, res.stdout
     assert memo("wake").exit_code == 0
+
+
+def test_a_refused_batch_with_nothing_pending_does_not_promise_a_hand_over(memo, inited, batch):
+    """A refused line when nothing is pending: the refusal says so, instead
+    of 'handed over again below' followed by 'Nothing left to compress.'"""
+    note_n(memo, 3)
+    r = memo("sleep", "-", input="0-1 the first two\n")
+    assert r.exit_code == 0, r.stderr
+    r = memo("sleep", "-", input="2-3 not complete yet\n")
+    assert r.exit_code == 1
+    assert "Nothing is pending now." in r.stdout and "handed over again" not in r.stdout
+    assert r.stdout.rstrip().endswith("Nothing left to compress.")

@@ -146,3 +146,41 @@ def test_the_prefilter_is_complete_only_when_every_member_is_spelled():
     # Without RE2: a record holding U+0307 may hold İ (I + U+0307) in NFC.
     assert "\u0307".encode() in search._FindPrefilter(["zurich"]).folds
     assert search._FindPrefilter(["zurich"]).complete
+
+
+def test_the_starter_table_is_this_pythons_unicode():
+    if KNOWN:
+        assert nfcspell._BY_STARTER == nfcspell._scan_starters()
+
+
+def _one(tmp_path, raw: bytes):
+    store, _ = Store.init(str(tmp_path / "mem"))
+    head = b"#0 2024-06-01 " + raw
+    with open(store.log_path, "ab") as f:
+        f.write(head + b" " * (319 - len(head)) + b"\n")
+    return store
+
+
+@pytest.mark.parametrize("raw, pattern", [
+    ("\u0958", "\u0915"),            # NFC: U+0915 U+093C (a composition exclusion)
+    ("\ufb2a", "\u05e9"),            # Hebrew shin with shin dot
+    ("o \u0958", "o \u0915"),
+    ("\u00c0\u0323", "\u1ea1"),      # NFC: U+1EA0 U+0300 (reordered, the grave left over)
+    ("\u1ea7\u0323", "\u1ead"),
+    ("\u0108\u0327", "\u00e7"),
+    ("I\u0334\u0307", "\u0130"),
+])
+@pytest.mark.parametrize("re2", ENGINES)
+def test_raw_text_nfc_reorders_or_splits_is_found(tmp_path, raw, pattern, re2):
+    """Found by a breaker: NFC of a composition exclusion starts with a
+    character that is not its own raw spelling, and reordering marks can
+    turn one composite into another. Recall still counts the definition."""
+    store = _one(tmp_path, raw.encode("utf-8"))
+    saved = search.USE_RE2, search.CHUNK_RECORDS
+    try:
+        search.USE_RE2 = re2
+        for chunk in (1, 4096):
+            search.CHUNK_RECORDS = chunk
+            assert search.recall(store, pattern, 10 ** 6)[1] == _want(store, pattern) == 1
+    finally:
+        search.USE_RE2, search.CHUNK_RECORDS = saved

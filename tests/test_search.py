@@ -462,7 +462,7 @@ def test_a_regex_that_burns_cpu_is_refused_whatever_the_load(tmp_path, monkeypat
     clock = FakeClock()
     _metered(monkeypatch, clock, cpu_per_line=0.1, wait_per_line=0.0)
     with engine(name, 4096, bound=1.5):
-        with pytest.raises(BadInput, match=r"took over 1\.5 s of CPU time on 4096 memories"):
+        with pytest.raises(BadInput, match=r"took over 1\.5 s of CPU time on 40 memories"):
             search.recall(store, "release", 10 ** 6)
     assert 1.5 <= clock.cpu < 1.7  # refused as the bound passed, not at the end
     assert clock.deadlines == {} and clock.handlers[FakeClock.SIGVTALRM] is None
@@ -504,3 +504,18 @@ def test_the_rarer_required_word_is_the_one_searched(tmp_path, name):
                 want = expected(store, "deploy.*failed")
                 kept, total, _ = e.recall(store, "deploy.*failed", limit)
                 assert total == len(want) and kept == want[len(want) - len(kept):]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+@pytest.mark.parametrize("pattern", ["\\b(ab|bcd)", "(cd|abc)\\b"])
+def test_overlapping_literals_with_a_boundary_are_counted_exactly(tmp_path, monkeypatch,
+                                                                  name, pattern):
+    """A breaker's case: in "x abcd y" the longer literal fails its \\b and
+    the shorter passes; counted chunks must still count every such line."""
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-06-01", "x abcd y") for i in range(30)])
+    monkeypatch.setattr(search, "FEW_CANDIDATES", 0)
+    with engine(name, 4) as e:
+        want = expected(store, pattern)
+        assert len(want) == 30
+        assert e.recall(store, pattern, 100)[1] == 30
