@@ -23,7 +23,12 @@ in ways a fixed-width log does not survive whole:
 ``quick_warning``, which costs one directory listing, the ``stat`` calls
 wake makes anyway plus one, and at most two small reads. Every piece of
 advice is ordered by what loses nothing: keep every copy, find the other
-one, compare, and only then a step that drops anything; ``memo redact`` is
+one, compare, and only then a step that drops anything. Run in the order
+printed, no step undoes an earlier one's writes (a git merge is ended before
+the other side's memories are imported), and every ``a person can run:``
+command ends its line and runs as printed, its numbers computed from the two
+logs (where one cannot be known, the step says what to find in words,
+with no command); ``memo redact`` is
 advised only for a record damaged in itself (``check`` decides that with
 ``LogDamage``), never for a memory that is merely out of place. Nothing
 here writes to the store. Steps only a person may take are printed
@@ -38,7 +43,7 @@ import shlex
 from array import array
 from collections import namedtuple
 
-from . import blocks
+from . import blocks, dates
 from .store import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, CONFIG_NAME, Store
 
 #: Where the README explains running one identity on several machines.
@@ -331,11 +336,74 @@ def _aside(store: Store, what: str) -> str:
 
 
 def _carry_steps(store: Store, other_dir: str, fork: int) -> list:
+    """The step that imports the other store's memories from ``#fork`` on
+    (0-based; ``memo export`` prints one line a memory, so the tail starts at
+    line ``fork + 1``). The command ends the line and runs as printed."""
     export = _aside(store, "other.txt")
-    return [f"to carry the other copy's memories over as new ones: a person can run: "
-            f"MEMORY_DIR={_q(other_dir)} memo export | tail -n +{fork + 1} > {_q(export)} "
-            f"&& memo import {_q(export)} (import refuses dates before this log's newest; "
-            f"then the other store stays as it is, a second identity)"]
+    return [f"to carry the other copy's memories from its #{fork} on over as new ones "
+            f"(import dates a line up to {dates.ZONE_SPAN_DAYS} days before this log's newest "
+            f"memory with that memory's date and refuses an older one; the other store stays "
+            f"as it is): "
+            f"a person can run: MEMORY_DIR={_q(other_dir)} memo export | tail -n +{fork + 1} "
+            f"> {_q(export)} && memo import {_q(export)}"]
+
+
+def _carry_in_words(store: Store, other_dir: str) -> list:
+    """The carry step when where the logs part cannot be computed: what to
+    find, in words, and no command with a blank in it."""
+    return [f"to carry the other copy's memories over as new ones: find the first memory "
+            f"of {other_dir} that this log lacks (diff -a shows where the two logs part; "
+            f"memory #K is line K+1 of MEMORY_DIR={_q(other_dir)} memo export), keep the "
+            f"export's lines from there on in a file outside the store, and memo import it"]
+
+
+def _git_merge_steps(store: Store, git: "_Git", keep: bool) -> list:
+    """Steps for a store in a git merge (in progress, or committed as
+    ``HEAD``): make a store of the other side's log, settle this side's log
+    and TREE in git first, then import the other side's new memories and
+    commit them, so that no later step undoes an earlier one's writes. Where
+    the two logs part is computed by reading both sides from git."""
+    root, log = _q(store.root), store.log_path
+    this, other = git.this_side(), git.other_side()
+    other_dir = _aside(store, "other")
+    other_log = os.path.join(other_dir, LOG_NAME)
+    steps = []
+    if keep:
+        steps.append(f"keep this file as it is: a person can run: cp -p {_q(log)} "
+                     f"{_q(_aside(store, 'LOG-as-found.txt'))}")
+    steps.append(f"make a store of the other machine's log as git kept it ({other}): a person "
+                 f"can run: mkdir -m 700 {_q(other_dir)} && git -C {root} show "
+                 f"{other}:./{LOG_NAME} > {_q(other_log)}")
+    steps.append(f"see where they part: a person can run: diff -a {_q(log)} {_q(other_log)}")
+    tree = f" {TREE_NAME}" if os.path.isdir(store.tree_path) else ""
+    if git.merging:
+        steps.append(f"end the merge keeping this machine's files first (the other side stays "
+                     f"in git's history and in {other_dir}): a person can run: git -C {root} "
+                     f"checkout --ours -- {LOG_NAME}{tree} && git -C {root} add -A . && "
+                     f"git -C {root} commit --no-edit")
+    else:
+        steps.append(f"put back this machine's log ({this}) here: a person can run: "
+                     f"git -C {root} show {this}:./{LOG_NAME} > {_q(log)}")
+    parted = _git_compare(store.root, this, other)
+    carried = False
+    if parted is None:
+        steps += _carry_in_words(store, other_dir)
+    elif parted[2] > parted[0]:
+        steps += _carry_steps(store, other_dir, parted[0])
+        carried = True
+    else:
+        steps.append(f"the other side's log holds no memory this one lacks (its "
+                     f"{_plural(parted[2], 'memory agrees', 'memories agree')} with this "
+                     f"log's first ones): nothing to carry over")
+    commit = (f"git -C {root} add -A . && git -C {root} commit -q -m "
+              f"{_q('memo: the other machine' + chr(39) + 's memories carried over')}")
+    if carried or not git.merging:
+        what = "the carried memories" if git.merging else "this machine's log"
+        what += " and the carried memories" if carried and not git.merging else ""
+        steps.append(f"commit {what}: a person can run: {commit}")
+    elif parted is None:
+        steps.append(f"once imported, commit them (git add -A . and git commit in {store.root})")
+    return steps
 
 
 def _gitattributes_step(store: Store) -> str:
@@ -382,24 +450,17 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
                 f"a merge tool. The memories are still in the file, only out of step: "
                 f"nothing is lost yet.")
         fork = first
+    this, other = git.this_side(), git.other_side()
     keep = _aside(store, "LOG-as-found.txt")
     steps = [f"keep this file as it is: a person can run: cp -p {_q(log)} {_q(keep)}"]
-    this, other = git.this_side(), git.other_side()
     if git.top and this and other:
-        other_dir = _aside(store, "other")
-        steps += [
-            f"make a store of one side's log as git kept it ({other}): a person can run: "
-            f"mkdir -m 700 {_q(other_dir)} && git -C {_q(store.root)} show "
-            f"{other}:./{LOG_NAME} > {_q(os.path.join(other_dir, LOG_NAME))}",
-            f"put back the other side's log ({this}) here: a person can run: "
-            f"git -C {_q(store.root)} show {this}:./{LOG_NAME} > {_q(log)}",
-        ] + _carry_steps(store, other_dir, fork)
+        steps = _git_merge_steps(store, git, keep=True)
     elif git.top:
-        steps += [f"find the log as each machine left it: a person can run: "
-                  f"git -C {_q(store.root)} log --oneline -- {LOG_NAME}; put back this "
-                  f"machine's version with git show <commit>:./{LOG_NAME} > {_q(log)}, and "
-                  f"make a store of the other one the same way (mkdir -m 700 DIR, its log "
-                  f"as DIR/{LOG_NAME})"]
+        steps += [f"find the commits that hold the log as each machine left it, put this "
+                  f"machine's back over {log} (git show COMMIT:./{LOG_NAME}) and make a store "
+                  f"of the other one the same way (mkdir -m 700 DIR, its log as "
+                  f"DIR/{LOG_NAME}); the commits are listed by: a person can run: "
+                  f"git -C {_q(store.root)} log --oneline -- {LOG_NAME}"]
     else:
         steps += [f"find a whole copy of the log (the other machine's store, a backup) and "
                   f"put it back over {log}; make a store of each other copy (mkdir -m 700 "
@@ -412,36 +473,77 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     return head + "\n" + _steps(steps)
 
 
+class _LogReader:
+    """``LOG.txt`` read in order through ``Store.read_log`` (a file-like
+    ``read(n)`` for ``_agree``)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.offset = store, 0
+
+    def read(self, n: int) -> bytes:
+        data = self.store.read_log(self.offset, n)
+        self.offset += len(data)
+        return data
+
+
+def _agree(a, b) -> tuple:
+    """``(agree, ours, theirs)`` for two logs read from ``a`` and ``b``
+    (file-likes with ``read(n)``, read to the end): how many leading whole
+    320-byte records they share, and how many whole records each holds."""
+    step = 4096 * LOG_RECORD
+    agree, sizes, parted = 0, [0, 0], False
+    while True:
+        x, y = a.read(step), b.read(step)
+        if not x and not y:
+            break
+        sizes[0] += len(x)
+        sizes[1] += len(y)
+        if parted:
+            continue
+        n = min(len(x), len(y)) // LOG_RECORD
+        k = n
+        if x[:n * LOG_RECORD] != y[:n * LOG_RECORD]:
+            k = next(j for j in range(n)
+                     if x[j * LOG_RECORD:(j + 1) * LOG_RECORD] != y[j * LOG_RECORD:(j + 1) * LOG_RECORD])
+        agree += k
+        parted = k < n or len(x) != len(y) or len(x) % LOG_RECORD != 0
+    ours, theirs = sizes[0] // LOG_RECORD, sizes[1] // LOG_RECORD
+    return min(agree, ours, theirs), ours, theirs
+
+
 def _compare(store: Store, path: str) -> tuple:
     """``(agree, ours, theirs)``: how many leading records ``LOG.txt`` and
     the copy at ``path`` share, and how many whole records each holds."""
-    ours = store.log_size() // LOG_RECORD
     try:
-        theirs_size = os.path.getsize(path)
         f = open(path, "rb")
     except OSError:
-        return 0, ours, 0
-    theirs = theirs_size // LOG_RECORD
-    agree = 0
-    step = 4096 * LOG_RECORD
+        return 0, store.log_size() // LOG_RECORD, 0
     with f:
-        offset = 0
-        while agree < min(ours, theirs):
-            a = store.read_log(offset, step)
-            b = f.read(step)
-            n = min(len(a), len(b)) // LOG_RECORD
-            if a[:n * LOG_RECORD] == b[:n * LOG_RECORD]:
-                agree += n
-                offset += n * LOG_RECORD
-                if n == 0:
-                    break
-                continue
-            for k in range(n):
-                if a[k * LOG_RECORD:(k + 1) * LOG_RECORD] != b[k * LOG_RECORD:(k + 1) * LOG_RECORD]:
-                    break
-                agree += 1
-            break
-    return min(agree, ours, theirs), ours, theirs
+        return _agree(_LogReader(store), f)
+
+
+def _git_compare(root: str, this: str, other: str) -> tuple | None:
+    """``(agree, ours, theirs)`` as ``_compare`` gives it, for ``LOG.txt``
+    as git holds it at the revisions ``this`` and ``other`` (both streamed
+    from ``git show``, never held whole); None when git cannot show either."""
+    import subprocess
+    procs = []
+    try:
+        for rev in (this, other):
+            procs.append(subprocess.Popen(
+                ["git", "-C", root, "show", f"{rev}:./{LOG_NAME}"], stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}))
+        out = _agree(procs[0].stdout, procs[1].stdout)
+        codes = [p.wait(timeout=10) for p in procs]
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stdout.close()
+    return None if any(codes) else out
 
 
 def _forget_from(store: Store, fork: int) -> str | None:
@@ -462,8 +564,8 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
     log = store.log_path
     head = f"{c.path} is a conflict copy of {LOG_NAME} left by {c.tool}: two machines wrote this store."
     other_dir = _aside(store, "other")
-    keep_copy = (f"keep the copy as a store of its own, outside this one: a person can run: "
-                 f"mkdir -m 700 {_q(other_dir)} && mv {_q(c.path)} "
+    keep_copy = (f"keep the copy as a store of its own, outside this one{{}}: a person can "
+                 f"run: mkdir -m 700 {_q(other_dir)} && mv {_q(c.path)} "
                  f"{_q(os.path.join(other_dir, LOG_NAME))}")
     compare = f"see the difference: a person can run: diff -a {_q(log)} {_q(c.path)}"
     steps = []
@@ -471,15 +573,17 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
         head += (f" The copy's {_plural(theirs, 'memory is', 'memories are')} all in {LOG_NAME} "
                  f"(#0-#{theirs - 1}), so it holds nothing the log lacks." if theirs else
                  " The copy holds no whole memory.")
-        steps = [compare, keep_copy + " (or delete it once the diff shows nothing of its own)"]
+        steps = [compare, keep_copy.format(" (or delete it once the diff shows nothing of "
+                                            "its own)")]
     elif ours <= agree:
         head += (f" It is newer: it holds {LOG_NAME}'s {_plural(ours, 'memory', 'memories')} "
                  f"and {_plural(theirs - ours, 'more', 'more')} (#{ours}-#{theirs - 1}) that "
                  f"exist only in the copy. Nothing is lost yet: keep both files.")
         older = _aside(store, "LOG-older.txt")
         steps = [compare,
-                 f"put the newer log back: a person can run: cp -p {_q(log)} {_q(older)} && "
-                 f"cp -p {_q(c.path)} {_q(log)}, and then move the copy out of the store"]
+                 f"put the newer log back, keeping this one, and move the copy out of the "
+                 f"store: a person can run: cp -p {_q(log)} {_q(older)} && cp -p {_q(c.path)} "
+                 f"{_q(log)} && mv {_q(c.path)} {_q(_aside(store, 'LOG-copy-as-found.txt'))}"]
     else:
         head += (f" {LOG_NAME} and the copy agree on " +
                  (f"#0-#{agree - 1}" if agree else "no memory") + ", then differ: "
@@ -488,12 +592,12 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
                  f"{'exists' if theirs - agree == 1 else 'exist'} only there (its "
                  f"#{agree}-#{theirs - 1}). Nothing is lost yet: keep both files.")
         steps = ["let only one machine write this store from now on",
-                 compare, keep_copy] + _carry_steps(store, other_dir, agree)
+                 compare, keep_copy.format("")] + _carry_steps(store, other_dir, agree)
         block = _forget_from(store, agree)
         if block:
             steps.append(f"summaries from #{agree} on may describe the copy's memories: once "
-                         f"the log is settled, a person can run: memo forget {block}, and then "
-                         f"memo sleep rebuilds them from the log")
+                         f"the log is settled, drop them (memo sleep then rebuilds them from "
+                         f"the log): a person can run: memo forget {block}")
     steps.append("never memo redact or memo forget as a first step; once the copy is "
                  "settled, memo check says whether the store is whole")
     return head + "\n" + _steps(steps)
@@ -536,9 +640,9 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
     lo = (T // s0) * s0
     kept = _aside(store, "TREE-kept")
     steps = [look,
-             f"if you find it, put it back: a person can run: cp -p {_q(store.log_path)} "
-             f"{_q(_aside(store, 'LOG-older.txt'))}, then copy the newer log over "
-             f"{store.log_path}",
+             f"if you find it, keep this log aside, then copy the newer one you found over "
+             f"{store.log_path}: a person can run: cp -p {_q(store.log_path)} "
+             f"{_q(_aside(store, 'LOG-older.txt'))}",
              f"only if no newer log exists anywhere, keep the summaries and drop them from "
              f"the store: a person can run: cp -pR {_q(store.tree_path)} {_q(kept)} && "
              f"memo forget {blocks.block_name(lo, lo + s0)}"]
@@ -611,22 +715,11 @@ def _unmerged_problem(store: Store, damage: LogDamage) -> str | None:
                     "--", LOG_NAME)
     if not unmerged:
         return None
-    other_dir = _aside(store, "other")
     head = (f"a git merge is in progress and {store.log_path} is unmerged: the file holds "
             f"this machine's log (the store reads whole), while the other machine's new "
             f"memories are only in git's MERGE_HEAD. Nothing is lost yet.")
-    steps = [f"make a store of the other machine's log from git: a person can run: "
-             f"mkdir -m 700 {_q(other_dir)} && git -C {_q(store.root)} show "
-             f"MERGE_HEAD:./{LOG_NAME} > {_q(os.path.join(other_dir, LOG_NAME))}",
-             f"see where they part: a person can run: diff -a {_q(store.log_path)} "
-             f"{_q(os.path.join(other_dir, LOG_NAME))}"]
-    steps += _carry_steps(store, other_dir, 0)[:1]
-    steps[-1] = steps[-1].replace("tail -n +1", "tail -n +<first line the log lacks>")
-    steps += [f"end the merge keeping this machine's files: a person can run: git -C "
-              f"{_q(store.root)} checkout --ours -- {LOG_NAME} {TREE_NAME} && git -C "
-              f"{_q(store.root)} add -A . && git -C {_q(store.root)} commit --no-edit "
-              f"(the other side stays in git's history)",
-              "let one machine at a time write this store; see the " + README_SECTION]
+    steps = _git_merge_steps(store, git, keep=False)
+    steps.append("let one machine at a time write this store; see the " + README_SECTION)
     return head + "\n" + _steps(steps)
 
 
@@ -667,9 +760,9 @@ def _level_marker_problems(store: Store) -> dict:
                    f"the log is whole.\n" + _steps([
                        "settle the log first (any finding above)",
                        f"keep this file: a person can run: cp -p {_q(path)} {_q(kept)}",
-                       f"then a person can run: memo forget {blocks.block_name(lo, lo + size)} "
-                       f"(the markers and the summaries from there on go; memo sleep rebuilds "
-                       f"them from the log)"]))
+                       f"then drop the markers and the summaries from there on (memo sleep "
+                       f"rebuilds them from the log): a person can run: "
+                       f"memo forget {blocks.block_name(lo, lo + size)}"]))
     return out
 
 

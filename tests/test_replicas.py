@@ -86,6 +86,41 @@ def no_destructive_advice(*texts: str) -> None:
             assert "rm " not in line and "truncate" not in line, line
 
 
+STEP = re.compile(r"^  (\d+)\. .*?a person can run: (.*)$", re.M)
+
+
+def run_steps(out: str, tmp_path: Path, store: Path) -> list:
+    """Run every ``a person can run:`` step of ``out`` in the order printed,
+    each exactly as printed (``sh -c``), with ``memo`` on PATH as this
+    Python's and git able to commit; ``diff`` may exit 1 (the files differ),
+    every other step must exit 0. Returns the commands run."""
+    import sys
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shim = bin_dir / "memo"
+    shim.write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "MEMORY_DIR": str(store), "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    ran = []
+    for _, command in STEP.findall(out):
+        assert "<" not in command.replace("<<", ""), command  # no placeholder in a command
+        done = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env,
+                              capture_output=True, text=True)
+        ok = (0, 1) if command.startswith("diff ") else (0,)
+        assert done.returncode in ok, (command, done.stdout, done.stderr)
+        ran.append(command)
+    return ran
+
+
+def texts(store: Path) -> list:
+    """The texts of every memory in the store, in log order."""
+    lines = at(store)("export").stdout.splitlines()
+    return [line.split(" ", 1)[1] for line in lines]
+
+
 def warned(wake, *needles: str) -> str:
     """The wake's warning: the second line, one line, naming ``needles``."""
     lines = wake.stdout.splitlines()
@@ -168,6 +203,14 @@ def test_a_conflict_copy_of_the_log_is_named_with_advice_that_loses_nothing(
     shutil.copy2(ws / name, other / "LOG.txt")
     lines = at(other)("export").stdout.splitlines()
     assert len(lines) == 8 and lines[5].endswith("laptop: wrote the README")
+    shutil.rmtree(other)
+    # every step, in the order printed, keeps both machines' memories
+    ran = run_steps(out, tmp_path, ws)
+    assert any("tail -n +6 " in command for command in ran), ran
+    kept = texts(ws)
+    assert kept[5:8] == ["ws: fixed the parser bug", "ws: release 0.2 tagged", "ws: talked to Zoë"]
+    assert kept[8:] == ["laptop: wrote the README", "laptop: flight to Oslo", "laptop: 東京 plan"]
+    assert at(ws)("check").stdout.endswith("The store is whole.\n")
 
 
 # -- git: a local bare repository as the hub ------------------------------------
@@ -227,13 +270,14 @@ def test_git_merge_union_repeats_ids_and_check_never_advises_redact(tmp_path):
     assert "merges LOG.txt with merge=union" in out  # the note on .gitattributes
     no_destructive_advice(out, wake.stdout)
     warned(wake, "the last record of LOG.txt (#7) holds #5")
-    # the steps as printed recover both machines' memories
-    steps = re.findall(r"a person can run: (.*)", out)
-    for step in steps[:3]:
-        subprocess.run(step.split(" (")[0], shell=True, check=True, cwd=tmp_path,
-                       env={**os.environ, "MEMORY_DIR": str(store)})
+    # every step as printed, in order, recovers both machines' memories
+    run_steps(out, tmp_path, store)
     whole = at(store)("check")
-    assert "out of place" not in whole.stdout, whole.stdout
+    assert whole.stdout.endswith("The store is whole.\n"), whole.stdout
+    kept = texts(store)
+    assert kept[5:] == ["laptop: memory 0 of the trip to Oslo",
+                        "laptop: memory 1 of the trip to Oslo", "ws: the hub is a bare repository"]
+    assert git(store.parent, "status", "--porcelain", "--", "mem").stdout == ""  # committed
 
 
 @needs_git
@@ -253,6 +297,62 @@ def test_git_with_binary_makes_the_divergence_visible(tmp_path):
 
 
 @needs_git
+def test_git_binary_conflict_steps_run_in_order_and_keep_both_memories(tmp_path):
+    """The README's git setup, both clones note one memory (both #5), the
+    laptop pulls with a merge: every printed step, run in order as printed,
+    ends the merge, carries the workstation's memory over, and commits."""
+    store, pull = git_replicas(tmp_path, "LOG.txt binary\nTREE/** binary\n")
+    assert pull.returncode != 0 and "CONFLICT" in pull.stdout + pull.stderr
+    out = at(store)("check").stdout
+    ours = out.index("checkout --ours")
+    assert ours < out.index("memo import") < out.index("commit -q -m")  # nothing undone after
+    assert "tail -n +6 " in out  # computed: the logs part at #5
+    ran = run_steps(out, tmp_path, store)
+    assert len(ran) == 5 and ran[1].startswith("diff -a "), ran
+    assert texts(store)[5:] == ["laptop: memory 0 of the trip to Oslo",
+                                "ws: the hub is a bare repository"]
+    whole = at(store)("check")
+    assert whole.exit_code == 0, whole.stdout
+    assert git(store.parent, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode
+    assert git(store.parent, "status", "--porcelain", "--", "mem").stdout == ""
+
+
+
+@needs_git
+def test_where_the_logs_part_unknown_is_said_in_words(tmp_path, monkeypatch):
+    """When git cannot show both logs, the carry step names what to find in
+    words (no command with a blank in it), and every command still runs."""
+    store, _ = git_replicas(tmp_path, "LOG.txt binary\nTREE/** binary\n")
+    monkeypatch.setattr(replicas, "_git_compare", lambda *a: None)
+    out = at(store)("check").stdout
+    assert "tail -n +" not in out and "find the first memory of" in out
+    ran = run_steps(out, tmp_path, store)
+    assert [c.split()[0] for c in ran] == ["mkdir", "diff", "git"], ran
+    assert at(store)("check").stdout.endswith("The store is whole.\n")
+    # the other side's memory waits in the other store, as the step says
+    assert texts(tmp_path / "laptop" / "mem-other")[5:] == ["ws: the hub is a bare repository"]
+
+
+@needs_git
+def test_a_log_out_of_place_without_a_merge_names_commands_that_run(tmp_path):
+    """Ids that repeat in a git work tree with no merge to read both sides
+    from: the steps say what to find, and each printed command runs."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    base_store(repo / "mem")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    log = repo / "mem" / "LOG.txt"
+    data = log.read_bytes()
+    log.write_bytes(data + data[3 * LOG:4 * LOG])  # #3 again, at position 5
+    out = at(repo / "mem")("check").stdout
+    assert "position 5 holds #3" in out, out
+    ran = run_steps(out, tmp_path, repo / "mem")
+    assert [c.split()[0] for c in ran] == ["cp", "git"], ran
+    assert (tmp_path / "repo" / "mem-LOG-as-found.txt").read_bytes() == log.read_bytes()
+
+@needs_git
 def test_an_unconfigured_merge_driver_writes_conflict_markers(tmp_path):
     store, pull = git_replicas(tmp_path, "LOG.txt merge=memo\n")
     assert pull.returncode != 0
@@ -269,6 +369,13 @@ def test_an_unconfigured_merge_driver_writes_conflict_markers(tmp_path):
     assert "merges LOG.txt as text" in out
     no_destructive_advice(out, wake.stdout)
     warned(wake, "not a whole number of 320-byte records")
+    # every step as printed, in order, keeps both machines' memories
+    ran = run_steps(out, tmp_path, store)
+    assert any("tail -n +6 " in command for command in ran), ran
+    assert texts(store)[5:] == ["laptop: memory 0 of the trip to Oslo",
+                                "ws: the hub is a bare repository"]
+    whole = at(store)("check")
+    assert whole.stdout.endswith("The store is whole.\n"), whole.stdout
 
 
 # -- an older log copied over a newer one ---------------------------------------
@@ -299,6 +406,12 @@ def test_an_older_log_put_back_is_named_before_any_forget(tmp_path):
     # note refuses to append on top, and orders no forget either
     refused = memo("note", "one more")
     assert refused.exit_code == 1 and "Run: memo forget" not in refused.stderr
+    # every step as printed, in order (no newer log found): the log is kept
+    # whole, the summaries kept aside, and the store is whole again
+    run_steps(out, tmp_path, root)
+    assert (root / "LOG.txt").read_bytes() == older
+    assert (tmp_path / "mem-TREE-kept").is_dir() and (tmp_path / "mem-LOG-older.txt").exists()
+    assert memo("check").exit_code == 0
 
 
 # -- small things ---------------------------------------------------------------
@@ -445,8 +558,11 @@ def test_conflict_markers_in_a_level_are_named(memo, inited):
     assert out.startswith(f"{level} holds git conflict markers (the first at byte offset 576)")
     assert "a person can run: memo forget 4-5" in out
     no_destructive_advice(out)
-    # the step as printed recovers
-    assert memo("forget", "4-5").exit_code == 0
+    # every step as printed, in order, recovers (the level is kept aside first)
+    ran = run_steps(out, inited.parent, inited)
+    assert [c.split()[0] for c in ran] == ["cp", "memo"], ran
+    kept = (inited.parent / "mem-TREE-2-as-found").read_bytes()
+    assert hashlib.sha256(kept).hexdigest() == before["TREE/2"]
     answer_all(memo)
     assert memo("check").exit_code == 0
 
