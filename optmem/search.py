@@ -694,7 +694,8 @@ def _matches(data, n: int, search, prefilter, precheck):
     return found
 
 
-def _exact(data, n: int, search, prefilter, precheck, probe: bool = True) -> list:
+def _exact(data, n: int, search, prefilter, precheck, probe: bool = True,
+           rest: bytes | None = None) -> list:
     """The lines (``line_of``, as stored) of the ``n`` records in ``data``
     whose NFC form ``search`` matches, oldest first: recall's definition,
     record by record. When the prefilter is ``complete`` and names few
@@ -702,11 +703,12 @@ def _exact(data, n: int, search, prefilter, precheck, probe: bool = True) -> lis
     and matched. Otherwise a chunk holding a character that NFC might change
     (``fastcount.nfc_inert``) has its lines normalised; the lines NFC
     changes are matched whatever the byte prefilter says, the others only
-    when it names them (their bytes are what is matched)."""
+    when it names them (their bytes are what is matched). ``rest``:
+    ``fastcount.residue(data)`` when the caller has it."""
     rows = _named(prefilter, data, n, FEW_CANDIDATES) if probe else None
     if rows is not None:
         return [line for line, form in _named_lines(data, rows, precheck) if search(form)]
-    rest = fastcount.residue(data)
+    rest = fastcount.residue(data) if rest is None else rest
     if fastcount.nfc_inert(rest):
         return _matches(data, n, search, prefilter, precheck)
     changed = fastcount.nfc_changed(data, n, rest)
@@ -823,12 +825,13 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         # Count the next chunks without asking RE2 first.
                         dense = DENSE_SKIP
                     residue = fastcount.residue(data)  # one C pass, shared
-                    stable = fastcount.nfc_stable(data, n, residue)
                     if counter is not None:
-                        count = counter.count(data, n, residue, stable)
+                        count = counter.count(data, n, residue,
+                                              fastcount.nfc_stable(data, n, residue))
                     if count is None:
                         alarm.arm()
-                        count = len(_exact(data, n, search, prefilter, precheck, probe=False))
+                        count = len(_exact(data, n, search, prefilter, precheck, probe=False,
+                                           rest=residue))
                         alarm.disarm()
                     total += count
                     continue
