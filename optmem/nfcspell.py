@@ -1447,6 +1447,29 @@ _BY_STARTER = {
 }
 
 
+#: The UTF-8 blocks (first byte << 8 | second byte) holding a character that
+#: is not NFC-inert (``fastcount._nfc_inert``) on Unicode 13.0, 14.0 or 15.1,
+#: as inclusive runs; ``tests/test_nfcspell.py`` checks that every such
+#: character of the running Python is in one (``_scan_blocks``). Only a
+#: character that is not inert can change the one before it under NFC.
+_NOT_INERT_BLOCKS = (
+    (0xCC80, 0xCCBF), (0xCD80, 0xCDAF), (0xCDB4, 0xCDB4), (0xCDBE, 0xCDBE),
+    (0xCE87, 0xCE87), (0xD283, 0xD289), (0xD691, 0xD6BD), (0xD6BF, 0xD6BF),
+    (0xD781, 0xD782), (0xD784, 0xD785), (0xD787, 0xD787), (0xD890, 0xD89A),
+    (0xD98B, 0xD99F), (0xD9B0, 0xD9B0), (0xDB96, 0xDB9C), (0xDB9F, 0xDBA4),
+    (0xDBA7, 0xDBA8), (0xDBAA, 0xDBAD), (0xDC91, 0xDC91), (0xDCB0, 0xDCBF),
+    (0xDD80, 0xDD8A), (0xDEA6, 0xDEB0), (0xDFAB, 0xDFB3), (0xDFBD, 0xDFBD),
+    (0xE0A0, 0xE0BF), (0xE180, 0xE182), (0xE184, 0xE187), (0xE18D, 0xE18D),
+    (0xE19C, 0xE1A0), (0xE1A2, 0xE1A2), (0xE1A4, 0xE1A4), (0xE1A8, 0xE1B0),
+    (0xE1B3, 0xE1B3), (0xE1B7, 0xE1B7), (0xE1BD, 0xE1BF), (0xE280, 0xE280),
+    (0xE283, 0xE284), (0xE28C, 0xE28C), (0xE2AB, 0xE2AB), (0xE2B3, 0xE2B3),
+    (0xE2B5, 0xE2B5), (0xE2B7, 0xE2B7), (0xE380, 0xE380), (0xE382, 0xE382),
+    (0xEA99, 0xEA9B), (0xEAA0, 0xEAA0), (0xEAA2, 0xEAAB), (0xEAAF, 0xEAAF),
+    (0xEFA4, 0xEFAD), (0xEFB8, 0xEFB8), (0xF090, 0xF091), (0xF093, 0xF093),
+    (0xF096, 0xF096), (0xF09B, 0xF09E), (0xF0AF, 0xF0AF), (0xF3A0, 0xF3A0),
+)
+
+
 def _scan() -> dict:
     """Every code point whose NFC is one other code point: ``{source:
     target}``, by asking ``unicodedata`` about all of them (about a
@@ -1547,3 +1570,32 @@ def spellings(ch: str):
             return None
     heads = (nfd[0],) + tuple(c for c in family if c != ch)
     return whole, heads
+
+
+def _scan_blocks() -> set:
+    """The UTF-8 blocks (as ``_NOT_INERT_BLOCKS``) of every code point that
+    is not NFC-inert on this Python (a second or so; for the tests)."""
+    found = set()
+    for cp in itertools.chain(range(0x80, 0xD800), range(0xE000, 0x110000)):
+        ch = chr(cp)
+        if not _inert(ch):
+            data = ch.encode("utf-8")
+            found.add(data[0] << 8 | data[1])
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def composer_table() -> bytes:
+    """65,536 bytes, one for each pair of bytes ``b1 b2``: 1 where a
+    character whose UTF-8 begins with ``b1 b2`` may change the character
+    before it under NFC (it is not NFC-inert: a mark, a jamo, or not its
+    own NFC), else 0. ASCII first bytes are 0: an ASCII character is inert.
+    On a Unicode version not in ``VERIFIED`` every non-ASCII first byte is
+    1 (nothing is trusted). ``optmem._scan`` reads it after a literal."""
+    table = bytearray(65536)
+    if unicodedata.unidata_version not in VERIFIED:
+        table[0x8000:] = b"\x01" * 0x8000
+        return bytes(table)
+    for first, last in _NOT_INERT_BLOCKS:
+        table[first:last + 1] = b"\x01" * (last + 1 - first)
+    return bytes(table)

@@ -60,7 +60,7 @@ import signal
 import sys
 import unicodedata
 
-from . import fastcount, nfcspell
+from . import fastcount, nfcspell, scancount
 from .errors import BadInput
 from .textform import nfc
 from .store import LOG_RECORD, displayable
@@ -791,7 +791,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     T = store.count()
     step = max(1, CHUNK_RECORDS)
     kept, kept_bytes, total, full = [], 0, 0, False
-    counter, planned = None, False
+    counter, scanner, planned = None, None, False
     dense = 0  # chunks left to count without trying ``_named`` first
     n = 0  # memories in the chunk being matched (named when a regex is refused)
     try:
@@ -808,7 +808,10 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 # pattern) nor while fastcount counts (linear byte patterns).
                 if full:
                     if not planned:
-                        counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                        scanner = scancount.counter_for(pattern, case_class, search)
+                        counter = None if scanner is not None else \
+                            fastcount.counter_for(pattern, case_class, search)
+                        planned = True
                     count = None
                     if dense:
                         dense -= 1
@@ -824,6 +827,13 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         # Too many candidates: the word is frequent here.
                         # Count the next chunks without asking RE2 first.
                         dense = DENSE_SKIP
+                    if scanner is not None:  # one compiled pass (optmem._scan)
+                        count = scanner.count(data, n)
+                        if count is not None:
+                            total += count
+                            continue
+                        if counter is None:  # a damaged chunk: count it as fastcount does
+                            counter = fastcount.counter_for(pattern, case_class, search)
                     residue = fastcount.residue(data)  # one C pass, shared
                     if counter is not None:
                         count = counter.count(data, n, residue,

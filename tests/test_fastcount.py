@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optmem import fastcount, search
+from optmem import fastcount, scancount, search
 from optmem.store import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = [
@@ -101,22 +101,27 @@ def lines_of(recs) -> list:
 
 
 class small_chunks:
-    def __init__(self, chunk, re2):
-        self.chunk, self.re2 = chunk, re2
+    """Recall with ``chunk`` records a chunk, RE2 on or off, and the C
+    counter (``scancount``) on or off: each way must give the definition."""
+
+    def __init__(self, chunk, re2, scan=True):
+        self.chunk, self.re2, self.scan = chunk, re2, scan
 
     def __enter__(self):
-        self.saved = (search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND)
+        self.saved = (search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND, scancount._scan)
         search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND = self.chunk, self.re2, 60.0
+        if not self.scan:
+            scancount._scan = None
 
     def __exit__(self, *exc):
-        search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND = self.saved
+        search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND, scancount._scan = self.saved
 
 
 @settings(max_examples=250, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(recs=records(), pattern=literal_patterns(), limit=st.sampled_from([0, 60, 400, 10 ** 6]),
-       chunk=st.sampled_from([1, 2, 3, 7, 64]), re2=st.booleans())
-def test_recall_equals_the_per_line_definition(tmp_path, recs, pattern, limit, chunk, re2):
+       chunk=st.sampled_from([1, 2, 3, 7, 64]), re2=st.booleans(), scan=st.booleans())
+def test_recall_equals_the_per_line_definition(tmp_path, recs, pattern, limit, chunk, re2, scan):
     store = build(tmp_path, recs)
     want = [displayable(x) for x in oracle(lines_of(recs), pattern)]
     kept, size = [], 0
@@ -125,7 +130,7 @@ def test_recall_equals_the_per_line_definition(tmp_path, recs, pattern, limit, c
         if size > limit:
             break
         kept.insert(0, line)
-    with small_chunks(chunk, re2):
+    with small_chunks(chunk, re2, scan):
         got = search.recall(store, pattern, limit)
     assert got == (kept, len(want), len(kept) < len(want)), pattern
 

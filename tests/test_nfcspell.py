@@ -184,3 +184,18 @@ def test_raw_text_nfc_reorders_or_splits_is_found(tmp_path, raw, pattern, re2):
             assert search.recall(store, pattern, 10 ** 6)[1] == _want(store, pattern) == 1
     finally:
         search.USE_RE2, search.CHUNK_RECORDS = saved
+
+
+def test_the_composer_table_marks_every_character_that_is_not_inert():
+    """``composer_table`` (read by ``optmem._scan`` after a literal) marks
+    the first two UTF-8 bytes of every code point that is not NFC-inert on
+    this Python: only those can change the character before them. On an
+    unverified Unicode version it marks every non-ASCII first byte."""
+    table = nfcspell.composer_table()
+    assert len(table) == 65536 and not any(table[:0x8000])
+    if KNOWN:
+        assert all(table[block] for block in nfcspell._scan_blocks())
+        assert not table[0xC3BC]  # ü: what follows zürich's u is not a mark
+        assert not table[0xE4BA]  # 京 and its neighbours: CJK composes with nothing
+    else:
+        assert all(table[0x8000:])

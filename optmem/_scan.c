@@ -1,0 +1,388 @@
+/* optmem._scan: count the LOG.txt records that hold a literal, in one pass.
+ *
+ * An optional accelerator for recall's counts (optmem/scancount.py holds
+ * the plan and the argument that the count is exact; this file only finds
+ * bytes). Built by setup.py when a C compiler is present; without it recall
+ * counts with CPython's own byte methods (optmem/fastcount.py), more slowly,
+ * with the same answers.
+ *
+ * count(data, width, needles, fold, composer, exceptions)
+ *   data        bytes-like: whole records of `width` bytes each.
+ *   width       the record width in bytes (320 for LOG.txt), at least 2.
+ *   needles     a sequence of (bytes, flags): 1 to MAX_NEEDLES literals of 1
+ *               to MAX_NEEDLE_BYTES bytes, none holding a newline; flags bit
+ *               1: a \b before it, bit 2: a \b after it.
+ *   fold        true: ASCII letters compare case-insensitively (the needles
+ *               are given in lower case).
+ *   composer    65,536 bytes: composer[(b1 << 8) | b2] is non-zero when a
+ *               character whose UTF-8 starts with the bytes b1 b2 may change
+ *               the character before it under NFC.
+ *   exceptions  a sequence of (bytes, kind), at most MAX_EXCEPTIONS: a
+ *               record that holds one is "maybe". Kind 0: anywhere; kind 1:
+ *               where a character the composer table marks begins; kind 2:
+ *               ending where such a character begins.
+ *
+ * Returns None unless every record ends in its only newline; else
+ * (certain, maybe): how many records hold an occurrence whose neighbours
+ * decide it (ASCII, or for a needle with no \b after it, a following
+ * character that composes with nothing), and the indexes (ascending) of the
+ * other records that hold an occurrence or an exception, which the caller
+ * matches one by one. Raises ValueError for arguments out of these bounds.
+ * Reads only inside `data`; allocates one byte a record.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define MAX_NEEDLES 64
+#define MAX_NEEDLE_BYTES 255
+#define MAX_EXCEPTIONS 256
+#define LEFT 1
+#define RIGHT 2
+#define ANYWHERE 0
+#define AT_COMPOSER 1
+#define BEFORE_COMPOSER 2
+
+enum { NONE = 0, MAYBE = 1, CERTAIN = 2 };
+
+typedef struct {
+    const unsigned char *bytes;
+    Py_ssize_t size;
+    int flags;
+} needle_t;
+
+static unsigned char is_word[256];
+
+/* 1: the occurrence at i (size bytes) matches whatever NFC does to the line;
+ * 0: undecided (a non-ASCII neighbour); -1: a \b fails on an ASCII neighbour. */
+static int
+classify(const unsigned char *buf, Py_ssize_t len, Py_ssize_t start,
+         Py_ssize_t i, Py_ssize_t size, int flags, const unsigned char *composer)
+{
+    int undecided = 0;
+    unsigned char b;
+    Py_ssize_t j = i + size;  /* < len: the record's last byte is a newline */
+
+    if ((flags & LEFT) && i > start) {
+        b = buf[i - 1];
+        if (b >= 0x80)
+            undecided = 1;
+        else if (is_word[b])
+            return -1;
+    }
+    b = buf[j];
+    if (flags & RIGHT) {
+        if (b >= 0x80)
+            undecided = 1;
+        else if (is_word[b])
+            return -1;
+    }
+    else if (b >= 0x80) {
+        unsigned char b2 = j + 1 < len ? buf[j + 1] : 0;
+        if (composer[((unsigned)b << 8) | b2])
+            undecided = 1;
+    }
+    return undecided ? 0 : 1;
+}
+
+/* True if the record at start (width bytes, its last a newline) holds a
+ * character the composer table marks where a kind 1 exception begins, or
+ * right after a kind 2 exception. Skips ASCII eight bytes at a time. */
+static int
+composer_exception(const unsigned char *buf, Py_ssize_t start, Py_ssize_t width,
+                   const unsigned char *composer, const needle_t *exceptions,
+                   Py_ssize_t n_exceptions)
+{
+    Py_ssize_t p = start, end = start + width - 1, k;
+    while (p < end) {
+        unsigned char b;
+        while (p + 8 <= end) {
+            unsigned long long word;
+            memcpy(&word, buf + p, 8);
+            if (word & 0x8080808080808080ULL)
+                break;
+            p += 8;
+        }
+        while (p < end && buf[p] < 0x80)
+            p++;
+        if (p >= end)
+            break;
+        b = buf[p];
+        if (composer[((unsigned)b << 8) | buf[p + 1]]) {  /* p + 1 <= end: the newline */
+            for (k = 0; k < n_exceptions; k++) {
+                const needle_t *ex = &exceptions[k];
+                if (ex->flags == AT_COMPOSER) {
+                    if (p + ex->size <= end && memcmp(buf + p, ex->bytes, (size_t)ex->size) == 0)
+                        return 1;
+                }
+                else if (ex->flags == BEFORE_COMPOSER) {
+                    if (p - ex->size >= start
+                            && memcmp(buf + p - ex->size, ex->bytes, (size_t)ex->size) == 0)
+                        return 1;
+                }
+            }
+        }
+        p++;
+    }
+    return 0;
+}
+
+static PyObject *
+scan_count(PyObject *self, PyObject *args)
+{
+    Py_buffer data = {0}, composer = {0};
+    Py_ssize_t width;
+    PyObject *needle_seq = NULL, *exception_seq = NULL, *fast_needles = NULL,
+             *fast_exceptions = NULL, *result = NULL, *maybe = NULL;
+    int fold;
+    needle_t needles[MAX_NEEDLES];
+    needle_t exceptions[MAX_EXCEPTIONS];
+    Py_ssize_t n_needles, n_exceptions, k, n, r;
+    unsigned char fold_table[256], shift[256], last[256];
+    unsigned char folded[MAX_NEEDLES][MAX_NEEDLE_BYTES];
+    unsigned char *status = NULL;
+    Py_ssize_t certain = 0, m;
+    const unsigned char *buf;
+    Py_ssize_t len;
+    int shaped = 1, composed = 0;
+
+    if (!PyArg_ParseTuple(args, "y*nOpy*O", &data, &width, &needle_seq, &fold,
+                          &composer, &exception_seq))
+        return NULL;
+    for (k = 0; k < 256; k++)
+        fold_table[k] = (unsigned char)((fold && k >= 'A' && k <= 'Z') ? k + 32 : k);
+    if (width < 2) {
+        PyErr_SetString(PyExc_ValueError, "width must be at least 2");
+        goto done;
+    }
+    if (composer.len != 65536) {
+        PyErr_SetString(PyExc_ValueError, "composer must be 65,536 bytes");
+        goto done;
+    }
+    fast_needles = PySequence_Fast(needle_seq, "needles must be a sequence");
+    if (fast_needles == NULL)
+        goto done;
+    n_needles = PySequence_Fast_GET_SIZE(fast_needles);
+    if (n_needles < 1 || n_needles > MAX_NEEDLES) {
+        PyErr_SetString(PyExc_ValueError, "between 1 and 64 needles");
+        goto done;
+    }
+    for (k = 0; k < n_needles; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast_needles, k), *text;
+        int flags;
+        if (!PyArg_ParseTuple(item, "Si", &text, &flags))
+            goto done;
+        needles[k].size = PyBytes_GET_SIZE(text);
+        needles[k].flags = flags;
+        if (needles[k].size < 1 || needles[k].size > MAX_NEEDLE_BYTES
+                || memchr(PyBytes_AS_STRING(text), '\n', (size_t)needles[k].size) != NULL) {
+            PyErr_SetString(PyExc_ValueError,
+                            "a needle is 1 to 255 bytes and holds no newline");
+            goto done;
+        }
+        {   /* compared folded, as the chunk's bytes are */
+            const unsigned char *given = (const unsigned char *)PyBytes_AS_STRING(text);
+            Py_ssize_t t;
+            for (t = 0; t < needles[k].size; t++)
+                folded[k][t] = fold_table[given[t]];
+            needles[k].bytes = folded[k];
+        }
+    }
+    fast_exceptions = PySequence_Fast(exception_seq, "exceptions must be a sequence");
+    if (fast_exceptions == NULL)
+        goto done;
+    n_exceptions = PySequence_Fast_GET_SIZE(fast_exceptions);
+    if (n_exceptions > MAX_EXCEPTIONS) {
+        PyErr_SetString(PyExc_ValueError, "at most 256 exceptions");
+        goto done;
+    }
+    for (k = 0; k < n_exceptions; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast_exceptions, k), *text;
+        int kind;
+        if (!PyArg_ParseTuple(item, "Si", &text, &kind))
+            goto done;
+        exceptions[k].bytes = (const unsigned char *)PyBytes_AS_STRING(text);
+        exceptions[k].size = PyBytes_GET_SIZE(text);
+        exceptions[k].flags = kind;
+        if (exceptions[k].size < 1 || kind < ANYWHERE || kind > BEFORE_COMPOSER) {
+            PyErr_SetString(PyExc_ValueError,
+                            "an exception is at least one byte, of kind 0, 1 or 2");
+            goto done;
+        }
+        if (kind != ANYWHERE)
+            composed = 1;
+    }
+
+    buf = (const unsigned char *)data.buf;
+    len = data.len;
+    if (len % width != 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    n = len / width;
+    status = PyMem_Calloc(n > 0 ? (size_t)n : 1, 1);
+    if (status == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+
+    m = MAX_NEEDLE_BYTES;
+    for (k = 0; k < n_needles; k++)
+        if (needles[k].size < m)
+            m = needles[k].size;
+    /* Horspool over a set of needles: the window is the first m bytes of
+     * each; its last byte decides the shift (computed over bytes 0..m-2)
+     * and whether any needle may start at the window. */
+    {
+        unsigned char folded_shift[256], folded_last[256];
+        Py_ssize_t j;
+        memset(folded_shift, (int)m, sizeof folded_shift);
+        memset(folded_last, 0, sizeof folded_last);
+        for (k = 0; k < n_needles; k++) {
+            for (j = 0; j + 1 < m; j++) {
+                unsigned char c = fold_table[needles[k].bytes[j]];
+                if (folded_shift[c] > m - 1 - j)
+                    folded_shift[c] = (unsigned char)(m - 1 - j);
+            }
+            folded_last[fold_table[needles[k].bytes[m - 1]]] = 1;
+        }
+        for (k = 0; k < 256; k++) {
+            shift[k] = folded_shift[fold_table[k]];
+            last[k] = folded_last[fold_table[k]];
+        }
+    }
+
+    Py_BEGIN_ALLOW_THREADS
+    for (r = 0; r < n; r++) {
+        const unsigned char *record = buf + r * width;
+        if (record[width - 1] != '\n' || memchr(record, '\n', width - 1) != NULL) {
+            shaped = 0;
+            break;
+        }
+    }
+    if (shaped) {
+        Py_ssize_t i = 0;
+        while (i + m <= len) {
+            unsigned char c = buf[i + m - 1];
+            if (last[c]) {
+                Py_ssize_t start = (i / width) * width;
+                int jumped = 0;
+                for (k = 0; k < n_needles; k++) {
+                    const needle_t *nd = &needles[k];
+                    Py_ssize_t t;
+                    int verdict;
+                    if (i + nd->size > len)
+                        continue;
+                    for (t = 0; t < nd->size; t++)
+                        if (fold_table[buf[i + t]] != nd->bytes[t])
+                            break;
+                    if (t < nd->size)
+                        continue;
+                    verdict = classify(buf, len, start, i, nd->size, nd->flags,
+                                       (const unsigned char *)composer.buf);
+                    if (verdict > 0) {
+                        status[i / width] = CERTAIN;
+                        i = start + width;  /* the rest of this record is decided */
+                        jumped = 1;
+                        break;
+                    }
+                    if (verdict == 0 && status[i / width] == NONE)
+                        status[i / width] = MAYBE;
+                }
+                if (jumped)
+                    continue;
+            }
+            i += shift[c];
+        }
+        for (k = 0; k < n_exceptions; k++) {
+            const needle_t *ex = &exceptions[k];
+            Py_ssize_t p = 0;
+            if (ex->flags != ANYWHERE)
+                continue;
+            while (p + ex->size <= len) {
+                const unsigned char *q = memchr(buf + p, ex->bytes[0],
+                                                (size_t)(len - ex->size - p + 1));
+                Py_ssize_t row;
+                if (q == NULL)
+                    break;
+                p = q - buf;
+                row = p / width;
+                if (status[row] != NONE) {
+                    p = (row + 1) * width;  /* decided, or maybe already */
+                    continue;
+                }
+                if (memcmp(buf + p, ex->bytes, (size_t)ex->size) == 0) {
+                    status[row] = MAYBE;
+                    p = (row + 1) * width;
+                }
+                else
+                    p++;
+            }
+        }
+        if (composed) {
+            for (r = 0; r < n; r++) {
+                if (status[r] == NONE && composer_exception(buf, r * width, width,
+                        (const unsigned char *)composer.buf, exceptions, n_exceptions))
+                    status[r] = MAYBE;
+            }
+        }
+        for (r = 0; r < n; r++)
+            certain += status[r] == CERTAIN;
+    }
+    Py_END_ALLOW_THREADS
+
+    if (!shaped) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    maybe = PyList_New(0);
+    if (maybe == NULL)
+        goto done;
+    for (r = 0; r < n; r++) {
+        if (status[r] == MAYBE) {
+            PyObject *index = PyLong_FromSsize_t(r);
+            if (index == NULL || PyList_Append(maybe, index) < 0) {
+                Py_XDECREF(index);
+                goto done;
+            }
+            Py_DECREF(index);
+        }
+    }
+    result = Py_BuildValue("nO", certain, maybe);
+
+done:
+    Py_XDECREF(maybe);
+    Py_XDECREF(fast_needles);
+    Py_XDECREF(fast_exceptions);
+    PyMem_Free(status);
+    if (data.obj != NULL)
+        PyBuffer_Release(&data);
+    if (composer.obj != NULL)
+        PyBuffer_Release(&composer);
+    return result;
+}
+
+static PyMethodDef scan_methods[] = {
+    {"count", scan_count, METH_VARARGS,
+     "count(data, width, needles, fold, composer, exceptions) -> "
+     "(certain, maybe) or None: see optmem/_scan.c and optmem/scancount.py."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef scan_module = {
+    PyModuleDef_HEAD_INIT, "_scan",
+    "Count LOG.txt records holding a literal in one pass (optmem/scancount.py).",
+    -1, scan_methods
+};
+
+PyMODINIT_FUNC
+PyInit__scan(void)
+{
+    int c;
+    for (c = 0; c < 256; c++)
+        is_word[c] = (unsigned char)((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                                     || (c >= '0' && c <= '9') || c == '_');
+    return PyModule_Create(&scan_module);
+}

@@ -1,0 +1,203 @@
+"""Exact recall counts in one compiled pass (issue 11).
+
+``fastcount`` counts a chunk's matching records with CPython's byte methods:
+a pass to find the characters NFC might change, one to lower the chunk and
+one to count, some 4x the time ``grep -c`` takes. When the optional C
+extension ``optmem._scan`` is built (``setup.py``; it needs a C compiler at
+install), this module counts the same patterns in one pass that looks at
+each record once and skips the rest of a record once it is decided.
+
+The patterns: a literal, or a set of them (``deploy|rollback``, ``v(1|2)``,
+``[ab]c``), each with or without ``\\b`` at either end, when the
+characters that meet a ``\\b`` are word characters (``fastcount._expand``
+reads them off the parsed pattern).
+
+Why the count equals recall's definition (``search.recall``: Python ``re``,
+IGNORECASE, the NFC pattern on the NFC form of each ``#id date text``
+line). For each record ``_scan`` reports one of three things:
+
+- *certain*: its raw bytes hold a *spelling* of a literal whose
+  neighbours decide it. A spelling writes each character of the literal as
+  a member of its ``case_class`` that is NFC-inert (``fastcount._nfc_inert``:
+  not a mark, not a jamo, its own NFC), ASCII letters in either case. Such
+  a character begins a segment of NFC's output and nothing before it
+  composes with it, so NFC keeps the spelling when the character after it
+  cannot change the one before it: an ASCII byte, or a character outside
+  ``nfcspell.composer_table()``. A ``\\b`` is decided by an ASCII
+  neighbour (or the start of the line), which NFC keeps a word character
+  or not. Valid UTF-8 decodes as itself next to invalid bytes
+  (``fastcount`` point 2), and a literal never ends in white space, so the
+  padding ``line_of`` strips cannot hold part of it. So the line matches.
+- *maybe*: it holds a spelling with an undecided neighbour (a non-ASCII
+  byte next to a ``\\b``, or a character after it that NFC may compose),
+  or an *exception*: a member of a character's class that is not in the
+  spellings (``ſ`` for ``s``, ``ı`` for ``i``: anywhere), or a raw text
+  that NFC turns into a member (``nfcspell.spellings``): a ``whole`` that
+  is not NFC-inert (U+212A for ``K``), or one of ``heads`` followed by a
+  mark or a jamo (``u`` + U+0308 for ``ü``). Those two start, or end
+  where starts, a character that is not NFC-inert, so ``_scan`` looks for
+  them only there (``nfcspell.composer_table``), not at every ``u``. The
+  caller matches these records one by one with ``re``.
+- nothing: then its NFC line cannot match. A match in the NFC line is a
+  run of class members; each one NFC did not create is in the raw bytes
+  as itself (a spelling character or an exception), and each one it did
+  create came from a ``whole`` or a ``head`` followed by non-ASCII bytes
+  (``nfcspell``'s argument), an exception. A spelling found whole in the
+  raw bytes whose ``\\b`` failed on an ASCII word character fails in the
+  NFC line too.
+
+``_scan`` also refuses (None) a chunk whose records do not each end in
+their only newline (a damaged record, whose line reads a newline as a
+space); recall then counts it with ``fastcount`` or line by line.
+``tests/test_scancount.py`` compares every count with the per-line
+definition on random records (NFD and NFC text, exceptions, damaged
+bytes) and patterns with many matches.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+
+from . import fastcount, nfcspell
+from .store import LOG_RECORD
+from .textform import nfc
+
+try:
+    from . import _scan
+except ImportError:  # built without a C compiler: recall uses fastcount
+    _scan = None
+
+MAX_NEEDLES = 64  #: spellings a pattern may expand to (``_scan`` accepts at most this many)
+MAX_NEEDLE_BYTES = 255  #: bytes of UTF-8 in one spelling (``_scan``'s bound)
+MAX_EXCEPTIONS = 256  #: exception spellings (``_scan``'s bound)
+LEFT, RIGHT = 1, 2  #: flags of a spelling: a ``\b`` before it, after it
+#: Kinds of exception (``_scan``): found anywhere (an inert member such as
+#: ``ſ``); where a character that is not NFC-inert begins (it is one: U+212A);
+#: ending where such a character begins (a head, ``u`` before U+0308).
+ANYWHERE, AT_COMPOSER, BEFORE_COMPOSER = 0, 1, 2
+
+
+def available() -> bool:
+    """True when the C extension ``optmem._scan`` is importable."""
+    return _scan is not None
+
+
+class ScanCounter:
+    """Counts the records of a chunk that match one pattern, with ``_scan``.
+
+    ``needles``: ``(UTF-8 spelling, flags)`` pairs; ``fold``: compare ASCII
+    letters in either case; ``exceptions``: ``(UTF-8, kind)`` pairs;
+    ``search``: the compiled pattern's ``search``, for the records ``_scan``
+    leaves undecided. Built by ``counter_for``.
+    """
+
+    def __init__(self, needles: list, fold: bool, exceptions: list, search):
+        self.needles, self.fold, self.exceptions = needles, fold, exceptions
+        self.search = search
+
+    def count(self, data: bytes, n: int):
+        """How many of the ``n`` records in ``data`` (exactly ``n`` * 320
+        bytes) match, or None when a record does not end in its only
+        newline (the caller then counts the chunk another way)."""
+        got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
+                          nfcspell.composer_table(), self.exceptions)
+        if got is None:
+            return None
+        total, maybe = got
+        search = self.search
+        for r in maybe:
+            record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
+            line = record.decode("utf-8", "replace").replace("\n", " ").rstrip()
+            total += search(nfc(line)) is not None
+        return total
+
+
+def _spelling_chars(ch: str, case_class, exceptions: dict):
+    """``(characters a spelling may write for ch, folds ASCII)``, adding the
+    exceptions of ``ch``'s class to ``exceptions``; None when a member has no
+    known spellings (a mark, a jamo, an unverified Unicode version)."""
+    members = case_class(ch) or ch
+    letters = {x for x in members if x.isascii() and x.isalpha()}
+    if letters:
+        lower = {x.lower() for x in letters}
+        if len(lower) != 1 or not all(x.lower() in members and x.upper() in members
+                                      for x in letters):
+            return None
+        chars, folds = [lower.pop()], True
+    elif any(x.isascii() for x in members):
+        if members != ch:
+            return None
+        chars, folds = [ch], False
+    else:
+        chars = [x for x in members
+                 if unicodedata.is_normalized("NFC", x) and fastcount._nfc_inert(x)]
+        folds = False
+        if not chars:
+            return None
+    for x in members:
+        if not unicodedata.is_normalized("NFC", x):
+            continue  # never in an NFC line; its NFC is a member, whose spellings hold it
+        spelled = nfcspell.spellings(x)
+        if spelled is None:
+            return None
+        whole, heads = spelled
+        for w in whole:
+            if w in chars or (folds and w.isascii() and w.lower() in chars):
+                continue
+            kind = ANYWHERE if fastcount._nfc_inert(w) else AT_COMPOSER
+            exceptions[(w.encode("utf-8"), kind)] = None
+        for h in heads:
+            exceptions[(h.encode("utf-8"), BEFORE_COMPOSER)] = None
+    return chars, folds
+
+
+def counter_for(pattern: str, case_class, search):
+    """A ``ScanCounter`` for ``pattern`` (already NFC), or None when
+    ``_scan`` is not built or the pattern is not a set of literals it can
+    count (see the module docstring). ``case_class(ch)``: the characters
+    ``re`` matches with the literal ``ch`` under IGNORECASE
+    (``search.case_class``); ``search``: the compiled pattern's ``search``."""
+    if _scan is None:
+        return None
+    from .search import _sre
+    parser, c = _sre()
+    try:
+        tree = parser.parse(pattern, re.IGNORECASE)
+        if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
+            return None
+        alternatives = fastcount._expand(tree, parser, c)
+    except Exception:  # noqa: BLE001 - not a set of literals
+        return None
+    boundary = fastcount._BOUNDARY
+    needles, exceptions, fold = {}, {}, False
+    for alt in alternatives:
+        left = bool(alt) and alt[0] is boundary
+        right = len(alt) > left and alt[-1] is boundary
+        body = alt[left:len(alt) - right]
+        if not body or any(x is boundary or x in "\n\ufffd" for x in body):
+            return None
+        if any(x.isspace() for x in (case_class(body[-1]) or body[-1])):
+            return None  # could end in the padding that line_of strips
+        for edge, wanted in ((body[0], left), (body[-1], right)):
+            if wanted and not all(map(fastcount._is_word, case_class(edge) or edge)):
+                return None  # \b next to a character that is not always a word character
+        per_char = []
+        for ch in body:
+            spelled = _spelling_chars(ch, case_class, exceptions)
+            if spelled is None:
+                return None
+            per_char.append(spelled[0])
+            fold = fold or spelled[1]
+        flags = LEFT * left | RIGHT * right
+        for chars in itertools.product(*per_char):
+            needle = "".join(chars).encode("utf-8")
+            if len(needle) > MAX_NEEDLE_BYTES:
+                return None
+            needles[(needle, flags)] = None
+            if len(needles) > MAX_NEEDLES:
+                return None
+    if len(exceptions) > MAX_EXCEPTIONS:
+        return None
+    return ScanCounter(list(needles), fold, list(exceptions), search)
