@@ -6,7 +6,7 @@
  * counts with CPython's own byte methods (optmem/fastcount.py), more slowly,
  * with the same answers.
  *
- * count(data, width, needles, fold, composer, exceptions)
+ * count(data, width, needles, fold, composer, exceptions, method=0)
  *   data        bytes-like: whole records of `width` bytes each.
  *   width       the record width in bytes (320 for LOG.txt), at least 2.
  *   needles     a sequence of (bytes, flags): 1 to MAX_NEEDLES literals of 1
@@ -21,6 +21,10 @@
  *               record that holds one is "maybe". Kind 0: anywhere; kind 1:
  *               where a character the composer table marks begins; kind 2:
  *               ending where such a character begins.
+ *   method      how to look for the needles, for the tests: 0 (the default)
+ *               chooses, 1 Horspool's shifts, 2 memchr on a rare byte of
+ *               each needle (Horspool still where that needs over
+ *               MAX_ANCHORS bytes). Every method gives the same answer.
  *
  * Returns None unless every record ends in its only newline; else
  * (certain, maybe): how many records hold an occurrence whose neighbours
@@ -127,6 +131,92 @@ composer_exception(const unsigned char *buf, Py_ssize_t start, Py_ssize_t width,
     return 0;
 }
 
+/* Tries every needle at i and marks the record holding i: certain (returns
+ * 1: the rest of the record need not be read) or maybe (returns 0). */
+static int
+try_at(const unsigned char *buf, Py_ssize_t len, Py_ssize_t width, Py_ssize_t i,
+       const needle_t *needles, Py_ssize_t n_needles, const unsigned char *fold_table,
+       const unsigned char *composer, unsigned char *status)
+{
+    Py_ssize_t start = (i / width) * width, k, t;
+    for (k = 0; k < n_needles; k++) {
+        const needle_t *nd = &needles[k];
+        int verdict;
+        if (i + nd->size > len)
+            continue;
+        for (t = 0; t < nd->size; t++)
+            if (fold_table[buf[i + t]] != nd->bytes[t])
+                break;
+        if (t < nd->size)
+            continue;
+        verdict = classify(buf, len, start, i, nd->size, nd->flags, composer);
+        if (verdict > 0) {
+            status[i / width] = CERTAIN;
+            return 1;
+        }
+        if (verdict == 0 && status[i / width] == NONE)
+            status[i / width] = MAYBE;
+    }
+    return 0;
+}
+
+/* A byte each spelling must hold at a known offset from its start. */
+typedef struct {
+    unsigned char byte;
+    Py_ssize_t offset, next;  /* next: where it is next found, from where last looked */
+} anchor_t;
+
+/* For each needle the byte (folded; both cases of a letter) that is rarest
+ * in the first SAMPLE bytes of buf, as anchors (equal ones once). Returns
+ * how many, or 0 when there would be over MAX_ANCHORS or they are not rarer
+ * together than one byte in RARE: then Horspool's shifts are faster than
+ * stopping at each hit. Looking for rare bytes with memchr skips ahead many
+ * times faster than Horspool, which reads a byte at a time. */
+#define SAMPLE 65536
+#define RARE 32
+#define MAX_ANCHORS 8
+static int
+choose_anchors(const unsigned char *buf, Py_ssize_t len, const needle_t *needles,
+               Py_ssize_t n_needles, int fold, anchor_t *anchors, int always)
+{
+    Py_ssize_t count[256] = {0}, sample = len < SAMPLE ? len : SAMPLE, p, j, k, total = 0;
+    int n = 0, a, c;
+    for (p = 0; p < sample; p++)
+        count[buf[p]]++;
+    for (k = 0; k < n_needles; k++) {
+        Py_ssize_t best = 0, best_count = -1;
+        for (j = 0; j < needles[k].size; j++) {
+            unsigned char v = needles[k].bytes[j];
+            Py_ssize_t seen = count[v] + ((fold && v >= 'a' && v <= 'z') ? count[v - 32] : 0);
+            if (best_count < 0 || seen < best_count) {
+                best = j;
+                best_count = seen;
+            }
+        }
+        for (c = 0; c < 2; c++) {
+            unsigned char v = needles[k].bytes[best];
+            if (c == 1) {
+                if (!(fold && v >= 'a' && v <= 'z'))
+                    break;
+                v = (unsigned char)(v - 32);
+            }
+            for (a = 0; a < n; a++)
+                if (anchors[a].byte == v && anchors[a].offset == best)
+                    break;
+            if (a < n)
+                continue;
+            if (n == MAX_ANCHORS)
+                return 0;
+            anchors[n].byte = v;
+            anchors[n].offset = best;
+            anchors[n].next = -1;
+            n++;
+            total += count[v];
+        }
+    }
+    return (always || total * RARE < sample) ? n : 0;
+}
+
 static PyObject *
 scan_count(PyObject *self, PyObject *args)
 {
@@ -144,13 +234,17 @@ scan_count(PyObject *self, PyObject *args)
     Py_ssize_t certain = 0, m;
     const unsigned char *buf;
     Py_ssize_t len;
-    int shaped = 1, composed = 0;
+    int shaped = 1, composed = 0, method = 0;
 
-    if (!PyArg_ParseTuple(args, "y*nOpy*O", &data, &width, &needle_seq, &fold,
-                          &composer, &exception_seq))
+    if (!PyArg_ParseTuple(args, "y*nOpy*O|i", &data, &width, &needle_seq, &fold,
+                          &composer, &exception_seq, &method))
         return NULL;
     for (k = 0; k < 256; k++)
         fold_table[k] = (unsigned char)((fold && k >= 'A' && k <= 'Z') ? k + 32 : k);
+    if (method < 0 || method > 2) {
+        PyErr_SetString(PyExc_ValueError, "method is 0, 1 or 2");
+        goto done;
+    }
     if (width < 2) {
         PyErr_SetString(PyExc_ValueError, "width must be at least 2");
         goto done;
@@ -262,38 +356,47 @@ scan_count(PyObject *self, PyObject *args)
         }
     }
     if (shaped) {
+        const unsigned char *table = (const unsigned char *)composer.buf;
+        anchor_t anchors[MAX_ANCHORS];
+        int n_anchors = method == 1 ? 0
+            : choose_anchors(buf, len, needles, n_needles, fold, anchors, method == 2);
         Py_ssize_t i = 0;
-        while (i + m <= len) {
-            unsigned char c = buf[i + m - 1];
-            if (last[c]) {
-                Py_ssize_t start = (i / width) * width;
-                int jumped = 0;
-                for (k = 0; k < n_needles; k++) {
-                    const needle_t *nd = &needles[k];
-                    Py_ssize_t t;
-                    int verdict;
-                    if (i + nd->size > len)
-                        continue;
-                    for (t = 0; t < nd->size; t++)
-                        if (fold_table[buf[i + t]] != nd->bytes[t])
-                            break;
-                    if (t < nd->size)
-                        continue;
-                    verdict = classify(buf, len, start, i, nd->size, nd->flags,
-                                       (const unsigned char *)composer.buf);
-                    if (verdict > 0) {
-                        status[i / width] = CERTAIN;
-                        i = start + width;  /* the rest of this record is decided */
-                        jumped = 1;
-                        break;
+        if (n_anchors > 0) {
+            /* Each spelling holds an anchor's byte at the anchor's offset:
+             * find the anchors with memchr, in the order of the starts they
+             * imply, and try the needles at each start. */
+            while (i + m <= len) {
+                Py_ssize_t at = len;
+                int a;
+                for (a = 0; a < n_anchors; a++) {
+                    anchor_t *an = &anchors[a];
+                    Py_ssize_t from = i + an->offset;
+                    if (an->next < from) {
+                        const unsigned char *q = from < len
+                            ? memchr(buf + from, an->byte, (size_t)(len - from)) : NULL;
+                        an->next = q == NULL ? PY_SSIZE_T_MAX : q - buf;
                     }
-                    if (verdict == 0 && status[i / width] == NONE)
-                        status[i / width] = MAYBE;
+                    if (an->next != PY_SSIZE_T_MAX && an->next - an->offset < at)
+                        at = an->next - an->offset;
                 }
-                if (jumped)
-                    continue;
+                if (at + m > len)
+                    break;
+                if (try_at(buf, len, width, at, needles, n_needles, fold_table, table, status))
+                    i = (at / width + 1) * width;  /* the rest of this record is decided */
+                else
+                    i = at + 1;
             }
-            i += shift[c];
+        }
+        else {
+            while (i + m <= len) {
+                unsigned char c = buf[i + m - 1];
+                if (last[c] && try_at(buf, len, width, i, needles, n_needles, fold_table,
+                                      table, status)) {
+                    i = (i / width + 1) * width;  /* the rest of this record is decided */
+                    continue;
+                }
+                i += shift[c];
+            }
         }
         for (k = 0; k < n_exceptions; k++) {
             const needle_t *ex = &exceptions[k];
@@ -366,7 +469,7 @@ done:
 
 static PyMethodDef scan_methods[] = {
     {"count", scan_count, METH_VARARGS,
-     "count(data, width, needles, fold, composer, exceptions) -> "
+     "count(data, width, needles, fold, composer, exceptions, method=0) -> "
      "(certain, maybe) or None: see optmem/_scan.c and optmem/scancount.py."},
     {NULL, NULL, 0, NULL}
 };

@@ -523,8 +523,26 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
     return _undo_surrogates(" ".join(words))
 
 
+def _engines() -> str:
+    """One line: which of recall's optional engines this install has."""
+    from . import scancount, search
+    counter = ("C counter built (optmem._scan)" if scancount.available() else
+               "no C counter (no C compiler at install; pure Python, slower counts)")
+    re2 = ("google-re2 installed" if search._re2_module() is not None else
+           "no google-re2 (the fast extra; rare words slower)")
+    return f"recall: {counter}; {re2}"
+
+
+def _version(ctx, param, value):
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"memo, version {__version__}\n{_engines()}")
+    ctx.exit()
+
+
 @click.group(cls=MemoGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="memo")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and which recall engines are installed, and exit.")
 @scoped
 def cli():
     """memo: a permanent memory for AI agents (OptMem format).
@@ -1045,9 +1063,12 @@ def export(file):
             out.flush()
         return
     import shlex
+    from .backlog import IMPORT_ASK_ABOVE
     count = exporting.export_to_file(store, file)
+    # Over IMPORT_ASK_ABOVE memories, memo import asks for --yes: say it.
+    yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
     click.echo(f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
-               + (f" Import them elsewhere with: memo import {shlex.quote(file)}"
+               + (f" Import them elsewhere with: memo import{yes} {shlex.quote(file)}"
                   if count else ""))
 
 

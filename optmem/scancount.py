@@ -97,12 +97,14 @@ class ScanCounter:
         self.needles, self.fold, self.exceptions = needles, fold, exceptions
         self.search = search
 
-    def count(self, data: bytes, n: int):
+    def count(self, data: bytes, n: int, method: int = 0):
         """How many of the ``n`` records in ``data`` (exactly ``n`` * 320
         bytes) match, or None when a record does not end in its only
-        newline (the caller then counts the chunk another way)."""
+        newline (the caller then counts the chunk another way). ``method``:
+        how ``_scan`` looks for the spellings (0: it chooses; 1, 2: one
+        way or the other, for the tests; the answer is the same)."""
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
-                          nfcspell.composer_table(), self.exceptions)
+                          nfcspell.composer_table(), self.exceptions, method)
         if got is None:
             return None
         total, maybe = got

@@ -714,3 +714,19 @@ def test_summary_and_pattern_may_start_with_a_dash(memo, inited):
     found = memo("recall", "-5")
     assert found.exit_code == 0, found.stderr
     assert found.stdout.splitlines()[0].endswith(" -5 again today")
+
+
+def test_version_names_the_recall_engines(memo, monkeypatch):
+    """``memo --version`` says whether recall's C counter was built and
+    google-re2 is installed (a pip install hides the build's warning)."""
+    from optmem import scancount, search
+    out = memo("--version")
+    assert out.exit_code == 0
+    first, second = out.stdout.splitlines()
+    assert first.startswith("memo, version ")
+    assert second.startswith("recall: ")
+    assert ("C counter built" in second) == scancount.available()
+    monkeypatch.setattr(scancount, "_scan", None)
+    monkeypatch.setattr(search, "USE_RE2", False)
+    second = memo("--version").stdout.splitlines()[1]
+    assert "no C counter (no C compiler at install" in second and "no google-re2" in second

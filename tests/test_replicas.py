@@ -582,3 +582,22 @@ def test_a_torn_tail_is_issue_8s_note_not_a_sync_mark(memo, inited):
     with open(inited / "LOG.txt", "ab") as f:
         f.write(b"\n<<<<<<< HEAD\n")
     warned(memo("wake"), "not a whole number of 320-byte records")
+
+
+def test_the_import_an_export_suggests_runs_as_printed(tmp_path, memo, inited, monkeypatch):
+    """Over ``IMPORT_ASK_ABOVE`` memories ``memo import`` asks for
+    ``--yes``, so the export's suggestion carries it; up to it, it does not."""
+    from optmem import backlog
+    monkeypatch.setattr(backlog, "IMPORT_ASK_ABOVE", 3)
+    for k in range(3):
+        assert memo("note", f"memory number {k}").exit_code == 0
+    three = memo("export", tmp_path / "three.txt").stdout
+    assert three.endswith(f"with: memo import {tmp_path / 'three.txt'}\n")
+    assert memo("note", "memory number 3").exit_code == 0
+    four = memo("export", tmp_path / "four.txt").stdout
+    order = four.split("with: ")[1].split()
+    assert order[:3] == ["memo", "import", "--yes"]
+    assert at(tmp_path / "other")("init").exit_code == 0
+    assert at(tmp_path / "other")(*order[1:]).exit_code == 0  # as printed
+    assert at(tmp_path / "third")("init").exit_code == 0
+    assert at(tmp_path / "third")("import", order[-1]).exit_code != 0  # without --yes: asked

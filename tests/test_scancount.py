@@ -98,14 +98,15 @@ def counter(pattern: str):
 
 
 @settings(max_examples=1500, deadline=None)
-@given(recs=records(), pattern=patterns())
-def test_a_chunk_count_is_the_definition(recs, pattern):
-    """The count of a chunk is recall's definition; None only when a record
-    does not end in its only newline."""
+@given(recs=records(), pattern=patterns(), method=st.sampled_from([0, 1, 2]))
+def test_a_chunk_count_is_the_definition(recs, pattern, method):
+    """The count of a chunk is recall's definition, whichever way ``_scan``
+    looks for the spellings; None only when a record does not end in its
+    only newline."""
     scanner = counter(pattern)
     if scanner is None:
         return
-    got = scanner.count(b"".join(recs), len(recs))
+    got = scanner.count(b"".join(recs), len(recs), method)
     if got is None:
         assert not whole(recs), pattern
     else:
@@ -142,7 +143,8 @@ def test_traps(pattern, text, matches):
     assert definition(recs, pattern) == 1 if matches else definition(recs, pattern) == 0
     scanner = counter(pattern)
     assert scanner is not None, pattern
-    assert scanner.count(b"".join(recs), 2) == (1 if matches else 0)
+    for method in (0, 1, 2):
+        assert scanner.count(b"".join(recs), 2, method) == (1 if matches else 0)
 
 
 def test_a_record_with_a_newline_inside_is_left_to_the_caller():
@@ -176,7 +178,8 @@ def test_the_extension_checks_its_arguments():
                  (rec, LOG_RECORD, [(b"x", 0)], True, table[:-1], []),
                  (rec, LOG_RECORD, [(b"x", 0)], True, table, [(b"", 0)]),
                  (rec, LOG_RECORD, [(b"x", 0)], True, table, [(b"y", 3)]),
-                 (rec, LOG_RECORD, [(b"x", 0)], True, table, [(b"y", 0)] * 257)]:
+                 (rec, LOG_RECORD, [(b"x", 0)], True, table, [(b"y", 0)] * 257),
+                 (rec, LOG_RECORD, [(b"x", 0)], True, table, [], 3)]:
         with pytest.raises(ValueError):
             _scan.count(*args)
     with pytest.raises(TypeError):
