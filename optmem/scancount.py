@@ -31,7 +31,8 @@ line). For each record ``_scan`` reports one of three things:
 - *maybe*: it holds a spelling with an undecided neighbour (a non-ASCII
   byte next to a ``\\b``, or a character after it that NFC may compose),
   or an *exception*: a member of a character's class that is not in the
-  spellings (``ſ`` for ``s``, ``ı`` for ``i``: anywhere), or a raw text
+  spellings (``ſ`` for ``s``, ``ı`` for ``i``, which are spelled out
+  unless that makes over ``MAX_NEEDLES`` spellings: anywhere), or a raw text
   that NFC turns into a member (``nfcspell.spellings``): a ``whole`` that
   is not NFC-inert (U+212A for ``K``), or one of ``heads`` followed by a
   mark or a jamo (``u`` + U+0308 for ``ü``). Those two start, or end
@@ -117,25 +118,32 @@ class ScanCounter:
 
 
 def _spelling_chars(ch: str, case_class, exceptions: dict):
-    """``(characters a spelling may write for ch, folds ASCII)``, adding the
-    exceptions of ``ch``'s class to ``exceptions``; None when a member has no
-    known spellings (a mark, a jamo, an unverified Unicode version)."""
+    """``(chars, extras, folds)`` for one character ``ch`` of a literal:
+    the characters a spelling may write for it (an ASCII letter once, in
+    lower case, when ``folds``), and the other NFC-inert members ``re``
+    folds to that letter (``ſ`` for ``s``, ``ı`` and ``İ`` for ``i``), which
+    a spelling may write too or, when spellings would be too many, are
+    exceptions found anywhere. Adds the other exceptions of ``ch``'s class
+    to ``exceptions``. None when a member has no known spellings (a mark, a
+    jamo, an unverified Unicode version)."""
     members = case_class(ch) or ch
     letters = {x for x in members if x.isascii() and x.isalpha()}
+    inert = [x for x in members
+             if unicodedata.is_normalized("NFC", x) and fastcount._nfc_inert(x)]
+    extras = []
     if letters:
         lower = {x.lower() for x in letters}
         if len(lower) != 1 or not all(x.lower() in members and x.upper() in members
                                       for x in letters):
             return None
         chars, folds = [lower.pop()], True
+        extras = [x for x in inert if not x.isascii()]
     elif any(x.isascii() for x in members):
         if members != ch:
             return None
         chars, folds = [ch], False
     else:
-        chars = [x for x in members
-                 if unicodedata.is_normalized("NFC", x) and fastcount._nfc_inert(x)]
-        folds = False
+        chars, folds = inert, False
         if not chars:
             return None
     for x in members:
@@ -146,13 +154,29 @@ def _spelling_chars(ch: str, case_class, exceptions: dict):
             return None
         whole, heads = spelled
         for w in whole:
-            if w in chars or (folds and w.isascii() and w.lower() in chars):
+            if w in chars or w in extras or (folds and w.isascii() and w.lower() in chars):
                 continue
             kind = ANYWHERE if fastcount._nfc_inert(w) else AT_COMPOSER
             exceptions[(w.encode("utf-8"), kind)] = None
         for h in heads:
             exceptions[(h.encode("utf-8"), BEFORE_COMPOSER)] = None
-    return chars, folds
+    return chars, extras, folds
+
+
+def _needles(alternatives: list):
+    """``{(UTF-8, flags): None}`` for ``[(per_char, flags)]``, each
+    ``per_char`` a list of the characters each position may be; None over
+    ``MAX_NEEDLES`` spellings or ``MAX_NEEDLE_BYTES`` bytes."""
+    needles = {}
+    for per_char, flags in alternatives:
+        for chars in itertools.product(*per_char):
+            needle = "".join(chars).encode("utf-8")
+            if len(needle) > MAX_NEEDLE_BYTES:
+                return None
+            needles[(needle, flags)] = None
+            if len(needles) > MAX_NEEDLES:
+                return None
+    return needles
 
 
 def counter_for(pattern: str, case_class, search):
@@ -173,7 +197,8 @@ def counter_for(pattern: str, case_class, search):
     except Exception:  # noqa: BLE001 - not a set of literals
         return None
     boundary = fastcount._BOUNDARY
-    needles, exceptions, fold = {}, {}, False
+    exceptions, extras, fold = {}, {}, False
+    plain, every = [], []
     for alt in alternatives:
         left = bool(alt) and alt[0] is boundary
         right = len(alt) > left and alt[-1] is boundary
@@ -185,21 +210,29 @@ def counter_for(pattern: str, case_class, search):
         for edge, wanted in ((body[0], left), (body[-1], right)):
             if wanted and not all(map(fastcount._is_word, case_class(edge) or edge)):
                 return None  # \b next to a character that is not always a word character
-        per_char = []
+        base, full = [], []
         for ch in body:
             spelled = _spelling_chars(ch, case_class, exceptions)
             if spelled is None:
                 return None
-            per_char.append(spelled[0])
-            fold = fold or spelled[1]
+            chars, more, folds = spelled
+            base.append(chars)
+            full.append(chars + more)
+            extras.update(dict.fromkeys(more))
+            fold = fold or folds
         flags = LEFT * left | RIGHT * right
-        for chars in itertools.product(*per_char):
-            needle = "".join(chars).encode("utf-8")
-            if len(needle) > MAX_NEEDLE_BYTES:
-                return None
-            needles[(needle, flags)] = None
-            if len(needles) > MAX_NEEDLES:
-                return None
+        plain.append((base, flags))
+        every.append((full, flags))
+    # The members re folds to an ASCII letter (ſ, ı, İ) are spelled out when
+    # the spellings stay few, so records holding them are decided in C;
+    # else they are exceptions, and those records are matched with re.
+    needles = _needles(every)
+    if needles is None:
+        needles = _needles(plain)
+        if needles is None:
+            return None
+        for x in extras:
+            exceptions[(x.encode("utf-8"), ANYWHERE)] = None
     if len(exceptions) > MAX_EXCEPTIONS:
         return None
     return ScanCounter(list(needles), fold, list(exceptions), search)

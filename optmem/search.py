@@ -813,8 +813,8 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                             fastcount.counter_for(pattern, case_class, search)
                         planned = True
                     count = None
-                    if dense:
-                        dense -= 1
+                    if dense or scanner is not None:
+                        dense = max(0, dense - 1)
                     else:
                         alarm.arm()
                         rows = _named(prefilter, data, n, FEW_CANDIDATES)
