@@ -26,13 +26,15 @@
  *               each needle (Horspool still where that needs over
  *               MAX_ANCHORS bytes). Every method gives the same answer.
  *
- * Returns None unless every record ends in its only newline; else
- * (certain, maybe): how many records hold an occurrence whose neighbours
+ * Returns None unless every record ends in its only newline; False when
+ * finding the needles would cost over WORK_PER_BYTE byte comparisons a byte
+ * (the caller then counts another way); else (certain, maybe): how many records hold an occurrence whose neighbours
  * decide it (ASCII, or for a needle with no \b after it, a following
  * character that composes with nothing), and the indexes (ascending) of the
  * other records that hold an occurrence or an exception, which the caller
  * matches one by one. Raises ValueError for arguments out of these bounds.
- * Reads only inside `data`; allocates one byte a record.
+ * Reads only inside `data`; allocates one byte a record; holds the GIL
+ * (nothing can change its arguments while it reads them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +43,10 @@
 #define MAX_NEEDLES 64
 #define MAX_NEEDLE_BYTES 255
 #define MAX_EXCEPTIONS 256
+/* Byte comparisons a byte of data may cost before count gives up (False):
+ * needles that overlap themselves (a 200-byte run of one letter, 37 ways)
+ * would otherwise cost their total length at every byte. */
+#define WORK_PER_BYTE 16
 #define LEFT 1
 #define RIGHT 2
 #define ANYWHERE 0
@@ -74,7 +80,7 @@ classify(const unsigned char *buf, Py_ssize_t len, Py_ssize_t start,
         else if (is_word[b])
             return -1;
     }
-    b = buf[j];
+    b = j < len ? buf[j] : '\n';
     if (flags & RIGHT) {
         if (b >= 0x80)
             undecided = 1;
@@ -89,13 +95,39 @@ classify(const unsigned char *buf, Py_ssize_t len, Py_ssize_t start,
     return undecided ? 0 : 1;
 }
 
+/* The exceptions of one kind grouped by one of their bytes (the first for
+ * kind 1, the last for kind 2): those keyed b are order[start[b]] up to
+ * order[start[b + 1]]. */
+typedef struct {
+    Py_ssize_t start[257];
+    Py_ssize_t order[MAX_EXCEPTIONS];
+} buckets_t;
+
+static void
+fill_buckets(buckets_t *into, const needle_t *exceptions, Py_ssize_t n, int kind)
+{
+    Py_ssize_t k, b, at = 0;
+    for (b = 0; b < 256; b++) {
+        into->start[b] = at;
+        for (k = 0; k < n; k++) {
+            const needle_t *ex = &exceptions[k];
+            unsigned char key = kind == AT_COMPOSER ? ex->bytes[0] : ex->bytes[ex->size - 1];
+            if (ex->flags == kind && key == b)
+                into->order[at++] = k;
+        }
+    }
+    into->start[256] = at;
+}
+
 /* True if the record at start (width bytes, its last a newline) holds a
  * character the composer table marks where a kind 1 exception begins, or
- * right after a kind 2 exception. Skips ASCII eight bytes at a time. */
+ * right after a kind 2 exception. Skips ASCII eight bytes at a time, and at
+ * each such character compares only the exceptions keyed by its first byte
+ * (kind 1) or by the byte before it (kind 2). */
 static int
 composer_exception(const unsigned char *buf, Py_ssize_t start, Py_ssize_t width,
                    const unsigned char *composer, const needle_t *exceptions,
-                   Py_ssize_t n_exceptions)
+                   const buckets_t *at_buckets, const buckets_t *before_buckets)
 {
     Py_ssize_t p = start, end = start + width - 1, k;
     while (p < end) {
@@ -113,13 +145,15 @@ composer_exception(const unsigned char *buf, Py_ssize_t start, Py_ssize_t width,
             break;
         b = buf[p];
         if (composer[((unsigned)b << 8) | buf[p + 1]]) {  /* p + 1 <= end: the newline */
-            for (k = 0; k < n_exceptions; k++) {
-                const needle_t *ex = &exceptions[k];
-                if (ex->flags == AT_COMPOSER) {
-                    if (p + ex->size <= end && memcmp(buf + p, ex->bytes, (size_t)ex->size) == 0)
-                        return 1;
-                }
-                else if (ex->flags == BEFORE_COMPOSER) {
+            for (k = at_buckets->start[b]; k < at_buckets->start[b + 1]; k++) {
+                const needle_t *ex = &exceptions[at_buckets->order[k]];
+                if (p + ex->size <= end && memcmp(buf + p, ex->bytes, (size_t)ex->size) == 0)
+                    return 1;
+            }
+            if (p > start) {
+                unsigned char before = buf[p - 1];
+                for (k = before_buckets->start[before]; k < before_buckets->start[before + 1]; k++) {
+                    const needle_t *ex = &exceptions[before_buckets->order[k]];
                     if (p - ex->size >= start
                             && memcmp(buf + p - ex->size, ex->bytes, (size_t)ex->size) == 0)
                         return 1;
@@ -136,7 +170,7 @@ composer_exception(const unsigned char *buf, Py_ssize_t start, Py_ssize_t width,
 static int
 try_at(const unsigned char *buf, Py_ssize_t len, Py_ssize_t width, Py_ssize_t i,
        const needle_t *needles, Py_ssize_t n_needles, const unsigned char *fold_table,
-       const unsigned char *composer, unsigned char *status)
+       const unsigned char *composer, unsigned char *status, Py_ssize_t *work)
 {
     Py_ssize_t start = (i / width) * width, k, t;
     for (k = 0; k < n_needles; k++) {
@@ -147,6 +181,7 @@ try_at(const unsigned char *buf, Py_ssize_t len, Py_ssize_t width, Py_ssize_t i,
         for (t = 0; t < nd->size; t++)
             if (fold_table[buf[i + t]] != nd->bytes[t])
                 break;
+        *work += t + 1;
         if (t < nd->size)
             continue;
         verdict = classify(buf, len, start, i, nd->size, nd->flags, composer);
@@ -234,8 +269,9 @@ scan_count(PyObject *self, PyObject *args)
     Py_ssize_t certain = 0, m;
     const unsigned char *buf;
     Py_ssize_t len;
-    int shaped = 1, composed = 0, method = 0;
+    int shaped = 1, composed = 0, method = 0, over = 0;
 
+    (void)self;
     if (!PyArg_ParseTuple(args, "y*nOpy*O|i", &data, &width, &needle_seq, &fold,
                           &composer, &exception_seq, &method))
         return NULL;
@@ -253,17 +289,23 @@ scan_count(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "composer must be 65,536 bytes");
         goto done;
     }
-    fast_needles = PySequence_Fast(needle_seq, "needles must be a sequence");
+    /* Tuples of the items: the bytes stay referenced, whatever the caller's
+     * lists become (the scan holds the GIL throughout anyway). */
+    fast_needles = PySequence_Tuple(needle_seq);
     if (fast_needles == NULL)
         goto done;
-    n_needles = PySequence_Fast_GET_SIZE(fast_needles);
+    n_needles = PyTuple_GET_SIZE(fast_needles);
     if (n_needles < 1 || n_needles > MAX_NEEDLES) {
         PyErr_SetString(PyExc_ValueError, "between 1 and 64 needles");
         goto done;
     }
     for (k = 0; k < n_needles; k++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(fast_needles, k), *text;
+        PyObject *item = PyTuple_GET_ITEM(fast_needles, k), *text;
         int flags;
+        if (!PyTuple_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "a needle is a tuple (bytes, flags)");
+            goto done;
+        }
         if (!PyArg_ParseTuple(item, "Si", &text, &flags))
             goto done;
         needles[k].size = PyBytes_GET_SIZE(text);
@@ -282,17 +324,21 @@ scan_count(PyObject *self, PyObject *args)
             needles[k].bytes = folded[k];
         }
     }
-    fast_exceptions = PySequence_Fast(exception_seq, "exceptions must be a sequence");
+    fast_exceptions = PySequence_Tuple(exception_seq);
     if (fast_exceptions == NULL)
         goto done;
-    n_exceptions = PySequence_Fast_GET_SIZE(fast_exceptions);
+    n_exceptions = PyTuple_GET_SIZE(fast_exceptions);
     if (n_exceptions > MAX_EXCEPTIONS) {
         PyErr_SetString(PyExc_ValueError, "at most 256 exceptions");
         goto done;
     }
     for (k = 0; k < n_exceptions; k++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(fast_exceptions, k), *text;
+        PyObject *item = PyTuple_GET_ITEM(fast_exceptions, k), *text;
         int kind;
+        if (!PyTuple_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "an exception is a tuple (bytes, kind)");
+            goto done;
+        }
         if (!PyArg_ParseTuple(item, "Si", &text, &kind))
             goto done;
         exceptions[k].bytes = (const unsigned char *)PyBytes_AS_STRING(text);
@@ -347,7 +393,6 @@ scan_count(PyObject *self, PyObject *args)
         }
     }
 
-    Py_BEGIN_ALLOW_THREADS
     for (r = 0; r < n; r++) {
         const unsigned char *record = buf + r * width;
         if (record[width - 1] != '\n' || memchr(record, '\n', width - 1) != NULL) {
@@ -360,7 +405,7 @@ scan_count(PyObject *self, PyObject *args)
         anchor_t anchors[MAX_ANCHORS];
         int n_anchors = method == 1 ? 0
             : choose_anchors(buf, len, needles, n_needles, fold, anchors, method == 2);
-        Py_ssize_t i = 0;
+        Py_ssize_t i = 0, work = 0, budget = WORK_PER_BYTE * len + 65536;
         if (n_anchors > 0) {
             /* Each spelling holds an anchor's byte at the anchor's offset:
              * find the anchors with memchr, in the order of the starts they
@@ -381,24 +426,34 @@ scan_count(PyObject *self, PyObject *args)
                 }
                 if (at + m > len)
                     break;
-                if (try_at(buf, len, width, at, needles, n_needles, fold_table, table, status))
+                if (try_at(buf, len, width, at, needles, n_needles, fold_table, table, status,
+                           &work))
                     i = (at / width + 1) * width;  /* the rest of this record is decided */
                 else
                     i = at + 1;
+                if (work > budget)
+                    break;
             }
         }
         else {
             while (i + m <= len) {
                 unsigned char c = buf[i + m - 1];
-                if (last[c] && try_at(buf, len, width, i, needles, n_needles, fold_table,
-                                      table, status)) {
-                    i = (i / width + 1) * width;  /* the rest of this record is decided */
-                    continue;
+                if (last[c]) {
+                    int decided = try_at(buf, len, width, i, needles, n_needles, fold_table,
+                                         table, status, &work);
+                    if (work > budget)
+                        break;
+                    if (decided) {
+                        i = (i / width + 1) * width;  /* the rest of this record is decided */
+                        continue;
+                    }
                 }
                 i += shift[c];
             }
         }
-        for (k = 0; k < n_exceptions; k++) {
+        if (work > budget)
+            over = 1;
+        for (k = 0; k < n_exceptions && !over; k++) {
             const needle_t *ex = &exceptions[k];
             Py_ssize_t p = 0;
             if (ex->flags != ANYWHERE)
@@ -423,20 +478,27 @@ scan_count(PyObject *self, PyObject *args)
                     p++;
             }
         }
-        if (composed) {
+        if (composed && !over) {
+            buckets_t at_buckets, before_buckets;
+            fill_buckets(&at_buckets, exceptions, n_exceptions, AT_COMPOSER);
+            fill_buckets(&before_buckets, exceptions, n_exceptions, BEFORE_COMPOSER);
             for (r = 0; r < n; r++) {
-                if (status[r] == NONE && composer_exception(buf, r * width, width,
-                        (const unsigned char *)composer.buf, exceptions, n_exceptions))
+                if (status[r] == NONE && composer_exception(buf, r * width, width, table,
+                        exceptions, &at_buckets, &before_buckets))
                     status[r] = MAYBE;
             }
         }
         for (r = 0; r < n; r++)
             certain += status[r] == CERTAIN;
     }
-    Py_END_ALLOW_THREADS
 
     if (!shaped) {
         result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    if (over) {
+        result = Py_False;
         Py_INCREF(result);
         goto done;
     }
@@ -477,7 +539,7 @@ static PyMethodDef scan_methods[] = {
 static struct PyModuleDef scan_module = {
     PyModuleDef_HEAD_INIT, "_scan",
     "Count LOG.txt records holding a literal in one pass (optmem/scancount.py).",
-    -1, scan_methods
+    -1, scan_methods, NULL, NULL, NULL, NULL
 };
 
 PyMODINIT_FUNC

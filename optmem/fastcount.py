@@ -192,6 +192,8 @@ def _expand(seq, parser, c) -> list:
     out = [[]]
     for op, av in seq:
         if op is c.LITERAL:
+            if 0xD800 <= av <= 0xDFFF:
+                raise _NotCountable  # a lone surrogate: no UTF-8, and no line holds one
             options = [[chr(av)]]
         elif op is c.AT and av is c.AT_BOUNDARY:
             options = [[_BOUNDARY]]
@@ -203,6 +205,8 @@ def _expand(seq, parser, c) -> list:
             options = [o for alt in av[1] for o in _expand(alt, parser, c)]
         elif op is c.IN:
             if not all(item_op is c.LITERAL for item_op, _ in av):
+                raise _NotCountable
+            if any(0xD800 <= x <= 0xDFFF for _, x in av):
                 raise _NotCountable
             options = [[chr(x)] for _, x in av]
         else:

@@ -97,15 +97,23 @@ class ScanCounter:
     def __init__(self, needles: list, fold: bool, exceptions: list, search):
         self.needles, self.fold, self.exceptions = needles, fold, exceptions
         self.search = search
+        #: False once ``_scan`` gave up on the work a chunk would cost
+        #: (needles that overlap themselves): the caller counts without it.
+        self.usable = True
 
     def count(self, data: bytes, n: int, method: int = 0):
         """How many of the ``n`` records in ``data`` (exactly ``n`` * 320
         bytes) match, or None when a record does not end in its only
-        newline (the caller then counts the chunk another way). ``method``:
+        newline, or when finding the spellings would cost over 16 byte
+        comparisons a byte (then ``usable`` turns False); the caller then
+        counts the chunk another way. ``method``:
         how ``_scan`` looks for the spellings (0: it chooses; 1, 2: one
         way or the other, for the tests; the answer is the same)."""
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
                           nfcspell.composer_table(), self.exceptions, method)
+        if got is False:  # over _scan's work bound: as costly on the next chunk
+            self.usable = False
+            return None
         if got is None:
             return None
         total, maybe = got

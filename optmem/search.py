@@ -813,7 +813,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                             fastcount.counter_for(pattern, case_class, search)
                         planned = True
                     count = None
-                    if dense or scanner is not None:
+                    if dense or (scanner is not None and scanner.usable):
                         dense = max(0, dense - 1)
                     else:
                         alarm.arm()
@@ -827,7 +827,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         # Too many candidates: the word is frequent here.
                         # Count the next chunks without asking RE2 first.
                         dense = DENSE_SKIP
-                    if scanner is not None:  # one compiled pass (optmem._scan)
+                    if scanner is not None and scanner.usable:  # one pass (optmem._scan)
                         count = scanner.count(data, n)
                         if count is not None:
                             total += count

@@ -238,3 +238,20 @@ def test_case_class_shortcuts_equal_the_scan():
     sample = [chr(c) for c in range(128)] + list("東京日本한국0→✓🚀½٣\u0301") + ["\U00020000"]
     for ch in sample:
         assert set(search.case_class(ch)) == set(search.scan_class(ch)), hex(ord(ch))
+
+
+@pytest.mark.parametrize("pattern", ["hello|\ud800", "hello|\udcff", "\\bhello\\b|\udcff",
+                                     "[a\udcff]hello|hello", "\ud800", "hel\ud800lo"])
+@pytest.mark.parametrize("scan", [True, False])
+@pytest.mark.parametrize("re2", [True, False])
+def test_a_pattern_holding_a_lone_surrogate_is_counted(tmp_path, pattern, scan, re2):
+    """A lone surrogate (typed as an escape, or a byte of argv that is not
+    UTF-8) has no UTF-8 and no line holds one: the counters leave such a
+    pattern to the line-by-line match instead of failing to encode it."""
+    recs = [encode_memory(i, "2024-05-01", f"hello world {i}") for i in range(30)]
+    store = build(tmp_path, recs)
+    want = oracle(lines_of(recs), pattern)
+    with small_chunks(2, re2, scan):
+        lines, total, cut = search.recall(store, pattern, 60)
+    assert total == len(want)
+    assert lines == want[len(want) - len(lines):]

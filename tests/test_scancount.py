@@ -182,5 +182,30 @@ def test_the_extension_checks_its_arguments():
                  (rec, LOG_RECORD, [(b"x", 0)], True, table, [], 3)]:
         with pytest.raises(ValueError):
             _scan.count(*args)
-    with pytest.raises(TypeError):
-        _scan.count(rec, LOG_RECORD, [("deploy", 0)], True, table, [])
+    for args in [(rec, LOG_RECORD, [("deploy", 0)], True, table, []),
+                 (rec, LOG_RECORD, [[b"deploy", 0]], True, table, []),
+                 (rec, LOG_RECORD, [b"deploy"], True, table, []),
+                 (rec, LOG_RECORD, [(b"deploy", 0)], True, table, [[b"x", 0]]),
+                 (rec, LOG_RECORD, [(b"deploy", 0)], True, table, None)]:
+        with pytest.raises(TypeError):
+            _scan.count(*args)
+
+
+def test_needles_that_overlap_themselves_give_up_and_recall_still_counts(tmp_path):
+    """A set of long needles that overlap themselves would cost their total
+    length at every byte: ``_scan`` gives up (False) once a chunk costs over
+    16 comparisons a byte, the counter stops being used, and recall counts
+    those chunks another way with the same answer."""
+    from optmem import _scan
+    from test_fastcount import build, small_chunks
+    pattern = "\\b" + "a" * 200 + "[abcdefghijklmnopqrstuvwxyz0123456789_]\\b"
+    recs = [encode_memory(i, "2024-05-01", "a" * 280) for i in range(40)]
+    scanner = counter(pattern)
+    assert len(scanner.needles) >= 37  # and the ſ, ı, İ spellings
+    assert _scan.count(b"".join(recs), LOG_RECORD, scanner.needles, scanner.fold,
+                       nfcspell.composer_table(), scanner.exceptions) is False
+    assert scanner.count(b"".join(recs), len(recs)) is None and not scanner.usable
+    store = build(tmp_path, recs)
+    with small_chunks(8, False, True):
+        assert search.recall(store, pattern, 0) == ([], 0, False)
+        assert search.recall(store, "a" * 200, 0) == ([], 40, True)
