@@ -217,6 +217,32 @@ def _expand(seq, parser, c) -> list:
     return out
 
 
+def literal_set(pattern: str):
+    """The literals ``pattern`` matches, as ``[(left, body, right)]``:
+    ``body`` a non-empty string with no newline, U+FFFD or lone surrogate,
+    ``left``/``right`` True where a ``\\b`` stands before/after it; None
+    when the pattern is anything else (a repeat, a class of ranges, local
+    or ASCII flags, over ``MAX_ALTERNATIVES`` literals)."""
+    from .search import _sre
+    parser, c = _sre()
+    try:
+        tree = parser.parse(pattern, re.IGNORECASE)
+        if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
+            return None
+        alternatives = _expand(tree, parser, c)
+    except (_NotCountable, RecursionError, Exception):  # noqa: BLE001 - not countable
+        return None
+    out = []
+    for alt in alternatives:
+        left = bool(alt) and alt[0] is _BOUNDARY
+        right = len(alt) > left and alt[-1] is _BOUNDARY
+        body = alt[left:len(alt) - right]
+        if not body or any(x is _BOUNDARY or x in "\n\ufffd" for x in body):
+            return None
+        out.append((left, "".join(body), right))
+    return out
+
+
 def _is_word(ch: str) -> bool:
     """Python ``re``'s Unicode ``\\w`` for one character."""
     return ch.isalnum() or ch == "_"
@@ -331,24 +357,11 @@ def counter_for(pattern: str, case_class, search):
     with the literal ``ch`` under IGNORECASE (``search.case_class``);
     ``search(line)`` is the compiled pattern's ``search``, for the few
     records matched one by one."""
-    from .search import _sre
-    parser, c = _sre()
-    try:
-        tree = parser.parse(pattern, re.IGNORECASE)
-        if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
-            return None
-        alternatives = _expand(tree, parser, c)
-    except (_NotCountable, RecursionError, Exception):  # noqa: BLE001 - not countable
+    found = literal_set(pattern)
+    if found is None:
         return None
-    edges, literals = set(), []
-    for alt in alternatives:
-        left = bool(alt) and alt[0] is _BOUNDARY
-        right = len(alt) > left and alt[-1] is _BOUNDARY
-        body = alt[left:len(alt) - right]
-        if not body or any(x is _BOUNDARY or x in "\n\ufffd" for x in body):
-            return None
-        edges.add((left, right))
-        literals.append("".join(body))
+    edges = {(left, right) for left, _, right in found}
+    literals = [body for _, body, _ in found]
     if len(edges) != 1:
         return None
     left, right = edges.pop()

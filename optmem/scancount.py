@@ -9,8 +9,8 @@ each record once and skips the rest of a record once it is decided.
 
 The patterns: a literal, or a set of them (``deploy|rollback``, ``v(1|2)``,
 ``[ab]c``), each with or without ``\\b`` at either end, when the
-characters that meet a ``\\b`` are word characters (``fastcount._expand``
-reads them off the parsed pattern).
+characters that meet a ``\\b`` are word characters
+(``fastcount.literal_set`` reads them off the parsed pattern).
 
 Why the count equals recall's definition (``search.recall``: Python ``re``,
 IGNORECASE, the NFC pattern on the NFC form of each ``#id date text``
@@ -58,7 +58,6 @@ bytes) and patterns with many matches.
 from __future__ import annotations
 
 import itertools
-import re
 import unicodedata
 
 from . import fastcount, nfcspell
@@ -195,24 +194,12 @@ def counter_for(pattern: str, case_class, search):
     (``search.case_class``); ``search``: the compiled pattern's ``search``."""
     if _scan is None:
         return None
-    from .search import _sre
-    parser, c = _sre()
-    try:
-        tree = parser.parse(pattern, re.IGNORECASE)
-        if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
-            return None
-        alternatives = fastcount._expand(tree, parser, c)
-    except Exception:  # noqa: BLE001 - not a set of literals
+    found = fastcount.literal_set(pattern)
+    if found is None:
         return None
-    boundary = fastcount._BOUNDARY
     exceptions, extras, fold = {}, {}, False
     plain, every = [], []
-    for alt in alternatives:
-        left = bool(alt) and alt[0] is boundary
-        right = len(alt) > left and alt[-1] is boundary
-        body = alt[left:len(alt) - right]
-        if not body or any(x is boundary or x in "\n\ufffd" for x in body):
-            return None
+    for left, body, right in found:
         if any(x.isspace() for x in (case_class(body[-1]) or body[-1])):
             return None  # could end in the padding that line_of strips
         for edge, wanted in ((body[0], left), (body[-1], right)):
