@@ -6,7 +6,7 @@
  * counts with CPython's own byte methods (optmem/fastcount.py), more slowly,
  * with the same answers.
  *
- * count(data, width, needles, fold, composer, exceptions, method=0)
+ * count(data, width, needles, fold, composer, exceptions, method=0, rows=False)
  *   data        bytes-like: whole records of `width` bytes each.
  *   width       the record width in bytes (320 for LOG.txt), at least 2.
  *   needles     a sequence of (bytes, flags): 1 to MAX_NEEDLES literals of 1
@@ -25,10 +25,13 @@
  *               chooses, 1 Horspool's shifts, 2 memchr on a rare byte of
  *               each needle (Horspool still where that needs over
  *               MAX_ANCHORS bytes). Every method gives the same answer.
+ *   rows        true: give the certain records' indexes (a list), not
+ *               their number.
  *
  * Returns None unless every record ends in its only newline; False when
  * finding the needles would cost over WORK_PER_BYTE byte comparisons a byte
- * (the caller then counts another way); else (certain, maybe): how many records hold an occurrence whose neighbours
+ * (the caller then counts another way); else (certain, maybe), certain a
+ * list of indexes when rows is true: how many records hold an occurrence whose neighbours
  * decide it (ASCII, or for a needle with no \b after it, a following
  * character that composes with nothing), and the indexes (ascending) of the
  * other records that hold an occurrence or an exception, which the caller
@@ -269,11 +272,12 @@ scan_count(PyObject *self, PyObject *args)
     Py_ssize_t certain = 0, m;
     const unsigned char *buf;
     Py_ssize_t len;
-    int shaped = 1, composed = 0, method = 0, over = 0;
+    int shaped = 1, composed = 0, method = 0, over = 0, rows = 0;
+    PyObject *certain_rows = NULL;
 
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*nOpy*O|i", &data, &width, &needle_seq, &fold,
-                          &composer, &exception_seq, &method))
+    if (!PyArg_ParseTuple(args, "y*nOpy*O|ip", &data, &width, &needle_seq, &fold,
+                          &composer, &exception_seq, &method, &rows))
         return NULL;
     for (k = 0; k < 256; k++)
         fold_table[k] = (unsigned char)((fold && k >= 'A' && k <= 'Z') ? k + 32 : k);
@@ -503,22 +507,28 @@ scan_count(PyObject *self, PyObject *args)
         goto done;
     }
     maybe = PyList_New(0);
-    if (maybe == NULL)
+    certain_rows = rows ? PyList_New(0) : NULL;
+    if (maybe == NULL || (rows && certain_rows == NULL))
         goto done;
     for (r = 0; r < n; r++) {
-        if (status[r] == MAYBE) {
+        PyObject *into = status[r] == MAYBE ? maybe : status[r] == CERTAIN ? certain_rows : NULL;
+        if (into != NULL) {
             PyObject *index = PyLong_FromSsize_t(r);
-            if (index == NULL || PyList_Append(maybe, index) < 0) {
+            if (index == NULL || PyList_Append(into, index) < 0) {
                 Py_XDECREF(index);
                 goto done;
             }
             Py_DECREF(index);
         }
     }
-    result = Py_BuildValue("nO", certain, maybe);
+    if (rows)
+        result = Py_BuildValue("OO", certain_rows, maybe);
+    else
+        result = Py_BuildValue("nO", certain, maybe);
 
 done:
     Py_XDECREF(maybe);
+    Py_XDECREF(certain_rows);
     Py_XDECREF(fast_needles);
     Py_XDECREF(fast_exceptions);
     PyMem_Free(status);
@@ -531,7 +541,7 @@ done:
 
 static PyMethodDef scan_methods[] = {
     {"count", scan_count, METH_VARARGS,
-     "count(data, width, needles, fold, composer, exceptions, method=0) -> "
+     "count(data, width, needles, fold, composer, exceptions, method=0, rows=False) -> "
      "(certain, maybe) or None: see optmem/_scan.c and optmem/scancount.py."},
     {NULL, NULL, 0, NULL}
 };

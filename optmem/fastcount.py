@@ -57,6 +57,7 @@ import unicodedata
 from .store import LOG_RECORD
 
 MAX_ALTERNATIVES = 64  #: literals a pattern may expand to and still be counted here
+MAX_PATTERN_CHARS = 1024  #: longer patterns are matched line by line (``literal_set``)
 MAX_EXCEPTIONS = 256  #: records of a chunk matched with ``re`` before mapping spellings instead
 #: Printable ASCII: deleting it from a chunk leaves newlines, control bytes
 #: and the bytes of non-ASCII characters (one C call, ~1.5 GB/s).
@@ -222,7 +223,10 @@ def literal_set(pattern: str):
     ``body`` a non-empty string with no newline, U+FFFD or lone surrogate,
     ``left``/``right`` True where a ``\\b`` stands before/after it; None
     when the pattern is anything else (a repeat, a class of ranges, local
-    or ASCII flags, over ``MAX_ALTERNATIVES`` literals)."""
+    or ASCII flags, over ``MAX_ALTERNATIVES`` literals, over
+    ``MAX_PATTERN_CHARS`` characters: expanding costs the length squared)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return None
     from .search import _sre
     parser, c = _sre()
     try:

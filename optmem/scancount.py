@@ -100,6 +100,25 @@ class ScanCounter:
         #: (needles that overlap themselves): the caller counts without it.
         self.usable = True
 
+    def lines(self, data: bytes, n: int):
+        """The lines (``search.line_of``, as stored) of the records among
+        the ``n`` in ``data`` that match, oldest first; None as ``count``
+        gives None. Recall prints these for the newest chunks."""
+        from .search import line_of
+        got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
+                          nfcspell.composer_table(), self.exceptions, 0, True)
+        if got is False:
+            self.usable = False
+            return None
+        if got is None:
+            return None
+        certain, maybe = got
+        rows = set(certain)
+        for r in maybe:
+            if self.search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]))):
+                rows.add(r)
+        return [line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]) for r in sorted(rows)]
+
     def count(self, data: bytes, n: int, method: int = 0):
         """How many of the ``n`` records in ``data`` (exactly ``n`` * 320
         bytes) match, or None when a record does not end in its only

@@ -791,7 +791,10 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     T = store.count()
     step = max(1, CHUNK_RECORDS)
     kept, kept_bytes, total, full = [], 0, 0, False
-    counter, scanner, planned = None, None, False
+    # One compiled pass a chunk (optmem._scan) for a set of literals, both
+    # for the chunks whose lines are printed and for those only counted.
+    scanner = scancount.counter_for(pattern, case_class, search)
+    counter, planned = None, False
     dense = 0  # chunks left to count without trying ``_named`` first
     n = 0  # memories in the chunk being matched (named when a regex is refused)
     try:
@@ -808,7 +811,6 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 # pattern) nor while fastcount counts (linear byte patterns).
                 if full:
                     if not planned:
-                        scanner = scancount.counter_for(pattern, case_class, search)
                         counter = None if scanner is not None else \
                             fastcount.counter_for(pattern, case_class, search)
                         planned = True
@@ -846,7 +848,9 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                     total += count
                     continue
                 alarm.arm()
-                found = _exact(data, n, search, prefilter, precheck)
+                found = scanner.lines(data, n) if scanner is not None and scanner.usable else None
+                if found is None:
+                    found = _exact(data, n, search, prefilter, precheck)
                 alarm.disarm()
                 total += len(found)
                 for line in reversed(found):

@@ -255,3 +255,26 @@ def test_a_pattern_holding_a_lone_surrogate_is_counted(tmp_path, pattern, scan, 
         lines, total, cut = search.recall(store, pattern, 60)
     assert total == len(want)
     assert lines == want[len(want) - len(lines):]
+
+
+def test_a_long_pattern_is_not_expanded():
+    """Expanding a pattern into literals costs its length squared, and recall
+    plans its counters before it reads a chunk: a 5 MB literal took hours.
+    Over ``MAX_PATTERN_CHARS`` characters nothing is expanded (bounded by
+    the number of characters ``_expand`` would be handed, not by a clock)."""
+    calls = []
+    real = fastcount._expand
+
+    def spy(seq, parser, c):
+        calls.append(len(seq))
+        return real(seq, parser, c)
+
+    long = "x" * (fastcount.MAX_PATTERN_CHARS + 1)
+    try:
+        fastcount._expand = spy
+        assert fastcount.literal_set(long) is None
+        assert calls == []
+        assert fastcount.literal_set(long[:-1]) == [(False, long[:-1], False)]
+    finally:
+        fastcount._expand = real
+    assert scancount.counter_for(long * 5000, search.case_class, re.compile("x").search) is None
