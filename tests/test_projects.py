@@ -454,9 +454,12 @@ def test_recall_zoom_forget_stats_config(world, memo, memory_dir):
 
 
 def test_reference_tool_reads_a_project_store(world, memo, memory_dir):
-    ref = "/work/ref/memo-latest"
+    """The reference OptMem reads a project's store as its own (it is never
+    in this repository: point OPTMEM_REFERENCE at its ``memo`` script)."""
+    ref = os.environ.get("OPTMEM_REFERENCE", "")
     if not os.path.isfile(ref):
-        pytest.skip("the reference tool is not on this machine")
+        pytest.skip("OPTMEM_REFERENCE does not name the reference OptMem's memo script "
+                    "(github.com/VictorTaelin/OptMem), so it is not compared")
     memo("note", "a project memory")
     env = dict(os.environ, MEMORY_DIR=str(memory_dir / "projects" / "widget"))
     done = subprocess.run([sys.executable, ref, "wake"], capture_output=True, env=env)
