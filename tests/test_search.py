@@ -32,8 +32,9 @@ WORDS = (
 )
 
 #: "python": Python's re alone; "re2": RE2's prefilter; "c": the C counter
-#: (optmem._scan) with RE2 where installed. "python" and "re2" run without
-#: the C counter, as an install without a C compiler does.
+#: (optmem._scan) alone, which then finds the printed lines too. "python"
+#: and "re2" run without the C counter, as an install without a C compiler
+#: does (the C counter beside RE2: tests/test_fastcount.py).
 ENGINES = ["python"] + (["re2"] if search._re2_module() is not None else []) + \
     (["c"] if scancount.available() else [])
 #: The engines that match every candidate line with ``re`` (the C counter
@@ -130,7 +131,7 @@ class engine:
 
     def __enter__(self):
         self.saved = (search.USE_RE2, search.CHUNK_RECORDS, search.TIME_BOUND, scancount._scan)
-        search.USE_RE2 = self.name in ("re2", "c")
+        search.USE_RE2 = self.name == "re2"
         search.CHUNK_RECORDS = self.chunk
         search.TIME_BOUND = self.bound
         if self.name != "c":
