@@ -71,6 +71,9 @@ SIGNALS = signal  #: where the CPU-time alarm is set (a module like ``signal``; 
 USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
 MAX_CHOICES = 3  #: required options ``_Re2Prefilter.settle`` (``_Rarest`` without RE2) may choose among
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
+#: Characters of an RE2 needle: a longer part of a literal finds no fewer
+#: records, and 20,000 'é' made RE2's simplifier log hundreds of lines.
+MAX_NEEDLE_CHARS = 64
 
 #: Non-ASCII characters that Python's ``re`` (IGNORECASE, Unicode) matches
 #: with an ASCII letter: dotted and dotless I, the Kelvin sign, long s.
@@ -271,14 +274,15 @@ def _re2_needle(literal: str) -> str:
     its tails of 3 or more, the longest that starts with 2 ``_PLAIN``
     characters, if one does: ``tanbul`` for ``istanbul``); otherwise the
     longest piece, cut before its ``MAX_NEEDLE_CLASSES + 1``-th distinct
-    non-ASCII character.
+    non-ASCII character; either at most ``MAX_NEEDLE_CHARS`` characters.
     """
     pieces = _pieces(literal)
     if not pieces:
         return ""
-    runs = [r for p in pieces for r in re.split("[^\x00-\x7f]+", p) if r]
+    runs = [r[:MAX_NEEDLE_CHARS] for p in pieces for r in re.split("[^\x00-\x7f]+", p) if r]
     longest = max(pieces, key=len)
     ascii_best = max(runs, key=len) if runs else ""
+    longest = longest[:MAX_NEEDLE_CHARS]
     if len(ascii_best) >= 3 or len(ascii_best) == len(longest):
         # RE2 skips ahead fast to a hit only when the needle starts with one
         # spelling it can look for (``(?i:ta)nbul``); a letter with
@@ -810,12 +814,9 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                 # while a chunk is read (a busy disk must not refuse a
                 # pattern) nor while fastcount counts (linear byte patterns).
                 if full:
-                    if not planned:
-                        counter = None if scanner is not None else \
-                            fastcount.counter_for(pattern, case_class, search)
-                        planned = True
                     count = None
-                    if dense or (scanner is not None and scanner.usable):
+                    scanning = scanner is not None and scanner.usable
+                    if dense or scanning:
                         dense = max(0, dense - 1)
                     else:
                         alarm.arm()
@@ -829,13 +830,13 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         # Too many candidates: the word is frequent here.
                         # Count the next chunks without asking RE2 first.
                         dense = DENSE_SKIP
-                    if scanner is not None and scanner.usable:  # one pass (optmem._scan)
+                    if scanning:  # one compiled pass (optmem._scan)
                         count = scanner.count(data, n)
                         if count is not None:
                             total += count
                             continue
-                        if counter is None:  # a damaged chunk: count it as fastcount does
-                            counter = fastcount.counter_for(pattern, case_class, search)
+                    if not planned:  # no C counter, or it refused this chunk or gave up
+                        counter, planned = fastcount.counter_for(pattern, case_class, search), True
                     residue = fastcount.residue(data)  # one C pass, shared
                     if counter is not None:
                         count = counter.count(data, n, residue,

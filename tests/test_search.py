@@ -529,3 +529,47 @@ def test_overlapping_literals_with_a_boundary_are_counted_exactly(tmp_path, monk
         want = expected(store, pattern)
         assert len(want) == 30
         assert e.recall(store, pattern, 100)[1] == 30
+
+
+@pytest.mark.skipif("re2" not in ENGINES, reason="google-re2 is not installed")
+def test_a_long_non_ascii_pattern_leaves_stderr_alone(tmp_path, capfd):
+    """RE2's simplifier logged hundreds of lines to stderr (fd 2, from C++)
+    for a needle of 20,000 'é'; a needle is at most ``MAX_NEEDLE_CHARS``."""
+    assert len(search._re2_needle("é" * 20000)) == search.MAX_NEEDLE_CHARS
+    assert len(search._re2_needle("x" * 100000)) <= search.MAX_NEEDLE_CHARS
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-01-01", f"café {i}") for i in range(20)])
+    capfd.readouterr()
+    with engine("re2", 4096) as e:
+        assert e.recall(store, "é" * 20000) == ([], 0, False)
+        assert e.recall(store, "é" * 2) == ([], 0, False)
+    assert capfd.readouterr().err == ""
+
+
+def test_the_fastcount_counter_takes_over_when_the_c_counter_gives_up(tmp_path, monkeypatch):
+    """Once ``ScanCounter.usable`` turns False (too much work), the chunks
+    left are counted by ``fastcount``'s counter, not record by record."""
+    if not scancount.available():
+        pytest.skip("optmem._scan is not built (no C compiler at install)")
+    from optmem import fastcount
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-01-01", f"release {i}") for i in range(40)])
+    real = scancount.ScanCounter.count
+
+    def give_up(self, data, n, method=0):
+        self.usable = False
+        return None
+    counted = []
+    real_count = fastcount.Counter.count
+
+    def spy(self, *args):
+        got = real_count(self, *args)
+        counted.append(got)
+        return got
+    monkeypatch.setattr(scancount.ScanCounter, "count", give_up)
+    monkeypatch.setattr(fastcount.Counter, "count", spy)
+    with engine("c", 4):
+        assert search.recall(store, "release", 60) == (
+            ["#38 2024-01-01 release 38", "#39 2024-01-01 release 39"], 40, True)
+    assert counted and all(c is not None for c in counted)
+    assert real is not give_up
