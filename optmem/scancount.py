@@ -49,7 +49,10 @@ line). For each record ``_scan`` reports one of three things:
 
 ``_scan`` also refuses (None) a chunk whose records do not each end in
 their only newline (a damaged record, whose line reads a newline as a
-space); recall then counts it with ``fastcount`` or line by line.
+space), and gives up (False) on one that would cost over 16 byte
+comparisons a byte (needles that overlap themselves); recall then counts
+it with ``fastcount`` or line by line. The same pass gives the matching
+records' lines for the chunks recall prints (``ScanCounter.lines``).
 ``tests/test_scancount.py`` compares every count with the per-line
 definition on random records (NFD and NFC text, exceptions, damaged
 bytes) and patterns with many matches.
@@ -124,9 +127,9 @@ class ScanCounter:
         bytes) match, or None when a record does not end in its only
         newline, or when finding the spellings would cost over 16 byte
         comparisons a byte (then ``usable`` turns False); the caller then
-        counts the chunk another way. ``method``:
-        how ``_scan`` looks for the spellings (0: it chooses; 1, 2: one
-        way or the other, for the tests; the answer is the same)."""
+        counts the chunk another way. ``method``: how ``_scan`` looks for
+        the spellings (0: it chooses; 1, 2: one way or the other, for the
+        tests; the answer is the same)."""
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
                           nfcspell.composer_table(), self.exceptions, method)
         if got is False:  # over _scan's work bound: as costly on the next chunk
@@ -134,12 +137,11 @@ class ScanCounter:
             return None
         if got is None:
             return None
+        from .search import line_of
         total, maybe = got
         search = self.search
         for r in maybe:
-            record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
-            line = record.decode("utf-8", "replace").replace("\n", " ").rstrip()
-            total += search(nfc(line)) is not None
+            total += search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]))) is not None
         return total
 
 

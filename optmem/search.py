@@ -12,13 +12,15 @@ exactly that set of lines, faster.
   (1.25 MiB) at a time with ``Store.read_log``, from a fixed end (the
   record count when the search starts, so a memory noted mid-scan shifts
   nothing) back to the start. Chunks are matched line by line (below) until
-  the output budget is full; every older chunk is only counted, by
-  ``fastcount`` in C when the pattern is a literal, a set of literals or
-  ``\\b``-bounded words (its docstring proves the count equal), else line
-  by line. Peak memory is one chunk plus the kept lines, however large the
-  log is. (Reading into one reused ``bytearray`` with ``os.preadv``
-  measured three times slower here than a fresh ``os.pread`` per chunk, so
-  recall does not.)
+  the output budget is full; every older chunk is only counted. When the
+  pattern is a literal, a set of literals or ``\\b``-bounded words, one
+  compiled pass a chunk decides the records (``scancount``, over the
+  optional C extension ``optmem._scan``; it also finds the printed lines
+  where RE2 is absent), else ``fastcount`` counts with CPython's byte
+  methods (each module's docstring proves its count equal), else line by
+  line. Peak memory is one chunk plus the kept lines, however large the
+  log is. (Reading into one reused ``bytearray`` with ``os.preadv`` costs
+  what a fresh ``os.pread`` per chunk costs here, so recall does not.)
 - NFC. A chunk holding a character that NFC might change
   (``fastcount.nfc_inert``) is normalised before it is matched.
 - Prefilter. Most patterns hold a literal that every match must contain
@@ -780,9 +782,11 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     were left out. Rendering those as text is the caller's.
 
     The log is read newest chunk first: chunks are matched record by
-    record (``_exact``) until a line no longer fits, and the older chunks
-    are only counted, in C when ``fastcount`` can prove the count equal
-    (literals, literal sets, ``\\b`` around words), else record by record.
+    record (``_exact``, or ``scancount``) until a line no longer fits, and
+    the older chunks are only counted, in one compiled pass (``scancount``)
+    or with CPython's byte methods (``fastcount``) when the count is
+    provably equal (literals, literal sets, ``\\b`` around words), else
+    record by record.
     Memory use is one chunk plus the kept lines, whatever the size of the
     log. Raises ``BadInput`` for an invalid regex, or one whose matching
     takes over ``TIME_BOUND`` seconds of CPU time (not wall-clock time) on
