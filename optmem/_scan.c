@@ -13,7 +13,7 @@
  *               to MAX_NEEDLE_BYTES bytes, none holding a newline; flags bit
  *               1: a \b before it, bit 2: a \b after it.
  *   fold        true: ASCII letters compare case-insensitively (the needles
- *               are given in lower case).
+ *               are folded here, whatever case they are given in).
  *   composer    65,536 bytes: composer[(b1 << 8) | b2] is non-zero when a
  *               character whose UTF-8 starts with the bytes b1 b2 may change
  *               the character before it under NFC.
@@ -30,14 +30,15 @@
  *
  * Returns None unless every record ends in its only newline; False when
  * finding the needles would cost over WORK_PER_BYTE byte comparisons a byte
- * (the caller then counts another way); else (certain, maybe), certain a
- * list of indexes when rows is true: how many records hold an occurrence whose neighbours
- * decide it (ASCII, or for a needle with no \b after it, a following
- * character that composes with nothing), and the indexes (ascending) of the
- * other records that hold an occurrence or an exception, which the caller
- * matches one by one. Raises ValueError for arguments out of these bounds.
- * Reads only inside `data`; allocates one byte a record; holds the GIL
- * (nothing can change its arguments while it reads them).
+ * (the caller then counts another way); else (certain, maybe): how many
+ * records hold an occurrence whose neighbours decide it (ASCII, or for a
+ * needle with no \b after it, a following character that composes with
+ * nothing), or their indexes when rows is true, and the indexes (ascending)
+ * of the other records that hold an occurrence or an exception, which the
+ * caller matches one by one. Raises ValueError for arguments out of these
+ * bounds, TypeError for arguments of the wrong type. Reads only inside
+ * `data`; allocates one byte a record; holds the GIL (nothing can change
+ * its arguments while it reads them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
