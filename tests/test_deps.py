@@ -123,3 +123,21 @@ def test_a_writer_without_filelock_names_the_command(memo, inited, monkeypatch):
     assert result.stderr == (f"memo: the Python package filelock is missing; install with: "
                              f"{deps.install_command(['filelock'])}\n")
     assert (inited / "LOG.txt").read_bytes() == b""
+
+
+def test_the_counter_is_built_where_a_compiler_and_headers_are():
+    """Where a C compiler and this Python's headers are present, the install
+    the tests run on has built ``optmem._scan`` (a checkout's own optmem/,
+    never built, once shadowed tox's installed wheel and these tests were
+    all skipped there)."""
+    import os
+    import shutil
+    import sysconfig
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    headers = os.path.join(sysconfig.get_paths()["include"], "Python.h")
+    if shutil.which(cc) is None or not os.path.isfile(headers):
+        pytest.skip(f"no C compiler ({cc}) or no {headers}: the counter cannot be built here")
+    from optmem import scancount
+    assert scancount.available(), (
+        "a C compiler and the Python headers are here, yet optmem._scan is not "
+        "importable: the tests run on an optmem/ that was not built")

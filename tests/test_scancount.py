@@ -209,3 +209,4 @@ def test_needles_that_overlap_themselves_give_up_and_recall_still_counts(tmp_pat
     with small_chunks(8, False, True):
         assert search.recall(store, pattern, 0) == ([], 0, False)
         assert search.recall(store, "a" * 200, 0) == ([], 40, True)
+
