@@ -103,24 +103,36 @@ class ScanCounter:
         #: (needles that overlap themselves): the caller counts without it.
         self.usable = True
 
-    def lines(self, data: bytes, n: int):
-        """The lines (``search.line_of``, as stored) of the records among
-        the ``n`` in ``data`` that match, oldest first; None as ``count``
-        gives None. Recall prints these for the newest chunks."""
+    def _scan(self, data: bytes, method: int = 0, rows: bool = False):
+        """``_scan.count`` on ``data`` and the records it leaves undecided
+        matched with ``re``: ``(certain, matching)``, ``certain`` a count or
+        (``rows``) a list of indexes, ``matching`` the undecided records'
+        indexes whose line matches; None when ``_scan`` refuses the chunk or
+        gives up (then ``usable`` turns False)."""
         from .search import line_of
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
-                          nfcspell.composer_table(), self.exceptions, 0, True)
-        if got is False:
+                          nfcspell.composer_table(), self.exceptions, method, rows)
+        if got is False:  # over _scan's work bound: as costly on the next chunk
             self.usable = False
             return None
         if got is None:
             return None
         certain, maybe = got
-        rows = set(certain)
-        for r in maybe:
-            if self.search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]))):
-                rows.add(r)
-        return [line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]) for r in sorted(rows)]
+        search = self.search
+        return certain, [r for r in maybe
+                         if search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD])))]
+
+    def lines(self, data: bytes, n: int):
+        """The lines (``search.line_of``, as stored) of the records among
+        the ``n`` in ``data`` that match, oldest first; None as ``count``
+        gives None. Recall prints these for the newest chunks."""
+        from .search import line_of
+        got = self._scan(data, rows=True)
+        if got is None:
+            return None
+        certain, matching = got
+        return [line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD])
+                for r in sorted(set(certain).union(matching))]
 
     def count(self, data: bytes, n: int, method: int = 0):
         """How many of the ``n`` records in ``data`` (exactly ``n`` * 320
@@ -130,20 +142,8 @@ class ScanCounter:
         counts the chunk another way. ``method``: how ``_scan`` looks for
         the spellings (0: it chooses; 1, 2: one way or the other, for the
         tests; the answer is the same)."""
-        got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
-                          nfcspell.composer_table(), self.exceptions, method)
-        if got is False:  # over _scan's work bound: as costly on the next chunk
-            self.usable = False
-            return None
-        if got is None:
-            return None
-        from .search import line_of
-        total, maybe = got
-        search = self.search
-        for r in maybe:
-            total += search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD]))) is not None
-        return total
-
+        got = self._scan(data, method)
+        return None if got is None else got[0] + len(got[1])
 
 def _spelling_chars(ch: str, case_class, exceptions: dict):
     """``(chars, extras, folds)`` for one character ``ch`` of a literal:
