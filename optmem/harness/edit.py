@@ -183,18 +183,76 @@ def is_ours(handler) -> bool:
     return isinstance(handler, dict) and bool(OURS.search(str(handler.get("command", ""))))
 
 
+class RawNumber:
+    """A JSON number kept exactly as the file wrote it (``text``), so a
+    rewrite never changes it: ``1e400`` stays ``1e400`` (not ``Infinity``),
+    ``1.50`` stays ``1.50``, ``-0`` stays ``-0``. Integers that print back
+    as written stay plain ``int``s; every float is one of these."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __eq__(self, other):
+        return isinstance(other, RawNumber) and other.text == self.text
+
+    def __hash__(self):
+        return hash(self.text)
+
+    def __repr__(self):
+        return self.text
+
+
+class _NotStrict(ValueError):
+    """A JSON text Python would read but another reader would not read alike."""
+
+
+def _pairs(pairs: list) -> dict:
+    """``object_pairs_hook``: an object, refusing a key written twice (readers
+    disagree on which value wins, and a rewrite would keep only one)."""
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            shown = key if len(key) <= 40 else key[:39] + "\u2026"
+            raise _NotStrict(f"the key {json.dumps(shown, ensure_ascii=False)} appears twice "
+                             f"in one object")
+        obj[key] = value
+    return obj
+
+
+def _constant(name: str):
+    """``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON."""
+    raise _NotStrict(f"{name} is not a JSON number")
+
+
+def _int(text: str):
+    """``parse_int``: an ``int``, unless printing it back would change it
+    (``-0``) or the number is too long for Python to convert."""
+    if len(text) > 4000:
+        return RawNumber(text)
+    value = int(text)
+    return value if str(value) == text else RawNumber(text)
+
+
 def json_load(data: Optional[bytes], path: str) -> tuple:
     """``(object, layout)`` of a JSON settings file; a missing or blank file
     is ``{}``. ``layout`` (BOM, indent, line end, final newline) is what
-    ``json_dump`` needs to write it back alike. Raises ``Refused`` for a
-    file that is not one strict JSON object."""
+    ``json_dump`` needs to write it back alike. Numbers are kept as written
+    (``RawNumber``). Raises ``Refused`` for a file that is not one strict
+    JSON object, or whose values would not come back as they are: a key
+    twice in one object, ``NaN`` or ``Infinity``, a string that is not
+    Unicode text (a lone surrogate escape)."""
     raw = data or b""
     bom = BOM if raw.startswith(BOM) else b""
     try:
         text = raw[len(bom):].decode("utf-8")
-        obj = json.loads(text) if text.strip() else {}
-    except (UnicodeDecodeError, ValueError) as err:
-        raise Refused(f"{path} is not strict JSON ({err}); memo setup does not rewrite "
+        obj = json.loads(text, object_pairs_hook=_pairs, parse_float=RawNumber,
+                         parse_int=_int, parse_constant=_constant) if text.strip() else {}
+        _text(obj, None).encode("utf-8")
+    except (UnicodeError, ValueError) as err:
+        why = ("a string holds a lone surrogate" if isinstance(err, UnicodeEncodeError)
+               else str(err))
+        raise Refused(f"{path} is not strict JSON ({why}); memo setup does not rewrite "
                       f"it. Fix it, or add the entry by hand (memo setup --dry-run on a "
                       f"copy shows it), then run memo setup again") from None
     if not isinstance(obj, dict):
@@ -207,10 +265,36 @@ def json_load(data: Optional[bytes], path: str) -> tuple:
     return obj, layout
 
 
+def _text(obj, indent) -> str:
+    """``json.dumps`` of ``obj`` with every ``RawNumber`` written as its text.
+
+    ``json`` has no hook that writes raw text, so each number goes out as a
+    string holding a random marker, and those strings are put back as the
+    numbers (a marker that the file's own strings happen to hold is drawn
+    again)."""
+    while True:
+        mark = "\u0001optmem-" + os.urandom(8).hex()
+        numbers = []
+
+        def default(value):
+            if isinstance(value, RawNumber):
+                numbers.append(value.text)
+                return f"{mark}{len(numbers) - 1}{mark}"
+            raise TypeError(f"{type(value).__name__} is not JSON")
+
+        text = json.dumps(obj, indent=indent, ensure_ascii=False, default=default)
+        quoted = json.dumps(mark)[1:-1]
+        if text.count(quoted) == 2 * len(numbers):
+            break
+    if not numbers:
+        return text
+    return re.sub(f'"{re.escape(quoted)}([0-9]+){re.escape(quoted)}"',
+                  lambda m: numbers[int(m.group(1))], text)
+
+
 def json_dump(obj: dict, layout: dict) -> bytes:
-    """``obj`` written in ``layout`` (see ``json_load``)."""
-    indent = layout["indent"]
-    text = json.dumps(obj, indent=indent, ensure_ascii=False)
+    """``obj`` written in ``layout`` (see ``json_load``), numbers as read."""
+    text = _text(obj, layout["indent"])
     if layout["final"]:
         text += "\n"
     if layout["newline"] != "\n":
@@ -235,7 +319,7 @@ def json_install(data: Optional[bytes], path: str, event: str, group: dict,
     place) and ``env`` merged into its ``env`` object. An ``env`` name that
     already holds another value is refused, not overwritten."""
     obj, layout = json_load(data, path)
-    before = json.dumps(obj, sort_keys=False)
+    before = _text(obj, None)
     for name, value in (env or {}).items():
         have = _container(obj, "env", dict, path, "env")
         if name in have and have[name] != value:
@@ -249,7 +333,7 @@ def json_install(data: Optional[bytes], path: str, event: str, group: dict,
     if mine != [group]:
         _drop_ours(groups)
         groups.append(group)
-    if json.dumps(obj, sort_keys=False) == before:
+    if _text(obj, None) == before:
         return data  # already installed: not one byte changes
     return json_dump(obj, layout)
 
