@@ -1295,8 +1295,12 @@ def _hook_stdin(limit: int = 1 << 20, wait: float = 5.0) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
+#: The harnesses ``memo hook session-start`` prints for (those with a hook).
+HOOK_HARNESSES = ("claude", "codex", "gemini")
+
+
 @hook.command("session-start")
-@click.option("--harness", "harness_name", default="claude", metavar="claude|codex|gemini",
+@click.option("--harness", "harness_name", default="claude", type=click.Choice(HOOK_HARNESSES),
               help="Whose output shape to print (setup writes it).")
 @click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")
 @click.option("--max-bytes", metavar="N", help="Budget of the whole injected text "

@@ -71,7 +71,8 @@ def settings_files(harness: str, home: str, project: str, environ=None) -> list:
         return [os.path.join(codex_home, "hooks.json"),
                 os.path.join(project, ".codex", "hooks.json")]
     if harness == "gemini":
-        return [os.path.join(home, ".gemini", "settings.json"),
+        gemini_home = environ.get("GEMINI_CLI_HOME") or home
+        return [os.path.join(gemini_home, ".gemini", "settings.json"),
                 os.path.join(project, ".gemini", "settings.json")]
     raise ValueError(harness)
 

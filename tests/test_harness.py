@@ -313,6 +313,13 @@ def test_two_names_of_one_file_are_written_once(world, memo, link):
     assert agents.read_text().count(agent_block.BEGIN) == 1
     assert claude.is_symlink() == (link == "symlink")
     assert os.path.samefile(agents, claude)
+    if link == "symlink":  # without AGENTS.md in the run, the link is written through: refused
+        result = memo("setup", "claude", "--scope", "project")
+        assert result.exit_code == 1 and "CLAUDE.md is a link (to AGENTS.md)" in result.stderr
+        assert not (world["project"] / ".claude").exists()
+        setup_ok(memo, "agents", "--uninstall")
+        assert agents.read_text() == "# Rules\n" and claude.is_symlink()
+        return
     setup_ok(memo, "claude", "--scope", "project")  # the same file again: no second block
     assert agents.read_text().count(agent_block.BEGIN) == 1
     setup_ok(memo, "claude", "--scope", "project", "--uninstall")
@@ -322,10 +329,11 @@ def test_two_names_of_one_file_are_written_once(world, memo, link):
 
 
 def test_dangling_link_is_refused(world, memo):
-    (world["project"] / "CLAUDE.md").symlink_to("gone.md")
-    result = memo("setup", "claude", "--scope", "project")
+    (world["home"] / ".claude").mkdir()
+    (world["home"] / ".claude" / "CLAUDE.md").symlink_to("gone.md")
+    result = memo("setup", "claude")
     assert result.exit_code == 1 and "does not exist" in result.stderr
-    assert not (world["project"] / ".claude").exists()
+    assert not (world["home"] / ".claude" / "settings.json").exists()
 
 
 def test_a_hand_pasted_block_is_replaced_not_doubled(world, memo):
@@ -387,6 +395,204 @@ def test_uninstall_without_the_record_takes_out_only_ours(world, memo):
     data = json.loads(settings.read_text())
     data.get("env", {}).pop("MEMORY_DIR", None)  # not recorded as ours: kept, so drop it here
     assert json.dumps(data, indent=2) + "\n" == original
+
+
+# -- setup writes only where it says ----------------------------------------
+
+#: Every file setup writes in project scope, by harness: (harness, the
+#: file's name in the project).
+PROJECT_FILES = [("claude", "CLAUDE.md"), ("claude", ".claude/settings.local.json"),
+                 ("codex", "AGENTS.md"), ("codex", ".codex/hooks.json"),
+                 ("gemini", "GEMINI.md"), ("gemini", ".gemini/settings.json"),
+                 ("agents", "AGENTS.md")]
+
+
+@pytest.mark.parametrize("harness,name", PROJECT_FILES)
+def test_a_project_file_linked_out_of_the_project_is_refused(world, memo, harness, name):
+    """A cloned repository's file is a link to a file of the person's home:
+    setup refuses it in one line naming it, and writes nothing anywhere."""
+    outside = world["home"] / (".bashrc" if name.endswith(".md") else "other.json")
+    outside.write_text("export PS1='$ '\n" if name.endswith(".md") else '{"keep": 1}\n')
+    link = world["project"] / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside)
+    before = (tree(world["home"]), tree(world["project"]))
+    result = memo("setup", harness, "--scope", "project")
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert f"{link} is a link (to {outside})" in result.stderr
+    assert "a person may still edit it by hand" in result.stderr
+    assert (tree(world["home"]), tree(world["project"])) == before
+    assert memo("setup", harness, "--scope", "project", "--uninstall").exit_code == 1
+
+
+@pytest.mark.parametrize("harness,name", [f for f in PROJECT_FILES if "/" in f[1]])
+def test_a_project_folder_linked_out_of_the_project_is_refused(world, memo, harness, name):
+    """``.claude`` (``.codex``, ``.gemini``) is a link to a folder in home."""
+    folder, file = name.split("/")
+    away = world["home"] / "away"
+    away.mkdir()
+    (away / file).write_text('{"keep": 1}\n')
+    (world["project"] / folder).symlink_to(away)
+    before = (tree(world["home"]), tree(world["project"]))
+    result = memo("setup", harness, "--scope", "project")
+    assert result.exit_code == 1 and "leads outside the project" in result.stderr
+    assert str(world["project"] / folder / file) in result.stderr
+    assert (tree(world["home"]), tree(world["project"])) == before
+
+
+def test_a_folder_linked_inside_the_project_is_followed(world, memo):
+    """A link among the folders that stays in the project is no way out."""
+    (world["project"] / "conf").mkdir()
+    (world["project"] / ".claude").symlink_to("conf")
+    setup_ok(memo, "claude", "--scope", "project")
+    assert (world["project"] / "conf" / "settings.local.json").is_file()
+    assert (world["project"] / ".claude").is_symlink()
+
+
+def test_a_folder_swapped_for_a_link_before_the_write_is_not_followed(world, memo,
+                                                                    monkeypatch):
+    """Between the last check and the write, ``.claude`` becomes a link to a
+    folder in home: the settings there stay untouched."""
+    claude_dir = world["project"] / ".claude"
+    claude_dir.mkdir()
+    (claude_dir / "settings.local.json").write_text("{}\n")
+    victim = world["home"] / "victim"
+    victim.mkdir()
+    (victim / "settings.local.json").write_text("{}\n")
+    load, calls = edit.state.load, []
+
+    def swap_then_load(path):
+        calls.append(path)
+        if len(calls) == 2:  # apply's manifest read: the files were checked just before
+            claude_dir.rename(world["project"] / "moved")
+            claude_dir.symlink_to(victim)
+        return load(path)
+
+    monkeypatch.setattr(edit.state, "load", swap_then_load)
+    result = memo("setup", "claude", "--scope", "project")
+    assert result.exit_code == 1 and "settings.local.json" in result.stderr
+    assert (victim / "settings.local.json").read_text() == "{}\n"
+    assert sorted(os.listdir(victim)) == ["settings.local.json"]
+
+
+@pytest.mark.skipif(not edit._BY_FD, reason="no descriptor-relative calls here")
+def test_the_write_walks_folders_without_following_a_link(tmp_path):
+    """The last line of defence alone: the path checks pass (stubbed), the
+    folder is a link by the time of the write, and the write refuses it."""
+    root, away = tmp_path / "p", tmp_path / "away"
+    root.mkdir()
+    away.mkdir()
+    (root / ".codex").symlink_to(away)
+    target = edit.Target(str(root / ".codex" / "hooks.json"),
+                         str(root / ".codex" / "hooks.json"), None, ("new", ""))
+    with pytest.raises(edit.Refused, match="became a link"):
+        edit._write_in(target, b"{}\n", 0o600, str(root))
+    assert os.listdir(away) == []
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_user_settings_in_a_dotfiles_work_tree_get_the_commit_notice(world, memo):
+    dotfiles = world["home"] / "dotfiles"
+    (dotfiles / "claude").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(dotfiles)], check=True)
+    (world["home"] / ".claude").symlink_to(dotfiles / "claude")
+    out = setup_ok(memo, "claude")
+    assert ("A person's next step: ~/.claude/settings.json holds this machine's paths and "
+            "lies in the git work tree ~/dotfiles, which does not ignore it") in out
+    assert "CLAUDE.md holds" not in out  # the block names no path: fine to commit
+    setup_ok(memo, "claude", "--uninstall")
+    (dotfiles / ".gitignore").write_text("claude/settings.json\n")
+    assert "git work tree" not in setup_ok(memo, "claude")
+
+
+@pytest.mark.parametrize("harness,var", [("claude", "CLAUDE_CONFIG_DIR"),
+                                         ("codex", "CODEX_HOME"),
+                                         ("gemini", "GEMINI_CLI_HOME")])
+@pytest.mark.parametrize("uninstall", [False, True])
+def test_a_relative_harness_home_is_refused(world, memo, monkeypatch, harness, var,
+                                            uninstall):
+    monkeypatch.setenv(var, "cfg")
+    before = (tree(world["home"]), tree(world["project"]))
+    result = memo("setup", harness, *(["--uninstall"] if uninstall else []))
+    assert result.exit_code == 1
+    assert f"{var} 'cfg' is a relative path, so each folder" in result.stderr
+    assert f"set it to an absolute path, e.g. {var}={world['project'] / 'cfg'}" in result.stderr
+    assert (tree(world["home"]), tree(world["project"])) == before
+
+
+def test_gemini_home_moves_the_user_files(world, memo, monkeypatch, tmp_path):
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "ghome"))
+    setup_ok(memo, "gemini")
+    assert (tmp_path / "ghome" / ".gemini" / "settings.json").is_file()
+    assert not (world["home"] / ".gemini").exists()
+
+
+NUMBERS = '{"a": 1e400, "b": 1.0, "c": -0, "d": 123456789012345678901234567890, "e": [2.50, 1E-7]}'
+
+
+def test_numbers_are_kept_as_written(world, memo):
+    (world["home"] / ".claude").mkdir()
+    settings = world["home"] / ".claude" / "settings.json"
+    settings.write_text(NUMBERS + "\n")
+    setup_ok(memo, "claude")
+    text = settings.read_text()
+    for number in ("1e400", "1.0", "-0", "123456789012345678901234567890", "2.50", "1E-7"):
+        assert f" {number}" in text, number
+    assert "Infinity" not in text
+    setup_ok(memo, "claude")  # unchanged: no second rewrite
+    setup_ok(memo, "claude", "--uninstall")
+    assert settings.read_text() == NUMBERS + "\n"
+
+
+@pytest.mark.parametrize("text,why", [
+    ('{"model": "opus", "model": "sonnet"}', 'the key "model" appears twice'),
+    ('{"env": {"A": "1", "A": "2"}}', 'the key "A" appears twice'),
+    ('{"n": NaN}', "NaN is not a JSON number"),
+    ('{"n": Infinity}', "Infinity is not a JSON number"),
+    ('{"s": "\\ud800"}', "a string holds a lone surrogate"),
+])
+def test_json_that_would_not_come_back_alike_is_refused(world, memo, text, why):
+    (world["home"] / ".claude").mkdir()
+    settings = world["home"] / ".claude" / "settings.json"
+    settings.write_text(text)
+    result = memo("setup", "claude")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert f"{settings} is not strict JSON ({why}" in result.stderr
+    assert settings.read_text() == text
+    assert not (world["home"] / ".claude" / "CLAUDE.md").exists()
+
+
+def test_folders_memo_makes_are_owner_only_under_umask_0(world):
+    """Run in a child with umask 000: every folder setup makes (its state
+    folder and the ones above it, the harness folders) is 0700."""
+    code = ("import os, sys; os.umask(0); sys.argv = ['memo'] + sys.argv[1:]; "
+            "from optmem.cli import main; main()")
+    env = dict(os.environ, HOME=str(world["home"]), MEMORY_DIR=str(world["store"]))
+    for args in (["setup", "claude"], ["setup", "claude", "--scope", "project"]):
+        p = subprocess.run([sys.executable, "-c", code, *args], cwd=world["project"], env=env,
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    folders = [p for root in (world["home"], world["project"]) for p in root.rglob("*")
+               if p.is_dir()]
+    assert {str(p.relative_to(world["home"])) for p in folders
+            if world["home"] in p.parents} >= {".local", ".local/state",
+                                               ".local/state/optmem", ".claude"}
+    assert world["project"] / ".claude" in folders
+    for folder in folders:
+        assert oct(folder.stat().st_mode & 0o777) == oct(0o700), folder
+
+
+def test_an_unknown_hook_harness_is_a_usage_error(memo):
+    result = memo("hook", "session-start", "--harness", "vscode")
+    assert result.exit_code == 2
+    assert "'vscode' is not one of 'claude', 'codex', 'gemini'" in result.stderr
+
+
+def test_the_hook_harness_choices_are_the_harnesses_with_a_hook():
+    from optmem.cli import HOOK_HARNESSES
+    from optmem.harness import HARNESSES
+    assert set(HOOK_HARNESSES) == {n for n, m in HARNESSES.items() if hasattr(m, "hook_output")}
 
 
 # -- the hook: stdin fixtures ----------------------------------------------

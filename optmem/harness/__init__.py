@@ -8,6 +8,8 @@ added to ``HARNESSES``:
 
 - ``NAME``, ``TITLE``; ``SCOPES`` (the first is the default);
 - ``edits(ctx) -> [edit.Edit]``: the files to change for ``ctx``;
+- ``HOME_VARS`` (optional): variables that move the harness's folder,
+  refused by setup when relative;
 - ``next_steps(ctx) -> [str]``: what a person still has to do;
 - for harnesses with a hook: ``HOOK_MAX_BYTES`` (the whole injected text's
   budget, in bytes of UTF-8), ``RESUME_REPLAYS``, ``ENV_FILES`` and
@@ -36,7 +38,8 @@ class Context:
     """Where setup writes: ``home`` and ``project`` (absolute folders), the
     ``scope`` (``user`` or ``project``), the store (absolute, or None for an
     uninstall that does not need it), the command that runs memo (argv list,
-    absolute) and the environment (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``)."""
+    absolute) and the environment (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``,
+    ``GEMINI_CLI_HOME``: each absolute, or unset)."""
     home: str
     project: str
     scope: str

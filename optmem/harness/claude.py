@@ -32,6 +32,8 @@ HOOK_MAX_BYTES = 9_000
 #: ``--resume`` replays the text injected earlier in the session.
 RESUME_REPLAYS = True
 ENV_FILES = ("CLAUDE_ENV_FILE",)
+#: Variables that move the harness's own folder (absolute, or setup refuses).
+HOME_VARS = ("CLAUDE_CONFIG_DIR",)
 STATUS = "optmem: loading memory"
 
 

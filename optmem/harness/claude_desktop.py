@@ -22,6 +22,9 @@ NAME = "claude-desktop"
 TITLE = "Claude Desktop"
 SCOPES = ("user",)
 FILE = "claude_desktop_config.json"
+#: The variable that moves the config folder on this platform.
+HOME_VARS = (() if sys.platform == "darwin" else ("APPDATA",) if sys.platform.startswith("win")
+             else ("XDG_CONFIG_HOME",))
 
 
 def config_path(ctx, platform: str | None = None) -> str:

@@ -537,6 +537,30 @@ def mcp_edit(path: str, entry: dict) -> Edit:
                 state=lambda data: mcp_state(data, path, entry), local=True)
 
 
+# -- git: would a commit take the file? ------------------------------------
+
+def committable(path: str) -> Optional[str]:
+    """The top folder of the git work tree that holds ``path`` (absolute,
+    links already followed) when git would commit it there (it is tracked,
+    or untracked and not ignored); None when it is ignored, not in a work
+    tree, or git cannot be asked. The repository's fsmonitor stays off, and
+    ``GIT_DIR``-style variables are dropped so git looks where the file is."""
+    import subprocess
+    git = ["git", "-c", "core.fsmonitor=false", "-C", os.path.dirname(path)]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")}
+    try:
+        top = subprocess.run(git + ["rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=30, env=env)
+        if top.returncode != 0 or not top.stdout.strip():
+            return None
+        ignored = subprocess.run(git + ["check-ignore", "-q", "--", path], capture_output=True,
+                                 timeout=30, env=env)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return os.path.normpath(top.stdout.strip()) if ignored.returncode == 1 else None
+
+
 # -- reading targets --------------------------------------------------------
 
 @dataclass
@@ -550,9 +574,34 @@ class Target:
     mode: Optional[int] = None
 
 
-def read_target(path: str) -> Target:
-    """Read ``path`` for editing. Raises ``Refused`` for a dangling link, a
-    folder, a file that cannot be read, or a folder that cannot be written."""
+def _within(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) == root
+
+
+def contained(path: str, root: str, outcome: str = "nothing was written") -> None:
+    """Check that ``path`` is a file of the project folder ``root`` reached
+    through no link: the name itself is not a link, and its folder (links
+    among the folders followed) resolves inside ``root``. Raises ``Refused``
+    (one line naming the file, then ``outcome``) otherwise."""
+    real_root = os.path.realpath(root)
+    hand = "a person may still edit it by hand"
+    if os.path.islink(path):
+        raise Refused(f"{path} is a link (to {os.readlink(path)}); in a project memo setup "
+                      f"writes through no link, so {outcome}; {hand}")
+    folder = os.path.realpath(os.path.dirname(path))
+    if not _within(folder, real_root):
+        raise Refused(f"{path} lies in {os.path.dirname(path)}, which leads outside the "
+                      f"project (to {folder}); in a project memo setup writes only inside "
+                      f"it, so {outcome}; {hand}")
+
+
+def read_target(path: str, root: Optional[str] = None) -> Target:
+    """Read ``path`` for editing. ``root``: the project folder, for project
+    scope (see ``contained``). Raises ``Refused`` for a dangling link, a
+    folder, a file that cannot be read, a folder that cannot be written, or
+    a project file that is a link or lies outside ``root``."""
+    if root is not None:
+        contained(path, root)
     if os.path.islink(path) and not os.path.exists(path):
         raise Refused(f"{path} is a link to {os.readlink(path)}, which does not exist; "
                       f"create that file or remove the link, then run memo setup again")
@@ -616,20 +665,35 @@ def manifest_path(environ=None) -> str:
     return os.path.join(state.state_dir(environ), "setup.json")
 
 
-def plan(edits: list, key: str, uninstall: bool, environ=None) -> list:
+def plan(edits: list, key: str, uninstall: bool, environ=None,
+         root: Optional[str] = None) -> list:
     """Read every target and compute its new bytes; return the ``Step``s.
 
     ``key`` names this install (``claude:user``...). Targets that are one
     file are planned once (the later names become ``aliases``). For an
     uninstall, a file another install still uses keeps its content, and a
     file unchanged since setup wrote it gets back its exact bytes from
-    before. Raises ``Refused`` (nothing written) for the first target that
-    cannot be edited safely.
+    before. ``root`` (project scope: the project folder) confines every
+    target to it, through no link (``contained``), except a link that
+    names another target of this same run under its own name (``CLAUDE.md``
+    a link to ``AGENTS.md``): that file is written once, under that name.
+    Raises ``Refused`` (nothing written) for the first target that cannot
+    be edited safely.
     """
     manifest = state.load(manifest_path(environ)).get("files", {})
     steps, seen = [], {}
+    if root is not None:  # plain files first, so a link can find its file
+        edits = ([e for e in edits if not os.path.islink(e.path)]
+                 + [e for e in edits if os.path.islink(e.path)])
     for edit in edits:
-        target = read_target(edit.path)
+        if root is not None and os.path.islink(edit.path):
+            real = os.path.realpath(edit.path)
+            step = next((s for s in steps if s.target.real == real), None)
+            if step is None:
+                contained(edit.path, root)  # raises: a link to no file of this run
+            step.aliases.append(edit.path)
+            continue
+        target = read_target(edit.path, root)
         if target.identity in seen:
             seen[target.identity].aliases.append(edit.path)
             continue
@@ -682,7 +746,7 @@ def _restore(record: dict) -> Optional[bytes]:
 
 def _backup(target: Target, folder: str) -> str:
     """Copy the file's bytes under ``folder``; return the backup's path."""
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    state.private_dirs(folder)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", target.real.strip(os.sep))
     for n in range(1000):
@@ -699,16 +763,67 @@ def _backup(target: Target, folder: str) -> str:
     raise Refused(f"too many backups in {folder}; clear some, then run memo setup again")
 
 
-def _write(target: Target, data: bytes, new_mode: int) -> list:
-    """Write ``data`` to the file; return the folders created for it."""
-    made = []
+#: What a refusal at write time says was (not) written.
+LATE = "this file was not written (files before it in this run were)"
+
+#: Whether folders can be walked by descriptor, refusing links on the way
+#: (POSIX); elsewhere a project's folders are checked by path just before.
+_BY_FD = (os.open in os.supports_dir_fd and os.mkdir in os.supports_dir_fd
+          and os.rename in os.supports_dir_fd and os.unlink in os.supports_dir_fd
+          and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY"))
+
+
+def _folder_fd(target: Target, root: str, create: bool) -> tuple:
+    """``(fd, made)``: the target's folder opened by walking down from the
+    project folder ``root`` one name at a time, refusing any name that is a
+    link (so a folder swapped for a link after ``contained`` checked it is
+    never followed), and creating missing ones owner-only when ``create``.
+    Raises ``Refused`` for a link on the way, ``OSError`` otherwise."""
+    real_root = os.path.realpath(root)
     folder = os.path.dirname(target.real)
-    probe = folder
-    while not os.path.isdir(probe):
-        made.append(probe)
-        probe = os.path.dirname(probe)
-    for d in reversed(made):
-        os.mkdir(d, 0o700)
+    rel = os.path.relpath(folder, real_root)
+    parts = [] if rel == os.curdir else rel.split(os.sep)
+    if os.pardir in parts:
+        contained(target.path, root, LATE)  # raises
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    fd = os.open(real_root, os.O_RDONLY | os.O_DIRECTORY)
+    made, here = [], real_root
+    try:
+        for part in parts:
+            here = os.path.join(here, part)
+            try:
+                sub = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o700, dir_fd=fd)
+                sub = os.open(part, flags, dir_fd=fd)
+                state.owner_only(here, sub)
+                made.append(here)
+            except OSError as err:
+                if os.path.islink(here):
+                    raise Refused(f"{here} became a link while memo setup was writing, "
+                                  f"and in a project memo setup writes through no link, so "
+                                  f"{LATE}; a person may still edit {target.path} by "
+                                  f"hand") from None
+                raise err
+            os.close(fd)
+            fd = sub
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, made
+
+
+def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = None) -> list:
+    """Write ``data`` to the file; return the folders created for it (0700).
+    ``root``: the project folder the file must stay in (see ``_folder_fd``)."""
+    if root is not None:
+        contained(target.path, root, LATE)
+        if _BY_FD:
+            return _write_in(target, data, new_mode, root)
+    made = state.private_dirs(os.path.dirname(target.real))
+    folder = os.path.dirname(target.real)
     if target.data is not None and target.nlink > 1:
         # Several names, one file: rewrite in place so the names stay one.
         with open(target.real, "r+b") as f:
@@ -735,15 +850,73 @@ def _write(target: Target, data: bytes, new_mode: int) -> list:
     return made
 
 
-def apply(steps: list, key: str, uninstall: bool, environ=None) -> None:
+def _write_in(target: Target, data: bytes, new_mode: int, root: str) -> list:
+    """``_write`` inside a project: every folder and the file itself opened
+    relative to its folder's descriptor, never through a link; a new file is
+    a temporary name renamed over the old one (a link put there meanwhile is
+    replaced, not followed)."""
+    dfd, made = _folder_fd(target, root, create=True)
+    name = os.path.basename(target.real)
+    try:
+        if target.data is not None and target.nlink > 1:
+            fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW, dir_fd=dfd)
+            with os.fdopen(fd, "r+b") as f:
+                f.write(data)
+                f.truncate()
+                f.flush()
+                os.fsync(f.fileno())
+            return made
+        mode = target.mode if target.mode is not None else new_mode
+        tmp = f".{name}.optmem-{os.urandom(6).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                     dir_fd=dfd)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+                os.fchmod(f.fileno(), mode)
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        return made
+    finally:
+        os.close(dfd)
+
+
+def _remove(target: Target, root: Optional[str]) -> None:
+    """Remove the file (``root``: inside the project, through no link)."""
+    if root is None:
+        os.unlink(target.real)
+        return
+    contained(target.path, root, LATE)
+    if not _BY_FD:
+        os.unlink(target.real)
+        return
+    dfd, _ = _folder_fd(target, root, create=False)
+    try:
+        os.unlink(os.path.basename(target.real), dir_fd=dfd)
+    finally:
+        os.close(dfd)
+
+
+def apply(steps: list, key: str, uninstall: bool, environ=None,
+          root: Optional[str] = None) -> None:
     """Write the planned changes and record them in the manifest.
 
     Every changed file is read again first; if one changed since ``plan``
-    read it, ``Refused`` is raised and nothing is written. Raises ``OSError``
-    for a write that fails (earlier files keep their new, whole content and
-    their backups)."""
+    read it, ``Refused`` is raised and nothing is written. ``root``: the
+    project folder, as for ``plan``; each write there walks its folders
+    without following a link. Raises ``OSError`` (or ``Refused`` for a link
+    that appeared meanwhile) for a write that fails: earlier files keep
+    their new, whole content and their backups, and the manifest records
+    them."""
     for step in steps:
-        if step.changed and read_target(step.target.path).data != step.target.data:
+        if step.changed and read_target(step.target.path, root).data != step.target.data:
             raise Refused(f"{step.target.path} changed while memo setup was reading it; "
                           f"nothing was written. Run memo setup again")
     mpath = manifest_path(environ)
@@ -753,51 +926,62 @@ def apply(steps: list, key: str, uninstall: bool, environ=None) -> None:
     umask = os.umask(0)
     os.umask(umask)
     made = []  #: folders setup created, to remove once empty (uninstall)
-    for step in steps:
-        real = _record_key(files, step.target)
-        record = files.get(real)
-        if uninstall:
-            if step.note:  # another install keeps it
-                record["users"] = [u for u in record["users"] if u != key]
-                continue
-            if step.changed:
-                if step.target.data is not None:
-                    _backup(step.target, backups)
-                if step.new is None:
-                    os.unlink(step.target.real)
-                    made += (record or {}).get("made", [])
-                else:
-                    _write(step.target, step.new, 0o600)
-            files.pop(real, None)
-            continue
-        if record is None:
-            record = files[real] = {"users": []}
-        if "after" in record and record["after"] != _sha(step.target.data):
-            # Someone edited it since setup wrote it: the bytes from before
-            # would undo their edit, so from now on uninstall takes out only ours.
-            record.pop("before", None)
-            record["edited"] = True
+    try:
+        for step in steps:
+            _apply_one(step, files, key, uninstall, backups, umask, made, root)
+        for folder in sorted(set(made), key=len, reverse=True):
+            if os.path.realpath(folder) != folder:
+                continue  # a link now stands on the way: leave it be
+            try:
+                os.rmdir(folder)  # only when empty: anything else put there stays
+            except OSError:
+                pass
+    finally:
+        if not files:
+            manifest.pop("files", None)
+        state.save(mpath, manifest)
+
+
+def _apply_one(step: Step, files: dict, key: str, uninstall: bool, backups: str,
+               umask: int, made: list, root: Optional[str]) -> None:
+    """Write one planned step and update its manifest record in ``files``
+    (``made``: folders to remove once empty, extended on uninstall)."""
+    real = _record_key(files, step.target)
+    record = files.get(real)
+    if uninstall:
+        if step.note:  # another install keeps it
+            record["users"] = [u for u in record["users"] if u != key]
+            return
         if step.changed:
-            if "before" not in record and not record.get("edited"):
-                record["before"] = (None if step.target.data is None
-                                    else _backup(step.target, backups))
-            mode = 0o600 if step.edit.local else 0o666 & ~umask
-            made = _write(step.target, step.new, mode)
-            if made and "made" not in record:
-                record["made"] = made
-            record["after"] = _sha(step.new)
-        if step.edit.env:
-            added = {k: v for k, v in step.edit.env.items()
-                     if step.changed or k in record.get("env", {})}
-            if added:
-                record["env"] = added
-        if key not in record["users"]:
-            record["users"].append(key)
-    for folder in sorted(set(made), key=len, reverse=True):
-        try:
-            os.rmdir(folder)  # only when empty: anything else put there stays
-        except OSError:
-            pass
-    if not files:
-        manifest.pop("files", None)
-    state.save(mpath, manifest)
+            if step.target.data is not None:
+                _backup(step.target, backups)
+            if step.new is None:
+                _remove(step.target, root)
+                made += (record or {}).get("made", [])
+            else:
+                _write(step.target, step.new, 0o600, root)
+        files.pop(real, None)
+        return
+    if record is None:
+        record = files[real] = {"users": []}
+    if "after" in record and record["after"] != _sha(step.target.data):
+        # Someone edited it since setup wrote it: the bytes from before
+        # would undo their edit, so from now on uninstall takes out only ours.
+        record.pop("before", None)
+        record["edited"] = True
+    if step.changed:
+        if "before" not in record and not record.get("edited"):
+            record["before"] = (None if step.target.data is None
+                                else _backup(step.target, backups))
+        mode = 0o600 if step.edit.local else 0o666 & ~umask
+        new_dirs = _write(step.target, step.new, mode, root)
+        if new_dirs and "made" not in record:
+            record["made"] = new_dirs
+        record["after"] = _sha(step.new)
+    if step.edit.env:
+        added = {k: v for k, v in step.edit.env.items()
+                 if step.changed or k in record.get("env", {})}
+        if added:
+            record["env"] = added
+    if key not in record["users"]:
+        record["users"].append(key)

@@ -1,7 +1,7 @@
 """Gemini CLI: ``SessionStart`` hook in ``settings.json``, ``GEMINI.md`` block.
 
 Files (harness-facts.md A4): user scope ``~/.gemini/settings.json`` and
-``~/.gemini/GEMINI.md``; project scope ``.gemini/settings.json`` (committed,
+``~/.gemini/GEMINI.md`` (``$GEMINI_CLI_HOME`` stands for the home there); project scope ``.gemini/settings.json`` (committed,
 so its hook names no path) and the project's ``GEMINI.md``. Lifecycle
 matchers are exact strings, so the group has none (every source); the
 timeout is in milliseconds. Gemini has no SessionStart after compression:
@@ -23,6 +23,8 @@ TIMEOUT_MS = 30_000
 HOOK_MAX_BYTES = 9_000
 RESUME_REPLAYS = False
 ENV_FILES = ()
+#: Gemini CLI's user folder is ``$GEMINI_CLI_HOME/.gemini`` (default: the home).
+HOME_VARS = ("GEMINI_CLI_HOME",)
 
 
 def group(ctx) -> dict:
@@ -31,9 +33,14 @@ def group(ctx) -> dict:
                        "command": ctx.hook_command(NAME, portable), "timeout": TIMEOUT_MS}]}
 
 
+def user_dir(ctx) -> str:
+    """``$GEMINI_CLI_HOME/.gemini``, or ``~/.gemini``."""
+    return os.path.join(ctx.environ.get("GEMINI_CLI_HOME") or ctx.home, ".gemini")
+
+
 def edits(ctx) -> list:
     if ctx.scope == "user":
-        folder = os.path.join(ctx.home, ".gemini")
+        folder = user_dir(ctx)
         return [edit.settings_edit(os.path.join(folder, "settings.json"), EVENT, group(ctx)),
                 edit.block_edit(os.path.join(folder, "GEMINI.md"))]
     return [edit.settings_edit(os.path.join(ctx.project, ".gemini", "settings.json"), EVENT,

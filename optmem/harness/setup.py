@@ -41,9 +41,26 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
         from ..store import Store
         Store.open(store).close()
     home = environ.get("HOME") or os.path.expanduser("~")
+    for var in getattr(module, "HOME_VARS", ()) if chosen == "user" else ():
+        _absolute_home(var, environ.get(var), module.TITLE)
     ctx = Context(home=os.path.abspath(home), project=os.path.abspath(project or os.getcwd()),
                   scope=chosen, memory_dir=store, launcher=launcher(), environ=dict(environ))
     return module, ctx
+
+
+def _absolute_home(name: str, raw, title: str) -> None:
+    """Refuse a relative harness home variable (``CLAUDE_CONFIG_DIR``...):
+    the harness resolves it against its own working folder, setup against
+    its own, so install and uninstall would each find other files. Unset
+    or empty is fine (the harness's default). Raises ``BadInput``."""
+    if not raw or os.path.isabs(raw):
+        return
+    guess = os.path.expandvars(os.path.expanduser(raw))
+    example = (os.path.normpath(os.path.abspath(guess)) if "$" not in guess and "`" not in guess
+               and not guess.startswith("~") else os.path.join(os.path.expanduser("~"), "config"))
+    raise BadInput(f"{name} {raw!r} is a relative path, so each folder {title} or memo "
+                   f"runs in would name a different {title} folder; set it to an absolute "
+                   f"path, e.g. {name}={example}")
 
 
 def _key(module, ctx) -> str:
@@ -60,7 +77,8 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
     module, ctx = context(name, scope_name, memory_dir, project, environ,
                           need_store=not uninstall)
     key = _key(module, ctx)
-    steps = edit.plan(module.edits(ctx), key, uninstall, environ)
+    root = ctx.project if ctx.scope == "project" else None
+    steps = edit.plan(module.edits(ctx), key, uninstall, environ, root)
     verb = "memo setup --uninstall" if uninstall else "memo setup"
     out = [f"{verb} {module.NAME} --scope {ctx.scope}"
            + (f": memory {ctx.memory_dir}" if ctx.memory_dir and not uninstall else "")]
@@ -86,7 +104,7 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
     if dry_run:
         out.append("Dry run: nothing was written.")
         return out
-    edit.apply(steps, key, uninstall, environ)  # unchanged files: only recorded
+    edit.apply(steps, key, uninstall, environ, root)  # unchanged files: only recorded
     if any(s.changed and s.target.data is not None for s in steps):
         backups = os.path.join(os.path.dirname(edit.manifest_path(environ)), "backups")
         out.append(f"Backups of the files as they were: {_short(backups, ctx.home)}")
@@ -94,8 +112,27 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
         out.append("Nothing to change." if not uninstall else "Nothing of memo was installed there.")
     if not uninstall:
         out += [f"A person's next step: {line}" for line in module.next_steps(ctx)]
+        if ctx.scope == "user":
+            out += [f"A person's next step: {line}" for line in _shared_files(steps, ctx.home)]
         out.append(f"Undo: memo setup {module.NAME} --scope {ctx.scope} --uninstall")
     return out
+
+
+def _shared_files(steps: list, home: str) -> list:
+    """A line for each file holding this machine's paths (a local edit) that
+    lies, links followed, in a git work tree that does not ignore it: a
+    dotfiles repository would commit and share it."""
+    lines = []
+    for step in steps:
+        if not step.edit.local:
+            continue
+        top = edit.committable(step.target.real)
+        if top:
+            lines.append(f"{_short(step.target.path, home)} holds this machine's paths and lies "
+                         f"in the git work tree {_short(top, home)}, which does not ignore it: "
+                         f"add it to .gitignore (or .git/info/exclude) there before the next "
+                         f"commit.")
+    return lines
 
 
 def status(environ=None, project: str | None = None) -> tuple:
@@ -106,8 +143,13 @@ def status(environ=None, project: str | None = None) -> tuple:
     lines, ok = [], True
     for name, module in HARNESSES.items():
         for scope_name in module.SCOPES:
-            _, ctx = context(name, scope_name, None, project, dict(environ, MEMORY_DIR=""),
-                             need_store=False)
+            try:
+                _, ctx = context(name, scope_name, None, project, dict(environ, MEMORY_DIR=""),
+                                 need_store=False)
+            except MemoError as err:
+                lines.append(f"{name} --scope {scope_name}: {err}")
+                ok = False
+                continue
             ctx.memory_dir = None
             try:
                 ctx.memory_dir = scope.memory_dir(environ.get("MEMORY_DIR"))
@@ -143,7 +185,9 @@ def status(environ=None, project: str | None = None) -> tuple:
 def _env_files(environ, project) -> list:
     """The Claude Code settings files whose ``env`` reaches the agent."""
     home = environ.get("HOME") or os.path.expanduser("~")
-    cfg = environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    cfg = environ.get("CLAUDE_CONFIG_DIR") or ""
+    if not os.path.isabs(cfg):  # unset (or relative: status names that one)
+        cfg = os.path.join(home, ".claude")
     root = os.path.abspath(project or os.getcwd())
     return [os.path.join(cfg, "settings.json"),
             os.path.join(root, ".claude", "settings.json"),

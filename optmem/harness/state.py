@@ -24,6 +24,49 @@ def state_dir(environ=None) -> str:
     return os.path.join(base, "optmem")
 
 
+def private_dirs(folder: str) -> list:
+    """Create ``folder`` and each missing folder above it owner-only (mode
+    0700, whatever the umask, which could otherwise leave one
+    world-writable); return the absolute folders made, outermost first (one
+    another process made meanwhile is not counted). Raises ``OSError``."""
+    missing = []
+    probe = os.path.abspath(folder)
+    while not os.path.isdir(probe):
+        missing.append(probe)
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    made = []
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            if os.path.isdir(path):
+                continue
+            raise
+        owner_only(path)
+        made.append(path)
+    return made
+
+
+def owner_only(path: str, fd: int | None = None) -> None:
+    """Set a folder memo made to mode 0700 (``fd``: the folder, opened),
+    without following a link put in its place."""
+    if fd is not None and hasattr(os, "fchmod"):
+        os.fchmod(fd, 0o700)
+        return
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    if not hasattr(os, "fchmod"):  # Windows before 3.13: no modes to speak of
+        os.chmod(path, 0o700)
+        return
+    own = os.open(path, flags)
+    try:
+        os.fchmod(own, 0o700)
+    finally:
+        os.close(own)
+
+
 def load(path: str) -> dict:
     """The JSON object in ``path``; ``{}`` when it is missing or unreadable
     (state is a cache of what was done, never needed to read a memory)."""
@@ -45,7 +88,7 @@ def save(path: str, data: dict) -> None:
             pass
         return
     folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
+    private_dirs(folder)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".state-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
