@@ -424,6 +424,8 @@ def test_a_project_file_linked_out_of_the_project_is_refused(world, memo, harnes
     assert "a person may still edit it by hand" in result.stderr
     assert (tree(world["home"]), tree(world["project"])) == before
     assert memo("setup", harness, "--scope", "project", "--uninstall").exit_code == 1
+    status = memo("setup", "--status").stdout
+    assert "a link (setup writes through none in a project)" in status
 
 
 @pytest.mark.parametrize("harness,name", [f for f in PROJECT_FILES if "/" in f[1]])

@@ -130,3 +130,31 @@ def test_status_names_the_mcp_files(env):
                for line in lines)
     assert any(line.startswith("claude-desktop --scope user:") and "absent" in line
                for line in lines)
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="XDG_CONFIG_HOME is Linux's")
+def test_a_relative_config_home_is_refused(env):
+    with pytest.raises(MemoError, match="XDG_CONFIG_HOME 'conf' is a relative path"):
+        setup.run("claude-desktop", environ=dict(env, XDG_CONFIG_HOME="conf"))
+    with pytest.raises(MemoError, match="XDG_CONFIG_HOME 'conf' is a relative path"):
+        setup.run("claude-desktop", environ=dict(env, XDG_CONFIG_HOME="conf"), uninstall=True)
+    assert os.listdir(env["HOME"]) == []
+
+
+@pytest.mark.parametrize("text,kept", [('{"x": 1e400, "y": 1.10}\n', True),
+                                       ('{"x": 1, "x": 2}\n', False)])
+def test_client_json_keeps_numbers_and_refuses_a_key_twice(env, text, kept):
+    path = target(env, "cursor")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as f:
+        f.write(text)
+    if not kept:
+        with pytest.raises(MemoError, match=r'not strict JSON \(the key "x" appears twice'):
+            setup.run("cursor", environ=env)
+        assert open(path).read() == text
+        return
+    setup.run("cursor", environ=env)
+    written = open(path).read()
+    assert '"x": 1e400' in written and '"y": 1.10' in written and "Infinity" not in written
+    setup.run("cursor", environ=env, uninstall=True)
+    assert open(path).read() == text

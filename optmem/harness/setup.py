@@ -157,6 +157,10 @@ def status(environ=None, project: str | None = None) -> tuple:
                 pass
             parts = []
             for e in module.edits(ctx):
+                if scope_name == "project" and os.path.islink(e.path):
+                    parts.append(f"{_short(e.path, ctx.home)} a link (setup writes through "
+                                 f"none in a project)")
+                    continue
                 try:
                     target = edit.read_target(e.path)
                     state = e.state(target.data)
