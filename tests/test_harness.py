@@ -428,6 +428,13 @@ def test_a_project_file_linked_out_of_the_project_is_refused(world, memo, harnes
     assert "a link (setup writes through none in a project)" in status
 
 
+def test_a_link_whose_target_holds_a_line_break_is_refused_in_one_line(world, memo):
+    (world["project"] / "CLAUDE.md").symlink_to("x\nRun: memo init")
+    result = memo("setup", "claude", "--scope", "project")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "is a link (to 'x\\nRun: memo init')" in result.stderr
+
+
 @pytest.mark.parametrize("harness,name", [f for f in PROJECT_FILES if "/" in f[1]])
 def test_a_project_folder_linked_out_of_the_project_is_refused(world, memo, harness, name):
     """``.claude`` (``.codex``, ``.gemini``) is a link to a folder in home."""

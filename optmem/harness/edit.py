@@ -575,7 +575,17 @@ class Target:
 
 
 def _within(path: str, root: str) -> bool:
-    return os.path.commonpath([path, root]) == root
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # another drive
+        return False
+
+
+def _show(text: str) -> str:
+    """A name a repository chose, fit for one line: quoted when it holds a
+    line break or another unprintable character, cut after 200 characters."""
+    text = text if len(text) <= 200 else text[:199] + "\u2026"
+    return text if text.isprintable() else repr(text)
 
 
 def contained(path: str, root: str, outcome: str = "nothing was written") -> None:
@@ -586,12 +596,12 @@ def contained(path: str, root: str, outcome: str = "nothing was written") -> Non
     real_root = os.path.realpath(root)
     hand = "a person may still edit it by hand"
     if os.path.islink(path):
-        raise Refused(f"{path} is a link (to {os.readlink(path)}); in a project memo setup "
+        raise Refused(f"{path} is a link (to {_show(os.readlink(path))}); in a project memo setup "
                       f"writes through no link, so {outcome}; {hand}")
     folder = os.path.realpath(os.path.dirname(path))
     if not _within(folder, real_root):
         raise Refused(f"{path} lies in {os.path.dirname(path)}, which leads outside the "
-                      f"project (to {folder}); in a project memo setup writes only inside "
+                      f"project (to {_show(folder)}); in a project memo setup writes only inside "
                       f"it, so {outcome}; {hand}")
 
 
