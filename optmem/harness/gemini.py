@@ -1,10 +1,11 @@
 """Gemini CLI: ``SessionStart`` hook in ``settings.json``, ``GEMINI.md`` block.
 
 Files (harness-facts.md A4): user scope ``~/.gemini/settings.json`` and
-``~/.gemini/GEMINI.md`` (``$GEMINI_CLI_HOME`` stands for the home there); project scope ``.gemini/settings.json`` (committed,
-so its hook names no path) and the project's ``GEMINI.md``. Lifecycle
-matchers are exact strings, so the group has none (every source); the
-timeout is in milliseconds. Gemini has no SessionStart after compression:
+``~/.gemini/GEMINI.md`` (``$GEMINI_CLI_HOME`` stands for the home there);
+project scope ``.gemini/settings.json`` (committed, so its hook names no
+path) and the project's ``GEMINI.md``. Lifecycle matchers are exact
+strings, so the group has none (every source); the timeout is in
+milliseconds. Gemini has no SessionStart after compression:
 the block's fallback (``memo wake`` when the memory is not in context)
 covers it, and setup says so.
 """
