@@ -8,11 +8,16 @@ other setups listed there):
   a folder that cannot be written) stops the run with nothing written.
   Just before writing, each file is read again: if it changed meanwhile,
   nothing is written.
-- Links: a symlink is followed (the link stays a link); two targets that are
-  one file (a symlink, or a hard link: same device and inode) are written
-  once. A file with several hard links is rewritten in place, so the names
-  stay one file; any other file is replaced atomically (temporary file in
-  the same folder, fsync, rename), keeping its mode.
+- Links: in user scope a symlink is followed (the link stays a link); two
+  targets that are one file (a symlink, or a hard link: same device and
+  inode) are written once. In project scope (a repository someone else may
+  have written) a target that is a link, or whose folders lead outside the
+  project, is refused (``contained``), unless it names another target of
+  the same run; the write there opens folder by folder without following
+  a link, so one swapped in after the check is refused, not followed.
+  A file with several hard links is rewritten in place, so the names stay
+  one file; any other file is replaced atomically (temporary file in the
+  same folder, fsync, rename), keeping its mode.
 - Before a file changes, its bytes are copied under
   ``<state>/backups/`` (never over an older backup).
 - Installing what is already installed changes no byte and makes no backup.
@@ -20,7 +25,9 @@ other setups listed there):
   exact bytes from before (or removes the file and the folders setup made);
   a file changed since gets only memo's entries taken out.
 - Text files keep their BOM and line ends; JSON files keep their indent,
-  key order and final newline.
+  key order, final newline and numbers as written, and are refused when a
+  value would not come back alike (a key twice, ``NaN``).
+- Folders setup makes (and memo's state folders) are 0700 whatever the umask.
 
 The content rules are pure functions over bytes (``json_*``, ``md_*``);
 ``Edit`` ties one to a file, ``apply`` does the writing.
