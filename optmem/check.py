@@ -220,6 +220,7 @@ def check(store: Store) -> tuple:
     problems, notes = [], []
     try:
         store.config_values()
+        notes += store.config_idle_lines()
     except ConfigError as err:
         problems.append(str(err))
     if not os.path.isfile(store.log_path):

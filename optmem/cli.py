@@ -1103,6 +1103,7 @@ def config_(settings, repair):
         click.echo(core.config_set(store, sets, repair=repair))
     if shows or not (sets or repair):
         click.echo(core.config_show(store, shows))
+    store.notices.extend(store.config_idle_lines())  # on stderr, after the lines programs read
 
 
 @cli.command()

@@ -52,6 +52,11 @@ RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 #: through.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
+import errno as _errno  # noqa: E402
+#: What ``flock`` answers on a filesystem without lock support: no waiting
+#: can help, so a write says so at once (``Store.locked``).
+_NO_LOCK_ERRNOS = frozenset(e for e in (_errno.ENOLCK, _errno.ENOSYS,
+                                        getattr(_errno, "EOPNOTSUPP", None)) if e)
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 #: The order that restores records whose head alone is damaged (``restorable``).
 RESTORE_ORDER = "Run: memo check --repair"
@@ -81,9 +86,10 @@ def displayable(text: str) -> str:
     text (controls, line breaks, bidi controls, invisible characters outside
     the script that needs them, stray variation selectors) becomes U+FFFD and
     a tab a space, so a record written by another tool can never move the
-    cursor, reorder text or forge a line; what the guard accepts is shown as
-    written."""
-    if text.isprintable() and not _SUSPECT.search(text):
+    cursor, reorder text or forge a line, and the ``<`` of a harness's frame
+    tag (``guard.frame_tags``) becomes U+FFFD too; what the guard accepts is
+    shown as written."""
+    if text.isprintable() and not _SUSPECT.search(text) and "<" not in text:
         return text
     from .guard import shown  # only for the rare line that needs it
     return shown(text)
@@ -409,6 +415,13 @@ class Store:
         """The knobs set in ``config`` (``{}`` when the file is absent)."""
         text = self._config_text()
         return {} if text is None else parse_config(text, self.config_path)
+
+    def config_idle_lines(self) -> list:
+        """``config.idle_lines`` of the ``config`` file: a line each for the
+        lines that set nothing (``[]`` when the file is absent)."""
+        from .config import idle_lines
+        text = self._config_text()
+        return [] if text is None else idle_lines(text, self.config_path)
 
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
@@ -824,9 +837,16 @@ class Store:
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
+        self._lock_support()
         lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
         try:
             lock.acquire()
+        except NotImplementedError:  # filelock 3.x: flock is ENOSYS here
+            raise MemoError(self._no_locks_line("flock is not implemented")) from None
+        except OSError as err:
+            if err.errno in _NO_LOCK_ERRNOS:
+                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
+            raise
         except Timeout:
             raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
                        f"wait for it to finish, then run the command again") from None
@@ -836,6 +856,36 @@ class Store:
             yield self
         finally:
             lock.release()
+
+    def _no_locks_line(self, why: str) -> str:
+        """The one line for a filesystem that cannot lock files."""
+        return (f"{self.lock_path}: the filesystem under MEMORY_DIR does not support file "
+                f"locks ({why}), so no write can be made safely; nothing was written. "
+                f"A person moves MEMORY_DIR to a filesystem with locks (a local disk)")
+
+    def _lock_support(self) -> None:
+        """Raise ``MemoError`` at once when ``flock`` cannot work on the
+        store's filesystem (``ENOLCK``, ``ENOSYS``, ``EOPNOTSUPP``): filelock
+        would otherwise fall back to a marker file, and a lock file left by
+        an earlier write would then look held for ``LOCK_TIMEOUT`` seconds.
+        A lock held by another process (``EWOULDBLOCK``) passes: it works."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: filelock uses the system's own locks
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+        except OSError:
+            return  # filelock's own open names the problem
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            if err.errno in _NO_LOCK_ERRNOS:
+                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
 
     def _recover(self) -> None:
         """Under the lock: undo an append that never finished (journal) when
