@@ -47,6 +47,10 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
+#: Ids ``memo redact`` blanked whose block has not been summarised since: a
+#: compression handed over before the redaction showed the old text
+#: (``core.redacted_since``). One decimal id a line; the reference ignores it.
+REDACTED_NAME = ".redacted"
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
@@ -100,6 +104,16 @@ def _permission(path: str) -> str:
     return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
             f"(MEMORY_DIR); check the path, and that the store belongs to this user "
             f"(its owner and mode)")
+
+
+def unreadable(path: str, err: OSError) -> str:
+    """The one line for a file of the store this user may not read
+    (``EACCES``/``EPERM``): a permission to fix, never damage, so nothing is
+    to be moved or rebuilt."""
+    return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
+            f"({err.strerror or err}); its contents are not in question, and nothing was "
+            f"changed. A person gives this user back access to it (its owner and mode, "
+            f"and those of the folders above it)")
 
 
 def _digest(data: bytes) -> str:
@@ -274,6 +288,7 @@ class Store:
         self._level_fds = {}  #: size -> read handle of TREE/<size>
         self._seen_size = 0  #: the log size last seen (a cheap bound for reads)
         self._config = None
+        self._held = 0  #: how deep this object holds the lock (``locked``)
 
     # -- opening ---------------------------------------------------------
 
@@ -740,6 +755,8 @@ class Store:
             raise Damaged(f"{self.tree_path} is not a directory; it only holds summaries, which "
                           f"memo sleep rebuilds once it is moved out of the store. "
                           f"{self.move_aside(self.tree_path)}") from None
+        except PermissionError as err:
+            raise MemoError(unreadable(path, err)) from None
         except OSError as err:
             raise Damaged(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
                           f"summaries once it is moved out of the store. "
@@ -784,6 +801,8 @@ class Store:
                 self._level_fds[size] = fd
             except FileNotFoundError:
                 fd = -1  # not cached: the level may be made later in this process
+            except PermissionError as err:
+                raise MemoError(unreadable(path, err)) from None
         record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
         if len(record) < TREE_RECORD:
             raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
@@ -823,9 +842,10 @@ class Store:
     # -- writing ---------------------------------------------------------
 
     @contextmanager
-    def locked(self, repair: bool = True):
+    def locked(self, repair: bool = True, timeout: float | None = None):
         """Hold the store lock; on entry (with ``repair``), roll back or cut
-        unfinished appends. Raises ``Busy`` after ``LOCK_TIMEOUT`` seconds.
+        unfinished appends. Raises ``Busy`` after ``timeout`` seconds
+        (default ``LOCK_TIMEOUT``).
         """
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
@@ -838,7 +858,8 @@ class Store:
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
         self._lock_support()
-        lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
+        lock = FileLock(self.lock_path, mode=0o600,
+                        timeout=LOCK_TIMEOUT if timeout is None else timeout)
         try:
             lock.acquire()
         except NotImplementedError:  # filelock 3.x: flock is ENOSYS here
@@ -850,11 +871,13 @@ class Store:
         except Timeout:
             raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
                        f"wait for it to finish, then run the command again") from None
+        self._held += 1
         try:
             if repair:
                 self._recover()
             yield self
         finally:
+            self._held -= 1
             lock.release()
 
     def _no_locks_line(self, why: str) -> str:
@@ -1144,6 +1167,48 @@ class Store:
             os.close(fd)
         self.rewrite_memory(i, record)
         return True
+
+    def redacted_ids(self) -> set:
+        """The ids in ``.redacted`` (``REDACTED_NAME``); empty when absent or
+        unreadable as ids."""
+        try:
+            with open(os.path.join(self.root, REDACTED_NAME), "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            return set()
+        return {int(w) for w in data.split() if w.isdigit() and len(w) <= 20}
+
+    def set_redacted_ids(self, ids: set) -> None:
+        """Write ``.redacted`` holding ``ids`` (removed when empty). Under the
+        lock; atomically (temp file, fsync, rename), never through a link."""
+        path = os.path.join(self.root, REDACTED_NAME)
+        if not ids:
+            if os.path.lexists(path):
+                os.unlink(path)
+            return
+        tmp = path + ".tmp"
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        self._write_new(tmp, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"))
+        os.replace(tmp, path)
+
+    def shown_since_redaction(self, ids) -> None:
+        """A compression showing memories ``ids`` as they are now was handed
+        out: drop them from ``.redacted`` (an answer to it cannot carry the
+        removed text). Best effort and never waiting: on a store this user
+        cannot write, or while another writer holds the lock, the ids stay
+        and the next answer over them is refused once, with the prompt."""
+        marked = self.redacted_ids()
+        if not marked or not marked & set(ids):
+            return
+        try:
+            if self._held:
+                self.set_redacted_ids(self.redacted_ids() - set(ids))
+            elif self.writable():
+                with self.locked(repair=False, timeout=0):
+                    self.set_redacted_ids(self.redacted_ids() - set(ids))
+        except (OSError, MemoError):
+            pass
 
     def rewrite_memory(self, i: int, record: bytes) -> None:
         """Overwrite record ``i`` in place (``memo redact`` only). Under the lock."""
