@@ -29,25 +29,10 @@ _ARGV: list = []
 
 
 def _unechoed(text: str) -> str:
-    """``text`` with every argument a credential rule matches
-    (``secrets.find_credential``) named by its position, ``argument 2``,
-    instead of repeated: a refusal never echoes a token pasted where a block
-    id, a pattern or a name was expected."""
-    if not _ARGV:
-        return text
-    from .secrets import find_credential
-    folded = text.casefold()
-    for pos, word in enumerate(_ARGV, 1):
-        for part in {word, word.split("=", 1)[-1]}:  # --project=VALUE echoes VALUE
-            if len(part) < 8 or part.casefold() not in folded:
-                continue
-            if find_credential(part) is None and find_credential(word) is None:
-                continue
-            # Quoted or not, in any case (a name is echoed upper-cased).
-            text = re.sub("[\"']?" + re.escape(part) + "[\"']?", f"argument {pos}",
-                          text, flags=re.IGNORECASE)
-            folded = text.casefold()
-    return text
+    """``text`` with every argument a credential rule matches named by its
+    position (``argument 2``) instead of repeated (``errors.unechoed``)."""
+    from .errors import unechoed
+    return unechoed(text, [(f"argument {pos}", word) for pos, word in enumerate(_ARGV, 1)])
 
 
 class MemoFailure(click.ClickException):

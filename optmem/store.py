@@ -93,8 +93,17 @@ def displayable(text: str) -> str:
     cursor, reorder text or forge a line, and the ``<`` of a harness's frame
     tag (``guard.frame_tags``) becomes U+FFFD too; what the guard accepts is
     shown as written."""
-    if text.isprintable() and not _SUSPECT.search(text) and "<" not in text:
-        return text
+    if text.isprintable() and not _SUSPECT.search(text):
+        if "<" not in text:
+            return text
+        from .guard import frame_tags
+        at = frame_tags(text)  # a regex pass, only for a line with a "<"
+        if not at:
+            return text
+        chars = list(text)
+        for i in at:
+            chars[i] = "\ufffd"
+        return "".join(chars)
     from .guard import shown  # only for the rare line that needs it
     return shown(text)
 
