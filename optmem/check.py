@@ -15,9 +15,9 @@ import re
 import stat as stat_mod
 
 from . import blocks, replicas
-from .errors import ConfigError, Damaged
+from .errors import ConfigError, Damaged, MemoError
 from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
-                    problem_in_memory, problem_in_summary)
+                    problem_in_memory, problem_in_summary, unreadable)
 from .store import _date_shaped
 
 CHUNK_RECORDS = 8192
@@ -156,8 +156,12 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         try:
             store.level_len(size)  # a link, not a file, unreadable: named with its step
             st = os.stat(path)
-        except Damaged as err:
+            f = open(path, "rb")
+        except (Damaged, MemoError) as err:
             problems.append(str(err))
+            continue
+        except PermissionError as err:
+            problems.append(unreadable(path, err))
             continue
         except OSError as err:
             problems.append(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
@@ -172,7 +176,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         allowed = T // size
         if n > allowed:
             over[size] = n  # replicas.overrun_problem: an older log put back?
-        with open(path, "rb") as f:
+        with f:
             for first in range(0, min(n, allowed), CHUNK_RECORDS):
                 m = min(CHUNK_RECORDS, min(n, allowed) - first)
                 data = f.read(m * TREE_RECORD)
@@ -220,6 +224,7 @@ def check(store: Store) -> tuple:
     problems, notes = [], []
     try:
         store.config_values()
+        notes += store.config_idle_lines()
     except ConfigError as err:
         problems.append(str(err))
     if not os.path.isfile(store.log_path):

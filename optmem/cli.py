@@ -24,6 +24,17 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
+#: The words ``memo`` was run with (after ``memo``), for ``_unechoed``.
+_ARGV: list = []
+
+
+def _unechoed(text: str) -> str:
+    """``text`` with every argument a credential rule matches named by its
+    position (``argument 2``) instead of repeated (``errors.unechoed``)."""
+    from .errors import unechoed
+    return unechoed(text, [(f"argument {pos}", word) for pos, word in enumerate(_ARGV, 1)])
+
+
 class MemoFailure(click.ClickException):
     """A failure: ``memo: <message>`` on stderr as one line, exit 1; then
     ``orders`` (``MemoError.orders``), each on its own line."""
@@ -33,15 +44,20 @@ class MemoFailure(click.ClickException):
         self.orders = tuple(orders)
 
     def show(self, file=None):
-        click.echo(f"memo: {_one_line(self.format_message())}", err=True)
+        click.echo(f"memo: {_one_line(_unechoed(self.format_message()))}", err=True)
         for order in self.orders:
-            click.echo(_one_line(order), err=True)
+            click.echo(_one_line(_unechoed(order)), err=True)
 
 
 def _oserror_line(err: OSError) -> str:
     """The one line for a filesystem error, naming the path. A path outside
     ``MEMORY_DIR`` (an export's FILE, an import's) is the user's to check:
     no store advice, and no ``memo check`` order that could not help."""
+    if (err.errno == errno.ENOENT and _cwd_gone()
+            and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
+        return ("the working directory no longer exists (it was deleted or moved), so "
+                "memo cannot tell which folder it runs in; nothing was written. Change to "
+                "a folder that exists and run the command again")
     store = os.environ.get("MEMORY_DIR", "")
     where = err.filename or store
     what = err.strerror or str(err)
@@ -65,13 +81,25 @@ def _oserror_line(err: OSError) -> str:
     return f"{where}: {what}; nothing was half-written. {hint}"
 
 
+def _cwd_gone() -> bool:
+    """True when the working directory was deleted (or moved out of reach)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 class UsageFailure(click.UsageError):
     """A usage error as one line: ``memo: <what>. Run: memo <command> --help``
     on stderr, exit 2 (README "Errors"; click's own form takes four lines)."""
 
     def show(self, file=None):
         path = " ".join(["memo", *(self.ctx.command_path.split()[1:] if self.ctx else [])])
-        what = self.format_message().replace("\r", "\\r").replace("\n", "\\n").rstrip(".")
+        what = _unechoed(self.format_message()).replace("\r", "\\r").replace(
+            "\n", "\\n").rstrip(".")
         click.echo(f"memo: {what}. Run: {path} --help", err=True)
 
 
@@ -165,6 +193,7 @@ class MemoGroup(click.Group):
         args = list(sys.argv[1:] if args is None else args)
         if not args:
             args = ["--help"]
+        _ARGV[:] = [a for a in args if isinstance(a, str)]
         import signal
         old = None
         try:
@@ -707,6 +736,10 @@ def sleep(block, text, with_cmd):
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    if block is None or block == "-" or with_cmd is not None:  # one store's: core.sleep checks
+        for each in (gstore, pstore):
+            if each is not None:
+                core.refuse_read_only(each, pending_only=block is None)
     if with_cmd is not None:
         if block is not None or text:
             raise BadInput("--with answers every pending compression itself; give no "
@@ -1103,6 +1136,7 @@ def config_(settings, repair):
         click.echo(core.config_set(store, sets, repair=repair))
     if shows or not (sets or repair):
         click.echo(core.config_show(store, shows))
+    store.notices.extend(store.config_idle_lines())  # on stderr, after the lines programs read
 
 
 @cli.command()
@@ -1202,10 +1236,21 @@ def redact(memory_id, yes):
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
                        f"agent never runs it), confirmed with --yes. "
                        f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
-    gone = core.redact(store, i)
-    click.echo(f"Memory #{i} is now [redacted]; {gone} "
+    was = []
+    gone = core.redact(store, i, was)
+    from . import replicas
+    copies = replicas.files_holding(store, was[0]) if was and was[0] != core.REDACTED else []
+    click.echo(f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
                f"later ones on their levels). Run: memo sleep")
+    if copies:
+        listed = ", ".join(copies[:20]) + (f" and {len(copies) - 20} more" if len(copies) > 20 else "")
+        raise MemoFailure(
+            f"the redaction is not complete: {len(copies)} other "
+            f"{'file' if len(copies) == 1 else 'files'} in or beside the store still "
+            f"{'holds' if len(copies) == 1 else 'hold'} its text: {listed}. memo never edits "
+            f"them; a person removes the text from each (or the file, once nothing else in "
+            f"it is needed). Copies elsewhere (git history, exports, backups) keep it too")
 
 
 @cli.command("scope")

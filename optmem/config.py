@@ -138,6 +138,31 @@ def parse(text: str, path: str = "config") -> dict:
     return values
 
 
+def idle_lines(text: str, path: str = "config") -> list:
+    """One line for each line of config ``text`` that is neither blank nor a
+    comment and sets nothing (it has no ``=``: the reference ignores it, and
+    so does memo), naming ``path``, the line number (from 1) and what memo
+    reads there; ``[]`` when every line sets something or is blank."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        body = line.split("#", 1)[0].strip()
+        if not body or "=" in body:
+            continue
+        words = body.replace(":", " ", 1).split(None, 1)
+        name = words[0].upper()
+        if len(words) == 2 and name in KNOBS:
+            value = words[1].strip()
+            shape = "NAME: VALUE" if ":" in body.split(None, 1)[0] else "NAME VALUE"
+            fix = f"memo reads only NAME=VALUE, so write {name}={value}"
+        else:
+            shape = "a line without \"=\""
+            fix = f"memo reads only NAME=VALUE (the settings are {', '.join(KNOBS)})"
+        shown = body[:40].encode("ascii", "backslashreplace").decode("ascii")
+        out.append(f"{path} line {number} ({shown!r}) sets nothing: it is {shape}, which "
+                   f"memo ignores as the reference OptMem does; {fix}")
+    return out
+
+
 def update(text: str, changes: dict) -> tuple:
     """Apply ``{NAME: int or None}`` to config file text, keeping everything
     a person wrote; return ``(new_text, notes)``.

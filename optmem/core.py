@@ -263,6 +263,7 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
         return waits
     if hi - lo <= RAW_PROMPT_MAX:
         body = [memory_line(m) for m in shown(store, lo, hi)]
+        store.shown_since_redaction(range(lo, hi))
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
     return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
@@ -346,6 +347,21 @@ def _readable(store: Store, lo: int, hi: int):
                 continue
 
 
+def refuse_read_only(store: Store, pending_only: bool = False) -> None:
+    """Raise ``MemoError`` when ``store`` is read-only for this user
+    (``Store.writable``): no compression is handed out that cannot be
+    saved. With ``pending_only`` a store with nothing pending passes (bare
+    ``memo sleep`` then says ``Nothing left to compress.``)."""
+    if store.writable():
+        return
+    if pending_only and compression(store) == NOTHING_LEFT:
+        return
+    raise MemoError(f"this store ({store.root}) is read-only for this user (uid {os.getuid()}), "
+                    f"so no summary can be saved and no compression is handed out; nothing "
+                    f"was changed. Do not run memo sleep or memo note here until a person "
+                    f"makes the store writable")
+
+
 def sleep(store: Store, block_arg: str, text: str) -> tuple:
     """Store the summary of the next pending block; return ``(said, prompt)``.
 
@@ -359,6 +375,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
     name = blocks.block_name(lo, hi)
     cfg = store.config()
     text = clean_text(text, cfg.ENTRY_CHARS, "summary")
+    refuse_read_only(store)
     said = protocol.saved_block(name)
     with store.locked(repair=False):  # levels only: the log's tail is the next note's (or a person's)
         T = store.count()
@@ -377,6 +394,9 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                 raise BadInput(f"{name} is not the next compression; the next is {nxt}. "
                                f"Run: memo sleep")
             refuse_damaged(store, lo, hi)
+            stale = redacted_since(store, lo, hi)
+            if stale is not None:
+                raise BadInput(stale, orders=compression(store).split("\n"))
             # The halves must be readable before a summary is built on them.
             if size > RAW_PROMPT_MAX:
                 for a, b in blocks.halves(lo, hi):
@@ -407,13 +427,42 @@ def forget(store: Store, block_arg: str) -> int:
     return gone
 
 
-def redact(store: Store, i: int) -> int:
+def redacted_since(store: Store, lo: int, hi: int) -> str | None:
+    """Under the lock, before a summary of ``[lo, hi)`` is stored: when
+    ``memo redact`` blanked a memory of the block after the last summary of
+    it (``Store.redacted_ids``), a compression handed over before then
+    showed the old text, so this answer is refused once: the ids are
+    cleared (the next answer comes from the prompt shown now) and the
+    reason returned. None when no such memory is in the block."""
+    ids = store.redacted_ids()
+    hit = sorted(j for j in ids if lo <= j < hi)
+    if not hit:
+        return None
+    store.set_redacted_ids(ids - set(hit))
+    which = ", ".join(f"#{j}" for j in hit)
+    return (f"memory {which} in {blocks.block_name(lo, hi)} was redacted after this "
+            f"compression may have been handed over, so the summary could carry the "
+            f"removed text; nothing was saved. Compress the block again from its "
+            f"memories as they are now")
+
+
+def redact(store: Store, i: int, was: list | None = None) -> int:
     """Blank memory ``i`` in place (same id and date); drop every summary over
-    it. Returns how many summaries went. For humans only."""
+    it. Returns how many summaries went. For humans only. When ``was`` is a
+    list, the memory's text before the redaction is appended to it (the raw
+    text after the head for a damaged record), for ``replicas.files_holding``.
+    The id is noted in ``.redacted`` (``redacted_since``)."""
     with store.locked():
         T = store.count()
         if i >= T:
             raise BadInput(f"there is no memory #{i}; the log holds {T} memories")
+        if was is not None:
+            try:
+                was.append(store.memory(i).text)
+            except Damaged:
+                raw = store.read_log(i * LOG_RECORD, LOG_RECORD)
+                body = raw.split(b" ", 2)[2] if raw.count(b" ") >= 2 else raw
+                was.append(body.rstrip(b" \n\x00").decode("utf-8", "surrogateescape"))
         date = _nearest_date(store, i, T)
         sizes = [2 << k for k in range(max(store.level_bytes(), default=1).bit_length())]
         for size in sizes:  # every level readable before anything changes
@@ -421,6 +470,7 @@ def redact(store: Store, i: int) -> int:
         # Summaries first (they may repeat the text), the log record last: a
         # failure between leaves the text in the log, never only in a cache.
         gone = sum(store.cut_level(size, i // size) for size in sizes)
+        store.set_redacted_ids(store.redacted_ids() | {i})
         store.rewrite_memory(i, encode_memory(i, date, REDACTED))
     return gone
 

@@ -15,6 +15,10 @@ that would be harmful to keep forever, and say what to write instead:
 * credentials: API keys, tokens, private keys, passwords in URLs, on
   command lines and in assignments (``optmem.secrets``, which holds the one
   table of credential families and says how each is judged).
+* frame tags: an opening or closing tag a harness wraps context in
+  (``<system-reminder>``, ``</hook_context>``: ``protocol.FRAME_TAGS``), which
+  could close the frame memory is shown in and open one that speaks as the
+  harness. The tag's name without angle brackets is ordinary text.
 
 Every pattern is linear in the length of the text (bounded repeats, no
 nested unbounded ones), so a long adversarial text costs time in
@@ -30,6 +34,7 @@ import re
 import unicodedata
 
 from optmem.errors import BadText
+from optmem.protocol import FRAME_TAGS
 from optmem.secrets import find_credential
 
 # ---------------------------------------------------------------- characters
@@ -339,13 +344,18 @@ def shown(text: str) -> str:
     format characters outside the script that needs them, stray variation
     selectors) becomes U+FFFD, a tab a space; everything the guard lets
     through is shown unchanged (a Persian ZWNJ, a Khmer word break, a
-    Tokyo ward's variation sequence). Same length in characters.
+    Tokyo ward's variation sequence). The ``<`` of a frame tag the guard
+    refuses (``frame_tags``) becomes U+FFFD too, so a record another tool
+    wrote cannot open or close the harness's frame. Same length in
+    characters.
     """
     out = list(text)
     for i in range(len(text)):
         kind = _char_kind(text, i)
         if kind in _HIDING:
             out[i] = " " if kind is _TAB else "\ufffd"
+    for i in frame_tags(text):
+        out[i] = "\ufffd"
     return "".join(out)
 
 
@@ -365,6 +375,39 @@ def find_char_problem(text: str) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- frame tags
+
+#: ``<`` then an optional ``/`` (spaces around it) and a tag of
+#: ``FRAME_TAGS`` ending at a non-name character: an opening or closing tag
+#: whatever its case, spacing or attributes. Linear: one bounded alternation.
+_FRAME_TAG = re.compile(
+    r"<\s*(?:/\s*)?(" + "|".join(re.escape(t) for t in sorted(FRAME_TAGS, key=len,
+                                                              reverse=True))
+    + r")(?![\w:-])", re.IGNORECASE)
+
+
+def frame_tags(text: str) -> list:
+    """Character offsets (0-based) of the ``<`` of every frame tag in
+    ``text`` (``protocol.FRAME_TAGS``), in order; empty when there is none."""
+    if "<" not in text:
+        return []
+    return [m.start() for m in _FRAME_TAG.finditer(text)]
+
+
+def find_frame_tag(text: str) -> str | None:
+    """The reason ``text`` may not be written because it holds a frame tag,
+    or None. Positions count characters from 1."""
+    if "<" not in text:
+        return None
+    m = _FRAME_TAG.search(text)
+    if m is None:
+        return None
+    tag = m.group(1).lower()
+    return (f"holds a <{tag}> tag at character {m.start() + 1} (the frame of "
+            f"{FRAME_TAGS[tag]}), which a stored line must never open or close; "
+            f"write the tag's name without angle brackets.")
+
+
 # ------------------------------------------------------------------- the API
 
 
@@ -374,10 +417,11 @@ def find_problem(text: str) -> str | None:
     The reason has no subject, e.g. ``contains U+202E RIGHT-TO-LEFT OVERRIDE
     at character 14 (invisible or bidirectional control); retype it as plain
     text.`` or ``carries an OpenAI API key (sk-...); write where ...``.
-    Characters are checked before credentials; the first problem wins.
-    Positions count characters from 1, not bytes.
+    Characters are checked first, then frame tags (``find_frame_tag``),
+    then credentials; the first problem wins. Positions count characters
+    from 1, not bytes.
     """
-    return find_char_problem(text) or find_credential(text)
+    return find_char_problem(text) or find_frame_tag(text) or find_credential(text)
 
 
 def _subject(what: str) -> str:

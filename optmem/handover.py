@@ -168,6 +168,7 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
+    store.shown_since_redaction(raw)  # these memories are shown as they are now
     return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, form, flag)
 
 
@@ -280,6 +281,9 @@ def store_batch(store, items) -> BatchResult:
                 break
             try:
                 core.refuse_damaged(store, lo, hi)
+                stale = core.redacted_since(store, lo, hi)
+                if stale is not None:
+                    raise BadInput(stale)
                 if size > core.RAW_PROMPT_MAX:  # halves readable before building on them
                     for a, b in blocks.halves(lo, hi):
                         store.summary(a, b)

@@ -50,6 +50,34 @@ YOUR_LINE = "<your line>"  #: the placeholder in a summary order (seed)
 ONE_LINE = "<one line>"  #: the placeholder in a note order (seed)
 RAW_PROMPT_MAX = 16  #: blocks up to this size show raw memories (seed RAW_MAX)
 
+#: The tags a harness frames context in: a stored line holding one, opening
+#: or closing, could end the frame the hook puts memory in and open one that
+#: speaks with the harness's voice, so the write guard refuses it
+#: (``guard.find_frame_tag``) and the display shows its ``<`` as U+FFFD.
+#: Each entry is ``tag: where it comes from``; matched case-insensitively,
+#: with any spaces, a ``/`` or attributes (``< /System-Reminder >``).
+FRAME_TAGS = {
+    # Claude Code: wraps hook output (SessionStart/UserPromptSubmit
+    # additionalContext) and its own reminders in <system-reminder>.
+    "system-reminder": "Claude Code's hook output and reminders",
+    # Claude Code: UserPromptSubmit hook feedback; its system prompt tells the
+    # model to treat <user-prompt-submit-hook> as coming from the user.
+    "user-prompt-submit-hook": "Claude Code's prompt-submit hook output",
+    # Claude Code and Claude Desktop: tool calls and tool (MCP) results in
+    # Claude's tool-use transcript.
+    "function_calls": "Claude's tool calls (Claude Code, Claude Desktop)",
+    "function_results": "Claude's tool results (Claude Code, Claude Desktop)",
+    # Gemini CLI: hook additionalContext is added to the history as
+    # <hook_context>...</hook_context> (packages/core, SessionStart/BeforeAgent).
+    "hook_context": "Gemini CLI's hook output",
+    # Codex: AGENTS.md text and the session's environment are wrapped in
+    # <user_instructions> and <environment_context> contextual user messages.
+    "user_instructions": "Codex's project instructions",
+    "environment_context": "Codex's session context",
+    # Cursor: hook context reaches the model as plain text (no wrapper tag);
+    # its rules are framed as <rules>, too common a word to refuse.
+}
+
 
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"

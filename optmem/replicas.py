@@ -649,6 +649,91 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
     return head + "\n" + _steps(steps)
 
 
+#: Files of the store that never hold a memory's text: the lock, the
+#: journal, the kept-appends note and the redaction marker (numbers only).
+_NO_TEXT = frozenset([".lock", ".append", ".append.kept", ".redacted"])
+_SCAN_FILES = 10000  #: most files ``files_holding`` reads in one call
+_SCAN_DEPTH = 4  #: how deep it walks a folder memo left beside the store
+
+
+def _holds(path: str, needle: bytes) -> bool:
+    """Does regular file ``path`` contain ``needle``? Read in 1 MiB chunks
+    (overlapping by ``len(needle) - 1`` bytes), never following a link; an
+    unreadable file counts as holding it (nobody can tell it does not)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return True
+    try:
+        tail = b""
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return False
+            if needle in tail + chunk:
+                return True
+            tail = (tail + chunk)[-(len(needle) - 1):] if len(needle) > 1 else b""
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _walk(path: str, depth: int, out: list) -> None:
+    """Regular files under ``path`` (a file or a folder), at most
+    ``_SCAN_DEPTH`` levels down and ``_SCAN_FILES`` in all; links are never
+    followed."""
+    import stat as stat_mod
+    if len(out) >= _SCAN_FILES:
+        return
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if stat_mod.S_ISREG(st.st_mode):
+        out.append(path)
+    elif stat_mod.S_ISDIR(st.st_mode) and depth < _SCAN_DEPTH:
+        try:
+            names = sorted(os.listdir(path))
+        except OSError:
+            return
+        for name in names:
+            _walk(os.path.join(path, name), depth + 1, out)
+
+
+def files_holding(store: Store, text: str) -> list:
+    """Every file other than ``LOG.txt`` in or beside ``store`` that still
+    holds ``text`` (as UTF-8 bytes), sorted: conflict copies and backups
+    in the store directory and in ``TREE/`` (``copy_of``), ``recovered.txt``,
+    a link's ``.link-moved``, and whatever memo's steps put beside the store
+    (``<store>-moved-...``, ``<store>-LOG-as-found.txt``, ``<store>-other/``,
+    ...; ``_aside``, ``Store.move_aside``). Project stores under
+    ``projects/`` are other memories, not copies, and are not read. Reads
+    at most ``_SCAN_FILES`` files."""
+    needle = text.encode("utf-8", "surrogateescape")
+    if not needle:
+        return []
+    root = os.path.abspath(store.root).rstrip(os.sep)
+    paths = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        names = []
+    for name in names:
+        if name in (LOG_NAME, "projects") or name in _NO_TEXT:
+            continue
+        _walk(os.path.join(root, name), 1 if name == TREE_NAME else _SCAN_DEPTH, paths)
+    parent, base = os.path.dirname(root), os.path.basename(root)
+    try:
+        beside = sorted(n for n in os.listdir(parent) if n.startswith(base + "-"))
+    except OSError:
+        beside = []
+    for name in beside:
+        _walk(os.path.join(parent, name), 0, paths)
+    return [p for p in paths if _holds(p, needle)]
+
+
 def surroundings(store: Store) -> list:
     """Notes (not problems) on where the store lives: a live-synced folder
     around it, a git work tree and how its attributes treat ``LOG.txt``."""

@@ -47,11 +47,20 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
+#: Ids ``memo redact`` blanked whose block has not been summarised since: a
+#: compression handed over before the redaction showed the old text
+#: (``core.redacted_since``). One decimal id a line; the reference ignores it.
+REDACTED_NAME = ".redacted"
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
+import errno as _errno  # noqa: E402
+#: What ``flock`` answers on a filesystem without lock support: no waiting
+#: can help, so a write says so at once (``Store.locked``).
+_NO_LOCK_ERRNOS = frozenset(e for e in (_errno.ENOLCK, _errno.ENOSYS,
+                                        getattr(_errno, "EOPNOTSUPP", None)) if e)
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 #: The order that restores records whose head alone is damaged (``restorable``).
 RESTORE_ORDER = "Run: memo check --repair"
@@ -81,10 +90,20 @@ def displayable(text: str) -> str:
     text (controls, line breaks, bidi controls, invisible characters outside
     the script that needs them, stray variation selectors) becomes U+FFFD and
     a tab a space, so a record written by another tool can never move the
-    cursor, reorder text or forge a line; what the guard accepts is shown as
-    written."""
+    cursor, reorder text or forge a line, and the ``<`` of a harness's frame
+    tag (``guard.frame_tags``) becomes U+FFFD too; what the guard accepts is
+    shown as written."""
     if text.isprintable() and not _SUSPECT.search(text):
-        return text
+        if "<" not in text:
+            return text
+        from .guard import frame_tags
+        at = frame_tags(text)  # a regex pass, only for a line with a "<"
+        if not at:
+            return text
+        chars = list(text)
+        for i in at:
+            chars[i] = "\ufffd"
+        return "".join(chars)
     from .guard import shown  # only for the rare line that needs it
     return shown(text)
 
@@ -94,6 +113,16 @@ def _permission(path: str) -> str:
     return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
             f"(MEMORY_DIR); check the path, and that the store belongs to this user "
             f"(its owner and mode)")
+
+
+def unreadable(path: str, err: OSError) -> str:
+    """The one line for a file of the store this user may not read
+    (``EACCES``/``EPERM``): a permission to fix, never damage, so nothing is
+    to be moved or rebuilt."""
+    return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
+            f"({err.strerror or err}); its contents are not in question, and nothing was "
+            f"changed. A person gives this user back access to it (its owner and mode, "
+            f"and those of the folders above it)")
 
 
 def _digest(data: bytes) -> str:
@@ -268,6 +297,7 @@ class Store:
         self._level_fds = {}  #: size -> read handle of TREE/<size>
         self._seen_size = 0  #: the log size last seen (a cheap bound for reads)
         self._config = None
+        self._held = 0  #: how deep this object holds the lock (``locked``)
 
     # -- opening ---------------------------------------------------------
 
@@ -409,6 +439,13 @@ class Store:
         """The knobs set in ``config`` (``{}`` when the file is absent)."""
         text = self._config_text()
         return {} if text is None else parse_config(text, self.config_path)
+
+    def config_idle_lines(self) -> list:
+        """``config.idle_lines`` of the ``config`` file: a line each for the
+        lines that set nothing (``[]`` when the file is absent)."""
+        from .config import idle_lines
+        text = self._config_text()
+        return [] if text is None else idle_lines(text, self.config_path)
 
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
@@ -727,6 +764,8 @@ class Store:
             raise Damaged(f"{self.tree_path} is not a directory; it only holds summaries, which "
                           f"memo sleep rebuilds once it is moved out of the store. "
                           f"{self.move_aside(self.tree_path)}") from None
+        except PermissionError as err:
+            raise MemoError(unreadable(path, err)) from None
         except OSError as err:
             raise Damaged(f"{path} cannot be read ({err.strerror}); memo sleep rebuilds its "
                           f"summaries once it is moved out of the store. "
@@ -771,6 +810,8 @@ class Store:
                 self._level_fds[size] = fd
             except FileNotFoundError:
                 fd = -1  # not cached: the level may be made later in this process
+            except PermissionError as err:
+                raise MemoError(unreadable(path, err)) from None
         record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
         if len(record) < TREE_RECORD:
             raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
@@ -810,9 +851,10 @@ class Store:
     # -- writing ---------------------------------------------------------
 
     @contextmanager
-    def locked(self, repair: bool = True):
+    def locked(self, repair: bool = True, timeout: float | None = None):
         """Hold the store lock; on entry (with ``repair``), roll back or cut
-        unfinished appends. Raises ``Busy`` after ``LOCK_TIMEOUT`` seconds.
+        unfinished appends. Raises ``Busy`` after ``timeout`` seconds
+        (default ``LOCK_TIMEOUT``).
         """
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
@@ -824,18 +866,58 @@ class Store:
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
-        lock = FileLock(self.lock_path, timeout=LOCK_TIMEOUT, mode=0o600)
+        self._lock_support()
+        lock = FileLock(self.lock_path, mode=0o600,
+                        timeout=LOCK_TIMEOUT if timeout is None else timeout)
         try:
             lock.acquire()
+        except NotImplementedError:  # filelock 3.x: flock is ENOSYS here
+            raise MemoError(self._no_locks_line("flock is not implemented")) from None
+        except OSError as err:
+            if err.errno in _NO_LOCK_ERRNOS:
+                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
+            raise
         except Timeout:
             raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
                        f"wait for it to finish, then run the command again") from None
+        self._held += 1
         try:
             if repair:
                 self._recover()
             yield self
         finally:
+            self._held -= 1
             lock.release()
+
+    def _no_locks_line(self, why: str) -> str:
+        """The one line for a filesystem that cannot lock files."""
+        return (f"{self.lock_path}: the filesystem under MEMORY_DIR does not support file "
+                f"locks ({why}), so no write can be made safely; nothing was written. "
+                f"A person moves MEMORY_DIR to a filesystem with locks (a local disk)")
+
+    def _lock_support(self) -> None:
+        """Raise ``MemoError`` at once when ``flock`` cannot work on the
+        store's filesystem (``ENOLCK``, ``ENOSYS``, ``EOPNOTSUPP``): filelock
+        would otherwise fall back to a marker file, and a lock file left by
+        an earlier write would then look held for ``LOCK_TIMEOUT`` seconds.
+        A lock held by another process (``EWOULDBLOCK``) passes: it works."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: filelock uses the system's own locks
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
+        except OSError:
+            return  # filelock's own open names the problem
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            if err.errno in _NO_LOCK_ERRNOS:
+                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
 
     def _recover(self) -> None:
         """Under the lock: undo an append that never finished (journal) when
@@ -1094,6 +1176,48 @@ class Store:
             os.close(fd)
         self.rewrite_memory(i, record)
         return True
+
+    def redacted_ids(self) -> set:
+        """The ids in ``.redacted`` (``REDACTED_NAME``); empty when absent or
+        unreadable as ids."""
+        try:
+            with open(os.path.join(self.root, REDACTED_NAME), "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            return set()
+        return {int(w) for w in data.split() if w.isdigit() and len(w) <= 20}
+
+    def set_redacted_ids(self, ids: set) -> None:
+        """Write ``.redacted`` holding ``ids`` (removed when empty). Under the
+        lock; atomically (temp file, fsync, rename), never through a link."""
+        path = os.path.join(self.root, REDACTED_NAME)
+        if not ids:
+            if os.path.lexists(path):
+                os.unlink(path)
+            return
+        tmp = path + ".tmp"
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        self._write_new(tmp, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"))
+        os.replace(tmp, path)
+
+    def shown_since_redaction(self, ids) -> None:
+        """A compression showing memories ``ids`` as they are now was handed
+        out: drop them from ``.redacted`` (an answer to it cannot carry the
+        removed text). Best effort and never waiting: on a store this user
+        cannot write, or while another writer holds the lock, the ids stay
+        and the next answer over them is refused once, with the prompt."""
+        marked = self.redacted_ids()
+        if not marked or not marked & set(ids):
+            return
+        try:
+            if self._held:
+                self.set_redacted_ids(self.redacted_ids() - set(ids))
+            elif self.writable():
+                with self.locked(repair=False, timeout=0):
+                    self.set_redacted_ids(self.redacted_ids() - set(ids))
+        except (OSError, MemoError):
+            pass
 
     def rewrite_memory(self, i: int, record: bytes) -> None:
         """Overwrite record ``i`` in place (``memo redact`` only). Under the lock."""
