@@ -590,15 +590,15 @@ class Scope:
                 f"needs --project NAME or --global; {git_step(self.problem, self.repository)}")
 
     def refusal(self, what: str, command: str, rest: str) -> BadInput:
-        """The refusal of a write (``what``: "note", "summary", ...) of
-        ``memo <command> ... <rest>`` without a scope flag where ``problem``
-        is set: it names both forms and the projects, and the person's step
-        that lets memo ask git."""
+        """The refusal of a write (``what``: "this note", "this summary",
+        ...) of ``memo <command> ... <rest>`` without a scope flag where
+        ``problem`` is set: it names both forms and the projects, and the
+        person's step that lets memo ask git."""
         have = names(self.root)
         listing = f" (the projects are: {', '.join(have)})" if have else ""
         return BadInput(f"{self.problem}, so memo cannot tell which project the repository "
-                        f"at {self.repository} uses, and this {what} could land in the wrong "
-                        f"memory; nothing was saved. Name the memory: memo {command} --project "
+                        f"at {self.repository} uses, and {what} could land in the wrong "
+                        f"memory; nothing was written. Name the memory: memo {command} --project "
                         f"NAME {rest}{listing}, or memo {command} --global {rest}; "
                         f"{git_step(self.problem, self.repository)}")
 
