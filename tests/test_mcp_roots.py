@@ -210,7 +210,8 @@ def test_a_root_that_names_no_project_of_its_own_reaches_none(tmp_path, memory_d
                                                 tmp_path / "stderr.txt"))
     assert not e1 and note.startswith("Saved as #0.") and "private" not in note, note
     assert VICTIM_FACT not in recall
-    assert b"typed through mcp" not in (memory_dir / "projects" / "private" / "LOG.txt").read_bytes()
+    private_log = (memory_dir / "projects" / "private" / "LOG.txt").read_bytes()
+    assert b"typed through mcp" not in private_log
     assert b"typed through mcp" in (memory_dir / "LOG.txt").read_bytes()
 
 

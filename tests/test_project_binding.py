@@ -22,7 +22,7 @@ import pytest
 
 from optmem import projects
 from optmem.harness import HARNESSES, inject
-from optmem.projects import normalise_remote, parse_remote
+from optmem.projects import normalise_remote
 from test_projects import GIT, git, make_repo, needs_git
 
 VICTIM_FACT = "victim private fact: the release key is in vault seven"
@@ -75,8 +75,9 @@ def bare_shaped(folder):
     (folder / "refs" / "heads").mkdir(parents=True)
     (folder / "refs" / "heads" / ".keep").write_text("")
     (folder / "HEAD").write_text("ref: refs/heads/main\n")
-    (folder / "config").write_text("[core]\n\tbare = true\n[optmem]\n\tproject = private\n"
-                                   "[remote \"origin\"]\n\turl = git@github.com:victim/private.git\n")
+    (folder / "config").write_text(
+        "[core]\n\tbare = true\n[optmem]\n\tproject = private\n"
+        "[remote \"origin\"]\n\turl = git@github.com:victim/private.git\n")
     return folder
 
 
@@ -225,7 +226,7 @@ def git_contacts(url: str, tmp_path) -> str | None:
 
 @pytest.mark.parametrize("url,host,git_host", HOSTS)
 def test_memo_reads_the_host_git_contacts(url, host, git_host, tmp_path):
-    assert parse_remote(url)[0] == host
+    assert projects.parse_remote(url)[0] == host
     assert host in (None, git_host)
     assert normalise_remote(url) != VICTIM_REMOTE
     if GIT is None:
@@ -234,9 +235,10 @@ def test_memo_reads_the_host_git_contacts(url, host, git_host, tmp_path):
 
 
 def test_ambiguous_forms_are_named_not_silent():
-    assert parse_remote("evil.invalid:x@github.com:victim/private")[2] == projects.AMBIGUOUS
-    assert parse_remote("/srv/git/x.git") == (None, "", None)  # local: nothing to say
-    assert parse_remote("https://github.com/acme/widget")[2] is None
+    hostile = "evil.invalid:x@github.com:victim/private"
+    assert projects.parse_remote(hostile)[2] == projects.AMBIGUOUS
+    assert projects.parse_remote("/srv/git/x.git") == (None, "", None)  # local: nothing to say
+    assert projects.parse_remote("https://github.com/acme/widget")[2] is None
 
 
 HOSTILE = ["evil.invalid:x@github.com:victim/private",
