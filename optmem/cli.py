@@ -422,10 +422,11 @@ def _scope(notice: bool = True):
 
 
 def _named_scope(what: str, command: str, rest: str):
-    """Refuse a write (``what``: "this note", ...) that names no scope where git could not be
-    asked which project this repository uses (``Scope.problem``): it could
-    land in the wrong memory. ``command`` and ``rest`` make the forms
-    printed (``memo <command> --global <rest>``)."""
+    """The scope of a write (``what``: "this note", ...); without a scope
+    flag where git could not be asked which project this repository uses
+    (``Scope.problem``), refused (``BadInput``): it could land in the wrong
+    memory. ``command`` and ``rest`` make the forms printed
+    (``memo <command> --global <rest>``)."""
     sc = _scope(notice=False)
     if sc.problem:
         raise sc.refusal(what, command, rest)
@@ -973,7 +974,7 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
 @scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("forgetting it", "forget", core.block_arg(block))
+    _named_scope("this forget", "forget", core.block_arg(block))
     store = _one_store("forget", core.block_arg(block))
     gone = core.forget(store, block)
     from .blocks import block_name
@@ -1254,8 +1255,7 @@ def scope_(**_):
         click.echo(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
     for line in sc.notices:
         click.echo(line)
-    if not sc.project and sc.remotes is not None and not sc.forced_global \
-            and not sc.how.endswith("never names a project"):
+    if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
         click.echo(f"{projects.PERSON} memo init --project NAME")
 
 

@@ -219,8 +219,9 @@ def parse_remote(url: str) -> tuple:
       before the first ``:``. A path holding another ``@`` or ``:``
       (``evil.example:x@github.com:o/r``, which git fetches from
       ``evil.example``) is refused, as are brackets (``[host:22]:path``);
-    * ``<helper>::<address>`` and any other scheme go to a remote helper,
-      whose host memo cannot know: refused.
+    * ``<helper>::<address>`` and any other scheme (``HTTPS://`` too: git
+      compares schemes case-sensitively) go to a remote helper, whose host
+      memo cannot know: refused.
 
     Control characters, spaces, backslashes and a host that is not plain
     ASCII DNS labels (or a bracketed IPv6 literal) are refused too.
@@ -232,10 +233,10 @@ def parse_remote(url: str) -> tuple:
         return None, "", AMBIGUOUS
     m = _SCHEME.match(url)
     if m:
-        scheme, rest = m.group(1).lower(), url[m.end():]
-        if scheme == "file":
+        scheme, rest = m.group(1), url[m.end():]
+        if scheme.lower() == "file":
             return None, "", None
-        if scheme not in _CURL + _SSH + ("git",):
+        if scheme not in _CURL + _SSH + ("git",):  # git matches schemes case-sensitively
             return None, "", AMBIGUOUS
         cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
         authority, path = rest[:cut], rest[cut:]
@@ -561,7 +562,8 @@ class Scope:
     project it uses (``git_problem``'s clause): the project is unknown, a
     write without a scope flag is refused (``refusal``) and a read uses the
     global memory after ``unresolved_line``. ``notices`` are lines for
-    ``memo scope`` (remotes never matched, and why).
+    ``memo scope`` (remotes never matched, and why); ``bare`` is True when
+    ``repository`` is a folder shaped like a bare repository (never bound).
     """
 
     root: str
@@ -574,6 +576,7 @@ class Scope:
     problem: str | None = None
     repository: str | None = None
     notices: list = field(default_factory=list)
+    bare: bool = False
 
     @property
     def flag(self) -> str:
@@ -655,7 +658,8 @@ def resolve(root: str, flag=None, environ=None, cwd: str | None = None) -> Scope
     kind, top = found
     if kind == "bare":
         return Scope(root, how=f"{top} is shaped like a bare git repository, and a folder git "
-                     f"would take as one never names a project", remotes=[], repository=top)
+                     f"would take as one never names a project", remotes=[], repository=top,
+                     bare=True)
     facts = repo_facts(cwd)
     if facts.problem:
         return Scope(root, how=f"unknown: {facts.problem}", problem=facts.problem,

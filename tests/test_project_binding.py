@@ -196,6 +196,7 @@ HOSTS = [
     ("git@[github.com]:victim/private", None, "github.com"),
     ("[git@github.com:22]:victim/private", None, "github.com"),
     ("evil::github.com/victim/private", None, None),
+    ("HTTPS://host-a.invalid/victim/private", None, None),
     ("ssh://-oProxyCommand=x/victim/private", None, None),
 ]
 
