@@ -180,13 +180,16 @@ def test_an_explicit_scope_needs_no_roots(tmp_path, memory_dir, two_projects):
     assert client.asked == 0
 
 
-@pytest.mark.parametrize("where", ["bare-shaped", "hostile-remote"])
+@pytest.mark.parametrize("where,safe", [("bare-shaped", None), ("bare-shaped", "explicit"),
+                                        ("hostile-remote", None)])
 @pytest.mark.filterwarnings("ignore:The roots capability is deprecated")  # the client's
-def test_a_root_that_names_no_project_of_its_own_reaches_none(tmp_path, memory_dir, where):
+def test_a_root_that_names_no_project_of_its_own_reaches_none(tmp_path, memory_dir, where,
+                                                              safe):
     """A root in a folder shaped like a bare repository whose config names
-    the victim's project, or in a clone whose remote git would fetch from
-    another host than the victim's: the server finds no project there, as
-    the CLI does, and a note lands in the global memory."""
+    the victim's project (with and without the person's
+    ``safe.bareRepository=explicit``), or in a clone whose remote git would
+    fetch from another host than the victim's: the server finds no project
+    there, as the CLI does, and a note lands in the global memory."""
     from test_project_binding import VICTIM_FACT, VICTIM_REMOTE, bare_shaped
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -206,8 +209,12 @@ def test_a_root_that_names_no_project_of_its_own_reaches_none(tmp_path, memory_d
         return [await call(s, "note", {"text": "typed through mcp"}),
                 await call(s, "recall", {"pattern": "vault"})]
 
-    (note, e1), (recall, e2) = run(session_with(server_in(plain, memory_dir), client, work,
-                                                tmp_path / "stderr.txt"))
+    params = server_in(plain, memory_dir)
+    if safe:
+        person = tmp_path / "person.gitconfig"
+        person.write_text(f"[safe]\n\tbareRepository = {safe}\n")
+        params.env["GIT_CONFIG_GLOBAL"] = str(person)
+    (note, e1), (recall, e2) = run(session_with(params, client, work, tmp_path / "stderr.txt"))
     assert not e1 and note.startswith("Saved as #0.") and "private" not in note, note
     assert VICTIM_FACT not in recall
     private_log = (memory_dir / "projects" / "private" / "LOG.txt").read_bytes()

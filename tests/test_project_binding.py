@@ -339,6 +339,9 @@ def test_a_git_that_cannot_be_asked_moves_no_memory(bound, memo, memory_dir, mon
         r = memo(*args, input="2024-01-01 x\n")
         assert r.exit_code == 1 and "--global" in r.stderr and why in r.stderr, args
     assert logs(memory_dir) == before  # nothing written anywhere
+    r = memo("init", "--project", "other")  # binding needs git too
+    assert r.exit_code == 1 and why in r.stderr and "nothing was created" in r.stderr
+    assert not (memory_dir / "projects" / "other").exists()
     # Reads use the global memory, after the one line.
     r = memo("wake")
     assert r.exit_code == 0
