@@ -13,7 +13,7 @@ Rows (the median of ``--rounds``), each beside ``python -c pass``:
 
 * ``no projects/``: the store as it was before the feature (no git call);
 * ``projects/, none here``: a project exists for another repository, the
-  command runs in an unbound repository (one ``git config`` call);
+  command runs in an unbound repository (two short git calls);
 * ``project active``: the repository is bound to a project of 51 memories;
   wake prints both sections.
 """

@@ -435,14 +435,31 @@ def scoped(f):
                         "project, if a person created one).")(f)
 
 
-def _scope():
-    """The command's scope (``optmem.scope.resolve``), decided once, first."""
+def _scope(notice: bool = True):
+    """The command's scope (``optmem.scope.resolve``), decided once, first.
+    Where git could not be asked which project this is (``Scope.problem``)
+    a read says so on stderr, once (``notice``: False for a write, whose
+    refusal says it, and for ``memo scope``, which prints it)."""
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     if "optmem.scope" not in meta:
         from .scope import resolve
-        meta["optmem.scope"] = resolve(meta.get("optmem.scope_flag"))
+        sc = meta["optmem.scope"] = resolve(meta.get("optmem.scope_flag"))
+        if sc.problem and notice:
+            click.echo(f"memo: {sc.unresolved_line()}", err=True)
     return meta["optmem.scope"]
+
+
+def _named_scope(what: str, command: str, rest: str):
+    """The scope of a write (``what``: "this note", ...); without a scope
+    flag where git could not be asked which project this repository uses
+    (``Scope.problem``), refused (``BadInput``): it could land in the wrong
+    memory. ``command`` and ``rest`` make the forms printed
+    (``memo <command> --global <rest>``)."""
+    sc = _scope(notice=False)
+    if sc.problem:
+        raise sc.refusal(what, command, rest)
+    return sc
 
 
 def _store(path: str | None = None):
@@ -650,7 +667,7 @@ def wake(part, t, tp, max_bytes):
         TP = core.parse_count(tp, "TP") if tp is not None else None
         ok, text = two.wake(sc, store, pstore, k, T, TP)
     else:
-        ok, text = core.wake(store, k, T)
+        ok, text = core.wake(store, k, T, flag="--global" if sc.problem else "")
     click.echo(text)
     if not ok:
         sys.exit(1)
@@ -672,7 +689,8 @@ def _handover(sc, gstore, pstore, prompt):
     if prompt and prompt.startswith("memo: "):
         return prompt
     if pstore is None:
-        if prompt and sc.how == "--global" and sc.forced_global:  # say which store
+        if prompt and ((sc.how == "--global" and sc.forced_global) or sc.problem):
+            # say which store (where the project is unknown, every write names one)
             text = core.compression(gstore, flag="--global")
             return None if text == core.NOTHING_LEFT else text
         return prompt
@@ -690,7 +708,7 @@ def note(text):
     With a project active the memory goes to the project; --global sends a
     fact that would be true in any repository to the global memory.
     """
-    sc = _scope()
+    sc = _named_scope("this note", "note", "<text>")
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
     store = pstore or gstore
@@ -732,6 +750,8 @@ def sleep(block, text, with_cmd):
     With a project active the global memory's work comes first, then the
     project's; each order carries its --global or --project flag.
     """
+    if block is not None or with_cmd is not None:  # a summary is written
+        _named_scope("this summary", "sleep", "LO-HI <line>")
     sc = _scope()
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
@@ -987,6 +1007,7 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
 @scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
+    _named_scope("this forget", "forget", core.block_arg(block))
     store = _one_store("forget", core.block_arg(block))
     gone = core.forget(store, block)
     from .blocks import block_name
@@ -1029,7 +1050,7 @@ def import_(file, yes):
     the lines go to the project (--global: the global memory).
     """
     from . import backlog
-    sc = _scope()
+    sc = _named_scope("this import", "import", "FILE")
     store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
     bar = _LateBar("memo: importing", counts=False)
@@ -1123,11 +1144,11 @@ def config_(settings, repair):
     """Show the settings, or change them: NAME=VALUE (NAME= restores the default).
 
     The global store's, unless --project NAME names a project's."""
-    sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag")
-    store = _store(sc.project_root if (explicit and sc.project) else sc.root)
     shows = [s.strip().upper() for s in settings if "=" not in s]
     sets = [s for s in settings if "=" in s]
+    sc = _named_scope("this setting", "config", "NAME=VALUE") if (sets or repair) else _scope()
+    store = _store(sc.project_root if (explicit and sc.project) else sc.root)
     from .config import KNOBS, check_value
     for name in shows:
         if name not in KNOBS:
@@ -1184,7 +1205,7 @@ def check(every, repair):
     losing nothing, then checks.
     """
     from .check import check as run_check
-    sc = _scope()
+    sc = _named_scope("this repair", "check", "--repair") if repair else _scope()
 
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and explicit:
@@ -1231,6 +1252,7 @@ def redact(memory_id, yes):
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
     i = core.parse_count(memory_id.lstrip("#"), "ID")
+    _named_scope("this redaction", "redact", f"{i} --yes")
     store = _one_store("redact", str(i), person=True, rest=" --yes")
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
@@ -1259,20 +1281,26 @@ def scope_(**_):
     """Say which memory this folder uses: the global store, the active
     project, how it was found and the remotes seen (reads only)."""
     from . import projects
-    sc = _scope()
+    sc = _scope(notice=False)
     _store(sc.root)  # the global store must exist
     click.echo(f"Global memory: {sc.root}")
     if sc.project:
         click.echo(f"Project: {sc.project} at {sc.project_root} (found by {sc.how})")
+    elif sc.problem:
+        click.echo(f"Project: unknown ({sc.unresolved_line()})")
     else:
         click.echo(f"Project: none ({sc.how})")
     have = projects.names(sc.root)
     click.echo(f"Projects: {', '.join(have) if have else 'none'}")
-    if sc.remotes is None:
+    if sc.problem:
+        click.echo("Remotes seen: not read (git could not be asked)")
+    elif sc.remotes is None:
         click.echo("Remotes seen: not read (git is asked only once a project exists)")
     else:
         click.echo(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
-    if not sc.project and sc.remotes is not None and not sc.forced_global:
+    for line in sc.notices:
+        click.echo(line)
+    if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
         click.echo(f"{projects.PERSON} memo init --project NAME")
 
 

@@ -737,7 +737,8 @@ def wake_intro(store: Store, T: int) -> str:
             f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
 
 
-def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tuple:
+def wake(store: Store, part: int, T: int | None, form: str | None = None,
+         flag: str = "") -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
     Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
@@ -752,7 +753,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     does not stop wake: the document is the ``--max-bytes`` one in
     ``PART_CHARS`` bytes (unbuilt blocks as their built halves) and says the
     store is read-only. Raises ``BadInput`` for a ``T`` past the log or a
-    part that does not exist.
+    part that does not exist. ``flag`` is the scope flag its hand-over
+    orders carry (``compression``), empty by default.
     """
     cfg = store.config()  # a bad config stops every command (as in the reference)
     count = store.count()
@@ -774,9 +776,9 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
         from . import hook
         return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, store.built(T)):
-        prompt = compression(store, form=form)
+        prompt = compression(store, form=form, flag=flag)
         if prompt == NOTHING_LEFT:  # another session just built it
-            return wake(store, part, T, form)
+            return wake(store, part, T, form, flag)
         if protocol.is_waiting(prompt):
             # The work waits for a repair: refusing would lock the agent out
             # of its memory, so show what is built, then why nothing is due.
@@ -789,7 +791,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
     try:
         body = wake_lines(store, T, cfg.WAKE_LINES, damaged)
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(store, part, T, form)
+        return wake(store, part, T, form, flag)
     # The warning stands after the first line of every part: room for it is
     # kept in each, so the parts stay within PART_LINES and PART_CHARS.
     room = len(warning.encode("utf-8")) + 1 if warning else 0
@@ -801,9 +803,9 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None) -> tup
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}. Run: memo wake 1 {T}")
     text = parts[part - 1]
     if part == len(parts):
-        prompt = compression(store, form=form)
+        prompt = compression(store, form=form, flag=flag)
         if damaged and store.writable():  # the document's own damage comes first
-            prompt = summary_repair(store, damaged, form=form)
+            prompt = summary_repair(store, damaged, flag=flag, form=form)
         if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text

@@ -17,10 +17,21 @@ Which project is active, first match wins:
    match one of this repository's remotes; several: refused, naming them;
 4. otherwise none.
 
-Git is asked only when ``$MEMORY_DIR/projects/`` exists, and then once
-(``git config --get-regexp``, with the global and system git configs left
-out so a setting outside the repository never picks a project). A project
-is never chosen from a file committed in the repository.
+Only the repository's own git config file (``$GIT_DIR/config`` or its
+worktree config) names a project, by ``optmem.project`` or by a remote URL
+matched where git would fetch it from (``parse_remote``); a project is never
+chosen from a file committed in the repository. A folder git would take as a
+bare repository during discovery (a committed ``docs/`` holding ``HEAD``,
+``objects/``, ``refs/`` and a ``config``) never binds: memo looks for the
+``.git`` itself (``find_repository``) and runs git with
+``safe.bareRepository=explicit``. From the person's global and system git
+config memo carries over ``safe.directory`` alone; the rest is left out.
+
+Git is asked only when ``$MEMORY_DIR/projects/`` exists and a ``.git`` is
+found walking up from the folder. Where git cannot be asked then (not on
+``PATH``, or no answer within ``GIT_TIMEOUT`` seconds, ``MEMO_GIT_TIMEOUT``
+to change it), the project is unknown: the CLI says so in one line, reads
+the global memory, and refuses a write that names no scope.
 
 Names are slugs (``^[a-z0-9][a-z0-9._-]{0,62}$``, not ending in ``.``, not a
 Windows device name, not ``none``), never built from a path or a URL.
@@ -50,7 +61,9 @@ _DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)),
             *(f"lpt{i}" for i in range(10)), "conin$", "conout$"}
 #: Bytes of git output read at most (a hostile config cannot flood memo).
 GIT_OUTPUT_LIMIT = 1 << 16
-#: Seconds a git call may take before memo gives up on it (no project found).
+#: Seconds a git call may take before memo gives up on it (``MEMO_GIT_TIMEOUT``
+#: overrides it): then the project is unknown, and a write without a scope
+#: flag is refused rather than sent to the global memory.
 GIT_TIMEOUT = 5.0
 
 
@@ -144,45 +157,139 @@ def missing(root: str, name: str, how: str) -> NoStore:
 
 # -- remotes ---------------------------------------------------------------
 
-_SCP = re.compile(r"(?:[^@/\s]+@)?([A-Za-z0-9.-]+):(?!//)(.+)")
-_URL = re.compile(r"([a-z][a-z0-9+.-]*)://(?:[^@/]*@)?(\[[^\]]*\]|[^/:?#]*)(?::\d*)?(/[^?#]*)?",
-                  re.I)
+#: A host name as memo accepts it in a remote: DNS labels of ASCII letters,
+#: digits and ``-`` (not at either end of a label), an optional final dot.
+_HOST = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?",
+                   re.I)
+#: An IPv6 literal in brackets (``[::1]``), as URLs write one.
+_IPV6 = re.compile(r"\[[0-9a-f:.]+\]", re.I)
+#: The user before ``@`` in an ``ssh://`` or scp-form remote.
+_SSH_USER = re.compile(r"[A-Za-z0-9._~+-]+")
+#: ``<helper>::<address>``: git hands the address to ``git-remote-<helper>``.
+_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+#: ``<scheme>://``, as git's ``is_url`` reads it.
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+#: Schemes git fetches through libcurl (``git-remote-http``).
+_CURL = ("http", "https")
+#: Schemes git fetches over ssh itself.
+_SSH = ("ssh", "git+ssh", "ssh+git")
+#: Why a remote is not matched although it names a host.
+AMBIGUOUS = "memo cannot tell from its URL which host git fetches it from"
+
+
+def _host_port(authority: str) -> str | None:
+    """The host of ``host``, ``host:PORT`` or ``[v6]:PORT`` (lower case, no
+    final dot), or None when ``authority`` is anything else."""
+    host, colon, port = authority.rpartition(":") if not authority.endswith("]") \
+        else (authority, "", "")
+    if not colon:
+        host = authority
+    elif port and not port.isdigit():
+        return None
+    if _IPV6.fullmatch(host):
+        return host.lower()
+    if not _HOST.fullmatch(host):
+        return None
+    return host.lower().rstrip(".")
+
+
+def parse_remote(url: str) -> tuple:
+    """Where git would fetch the remote ``url`` from: ``(host, path, why)``.
+
+    ``host`` is the host git contacts, lower case (None for a local path, a
+    ``file://`` URL, or a form memo refuses); ``path`` the repository path
+    on it (``/``-separated, as written); ``why`` is None, or ``AMBIGUOUS``
+    when ``url`` names a host in a form whose host memo does not read the
+    way git does (so it is never matched, and ``memo scope`` says so).
+
+    The forms read, each as git reads it:
+
+    * ``https://[user[:password]@]host[:port]/path`` and ``http://``: the
+      host is what libcurl contacts, after the one ``@`` of the authority,
+      which ends at the first ``/``; an authority ending at ``?`` or ``#``,
+      a second ``@``, ``%``, or a ``?``/``#`` anywhere is refused;
+    * ``ssh://[user@]host[:port]/path`` (and ``git+ssh://``,
+      ``ssh+git://``): git percent-decodes the URL and gives ssh
+      ``user@host``, so a ``%``, a second ``@`` or a user with other
+      characters than ``[A-Za-z0-9._~+-]`` is refused;
+    * ``git://host[:port]/path``: no user (git would look up ``user@host``
+      as a name, which no resolver finds);
+    * scp form ``[user@]host:path`` (no ``://``, and no ``/`` before the
+      first ``:``; else git reads a local path): the host is what comes
+      before the first ``:``. A path holding another ``@`` or ``:``
+      (``evil.example:x@github.com:o/r``, which git fetches from
+      ``evil.example``) is refused, as are brackets (``[host:22]:path``);
+    * ``<helper>::<address>`` and any other scheme (``HTTPS://`` too: git
+      compares schemes case-sensitively) go to a remote helper, whose host
+      memo cannot know: refused.
+
+    Control characters, spaces, backslashes and a host that is not plain
+    ASCII DNS labels (or a bracketed IPv6 literal) are refused too.
+    """
+    url = (url or "").strip()
+    if not url or any(ord(c) <= 32 or c in "\\\x7f" for c in url):
+        return None, "", None
+    if _HELPER.match(url):
+        return None, "", AMBIGUOUS
+    m = _SCHEME.match(url)
+    if m:
+        scheme, rest = m.group(1), url[m.end():]
+        if scheme.lower() == "file":
+            return None, "", None
+        if scheme not in _CURL + _SSH + ("git",):  # git matches schemes case-sensitively
+            return None, "", AMBIGUOUS
+        cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+        authority, path = rest[:cut], rest[cut:]
+        if "?" in rest or "#" in rest or "%" in authority or authority.count("@") > 1:
+            return None, "", AMBIGUOUS
+        if not authority or not path.strip("/"):
+            return None, "", None  # no host, or no repository path on it
+        user, at, hostport = authority.rpartition("@")
+        if scheme in _SSH:
+            if "%" in rest or (at and not _SSH_USER.fullmatch(user)):
+                return None, "", AMBIGUOUS
+        elif scheme == "git" and at:
+            return None, "", AMBIGUOUS
+        host = _host_port(hostport)
+        if host is None:
+            return None, "", AMBIGUOUS
+        return host, path, None
+    colon, slash = url.find(":"), url.find("/")
+    if colon < 0 or (0 <= slash < colon):
+        return None, "", None  # git reads a local path
+    userhost, path = url[:colon], url[colon + 1:]
+    if len(userhost) == 1 and userhost.isalpha():  # C:/x, C:\x: a Windows path
+        return None, "", None
+    user, at, host = userhost.rpartition("@")
+    if "[" in userhost or "@" in path or ":" in path or (at and not _SSH_USER.fullmatch(user)) \
+            or not _HOST.fullmatch(host):
+        return None, "", AMBIGUOUS
+    return host.lower().rstrip("."), path, None
 
 
 def normalise_remote(url: str) -> str | None:
     """A remote URL as ``host/path`` (host lower-cased; user, password, port,
     ``.git`` and trailing slashes dropped), or None for a local path, a
-    ``file://`` URL or anything that does not name a host and a path.
+    ``file://`` URL, anything that does not name a host and a path, or a
+    form whose host ``parse_remote`` refuses: a remote matches only where
+    git would fetch from that host.
 
     ``git@github.com:o/r.git``, ``ssh://git@github.com:22/o/r`` and
     ``https://u:p@GitHub.com/O/R/`` all give ``github.com/o/r`` (lower case:
     the big hosts ignore case in paths, and a match only ever matches); a GitLab
     subgroup keeps every part (``gitlab.com/g/sub/r``), so GitHub and GitLab
     repositories with the same ``owner/repo`` stay distinct. A path with
-    ``.`` or ``..`` parts, a backslash or a control character is refused
-    (None): a remote only ever matches, it never names a folder.
+    ``.`` or ``..`` parts is refused (None): a remote only ever matches, it
+    never names a folder.
     """
-    url = (url or "").strip()
-    if not url or any(ord(c) < 32 or c == "\\" for c in url):
+    host, path, _ = parse_remote(url)
+    if not host:
         return None
-    m = _URL.fullmatch(url)
-    if m:
-        scheme, host, path = m.group(1).lower(), m.group(2), m.group(3) or ""
-        if scheme == "file" or not host:
-            return None
-    else:
-        m = _SCP.fullmatch(url)
-        if not m or url.startswith(("/", ".")):
-            return None
-        host, path = m.group(1), m.group(2)
-        if len(host) == 1:  # C:\x or C:/x: a Windows path, not a host
-            return None
-    host = host.lower().rstrip(".")
     parts = [p for p in path.split("/") if p]
     if parts and parts[-1].lower().endswith(".git"):
         parts[-1] = parts[-1][:-4]
     parts = [p for p in parts if p]
-    if not host or not parts or any(p in (".", "..") for p in parts):
+    if not parts or any(p in (".", "..") for p in parts):
         return None
     return "/".join([host, *parts]).lower()
 
@@ -214,37 +321,145 @@ def recorded_remotes(path: str) -> list:
 
 # -- git -------------------------------------------------------------------
 
-def _git(cwd: str, *args: str) -> tuple:
+#: The environment variable that sets ``GIT_TIMEOUT`` (seconds, above 0).
+GIT_TIMEOUT_ENV = "MEMO_GIT_TIMEOUT"
+#: Environment variables of git's that would point it somewhere else than
+#: the folder's own repository; memo's git calls run without them.
+_GIT_POINTERS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
+                 "GIT_INDEX_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+#: ``_git`` statuses for a git that could not be asked (real exits are >= 0).
+GIT_MISSING, GIT_SLOW, GIT_BROKEN = -1, -2, -3
+
+
+def git_timeout(environ=None) -> float:
+    """Seconds one git call may take: ``MEMO_GIT_TIMEOUT`` when it is a
+    number above 0 (at most 600), else ``GIT_TIMEOUT``."""
+    raw = (os.environ if environ is None else environ).get(GIT_TIMEOUT_ENV, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return GIT_TIMEOUT
+    return min(value, 600.0) if value > 0 else GIT_TIMEOUT
+
+
+def find_repository(cwd: str):
+    """The repository folder ``cwd`` is in, found without git.
+
+    Walks up from ``cwd``'s real path (as git does) and stops at the first
+    folder that has a ``.git`` entry (a directory, or the file of a linked
+    worktree or submodule): ``("repo", folder)``; or, when a folder shaped
+    like a bare repository (a ``HEAD`` and an ``objects/`` folder or a
+    ``commondir`` file, which git's discovery would take as the repository)
+    comes first: ``("bare", folder)``. None when neither is found up to the
+    root. At most three ``stat`` calls a level; git is not run.
+    """
+    try:
+        here = os.path.realpath(cwd)
+    except (OSError, ValueError):
+        return None
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return "repo", here
+        if os.path.lexists(os.path.join(here, "HEAD")) and (
+                os.path.isdir(os.path.join(here, "objects"))
+                or os.path.lexists(os.path.join(here, "commondir"))):
+            return "bare", here
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+
+
+def _git(cwd: str | None, *args: str, person: bool = False) -> tuple:
     """Run one short git command in ``cwd``; return ``(status, stdout)``.
 
-    The global and system git configs are left out (``GIT_CONFIG_GLOBAL``,
-    ``GIT_CONFIG_NOSYSTEM``), so only the repository decides; no prompt is
-    ever shown. A missing git, a timeout or an unreadable folder is status
-    ``-1``.
+    With ``person`` False the global and system git configs are left out
+    (``GIT_CONFIG_GLOBAL``, ``GIT_CONFIG_NOSYSTEM``), so only the repository
+    and the ``-c`` settings in ``args`` decide. With ``person`` True no
+    repository is read (``GIT_DIR`` names no folder) and the person's own
+    system and global configs are (``person_safe``). Git variables that
+    point elsewhere (``GIT_DIR``, ``GIT_CONFIG_COUNT``, ...) are dropped; no
+    prompt is ever shown; at most ``GIT_OUTPUT_LIMIT`` bytes are read. A
+    call that does not answer within ``git_timeout()`` seconds is killed.
+    Status ``GIT_MISSING`` when git is not found, ``GIT_SLOW`` on that
+    timeout, ``GIT_BROKEN`` when it cannot be started otherwise.
     """
     env = dict(os.environ)
-    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1",
-               GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
-                "GIT_CONFIG_COUNT"):
+    for key in _GIT_POINTERS:
         env.pop(key, None)
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    if person:
+        env["GIT_DIR"] = os.path.join(os.devnull, "no-repository")
+    else:
+        env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    where = ["-C", cwd] if cwd else []
     try:
-        done = subprocess.run(["git", "-C", cwd, *args], stdin=subprocess.DEVNULL,
+        done = subprocess.run(["git", *where, *args], stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                              timeout=GIT_TIMEOUT)
+                              timeout=git_timeout())
+    except FileNotFoundError:
+        return GIT_MISSING, ""
+    except subprocess.TimeoutExpired:
+        return GIT_SLOW, ""
     except (OSError, subprocess.SubprocessError, ValueError):
-        return -1, ""
+        return GIT_BROKEN, ""
     return done.returncode, done.stdout[:GIT_OUTPUT_LIMIT].decode("utf-8", "replace")
+
+
+def git_problem(status: int) -> str | None:
+    """Why git could not be asked, for a ``_git`` status (one clause), or
+    None when git answered (0, or 1: git found nothing)."""
+    if status in (0, 1):
+        return None
+    if status == GIT_MISSING:
+        return "git is not on PATH"
+    if status == GIT_SLOW:
+        limit = f"{git_timeout():g}"
+        return f"git did not answer within {limit} s ({GIT_TIMEOUT_ENV} sets the limit)"
+    if status == GIT_BROKEN:
+        return "git could not be started"
+    return f"git failed (exit status {status})"
+
+
+def _scoped_entries(out: str):
+    """``(scope, key, value)`` of ``git config --null --show-scope`` output
+    (``value`` None for a key without ``=``)."""
+    items = out.split("\0")
+    for scope, item in zip(items[0::2], items[1::2]):
+        key, nl, value = item.partition("\n")
+        yield scope, key.strip().lower(), (value if nl else None)
+
+
+def person_safe() -> tuple:
+    """``(status, args)``: the ``-c`` arguments that carry the person's
+    ``safe.directory`` values (system, then global config, in git's order)
+    into a git call that leaves those configs out, after
+    ``-c safe.bareRepository=explicit``: a folder git finds only as a bare
+    repository is never used, whatever the person's setting (its default,
+    ``all``, accepts one). Nothing else is read from those configs. One git
+    call; ``status`` is ``_git``'s (see ``git_problem``)."""
+    status, out = _git(None, "config", "--null", "--show-scope", "--get-regexp",
+                       r"^safe\.directory$", person=True)
+    args = ["-c", "safe.bareRepository=explicit"]
+    if status == 0:
+        for scope, key, value in _scoped_entries(out):
+            if scope in ("system", "global") and key == "safe.directory" and value is not None:
+                args += ["-c", f"safe.directory={value}"]
+    return status, args
 
 
 @dataclass
 class RepoFacts:
-    """What one ``git config`` call tells about the repository at ``cwd``:
-    the bound project (``optmem.project``, or None) and the remotes
-    (``{remote name: raw url}``, in config order)."""
+    """What git tells about the repository at ``cwd``: the bound project
+    (``optmem.project``, or None), the remotes (``{remote name: raw url}``,
+    in config order), both read only from the repository's own config
+    (``$GIT_DIR/config``, its worktree config); ``problem`` is
+    ``git_problem``'s clause when git could not be asked (then nothing else
+    is known)."""
 
     bound: str | None = None
     remotes: dict = field(default_factory=dict)
+    problem: str | None = None
 
     def normalised(self) -> list:
         """The remotes as ``normalise_remote`` gives them, ``origin`` first,
@@ -257,34 +472,77 @@ class RepoFacts:
                 out.append(n)
         return out
 
+    def ambiguous(self) -> list:
+        """The names of the remotes whose URL ``parse_remote`` refuses as
+        ambiguous (never matched), in config order."""
+        return [name for name, url in self.remotes.items() if parse_remote(url)[2]]
+
 
 def repo_facts(cwd: str) -> RepoFacts:
-    """The binding and remotes of the repository ``cwd`` is in (one git call;
-    outside git, or without git: empty facts)."""
-    status, out = _git(cwd, "config", "--null", "--get-regexp",
+    """The binding and remotes of the repository ``cwd`` is in: two git
+    calls (``person_safe``, then ``git config --get-regexp`` with only the
+    repository's config read, ``--local`` and ``--worktree`` scopes kept).
+    Outside a repository git finds, or in one git refuses (a bare folder, a
+    ``safe.directory`` it does not trust): empty facts. Without git:
+    ``problem`` says why."""
+    status, safe = person_safe()
+    if status not in (0, 1):
+        return RepoFacts(problem=git_problem(status))
+    status, out = _git(cwd, *safe, "config", "--null", "--show-scope", "--get-regexp",
                        r"^(optmem\.project|remote\..*\.url)$")
-    facts = RepoFacts()
+    facts = RepoFacts(problem=git_problem(status))
     if status != 0:
         return facts
-    for item in out.split("\0"):
-        key, _, value = item.partition("\n")
-        key = key.strip()
-        if key.lower() == GIT_KEY:
+    for scope, key, value in _scoped_entries(out):
+        if scope not in ("local", "worktree") or value is None:
+            continue
+        if key == GIT_KEY:
             facts.bound = value.strip()  # the last one wins, as in git
-        elif key.lower().startswith("remote.") and key.lower().endswith(".url"):
+        elif key.startswith("remote.") and key.endswith(".url"):
             facts.remotes.setdefault(key[len("remote."):-len(".url")], value.strip())
     return facts
 
 
 def repo_place(cwd: str):
     """``(toplevel, common git dir)`` of the repository at ``cwd`` (absolute
-    paths), or None outside git (one git call)."""
-    status, out = _git(cwd, "rev-parse", "--path-format=absolute", "--show-toplevel",
+    paths), or None outside git or where git cannot be asked (two git
+    calls)."""
+    status, safe = person_safe()
+    if status not in (0, 1):
+        return None
+    status, out = _git(cwd, *safe, "rev-parse", "--path-format=absolute", "--show-toplevel",
                        "--git-common-dir")
     lines = out.splitlines()
     if status != 0 or len(lines) < 2:
         return None
     return lines[0], lines[1]
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``text`` as printed in a message: escaped, at most ``limit``
+    characters."""
+    return text.encode("unicode_escape").decode("ascii")[:limit]
+
+
+def git_step(problem: str | None, repository: str | None) -> str:
+    """A person's step that lets memo ask git again, for ``problem``
+    (``git_problem``'s clause): where git is found outside ``PATH``, the
+    ``export PATH`` that adds its folder; a timeout, a longer
+    ``MEMO_GIT_TIMEOUT``; a git that fails, the command that shows why."""
+    import shlex
+    if problem and problem.startswith("git is not on PATH"):
+        for folder in ("/opt/homebrew/bin", "/usr/local/bin", "/usr/bin", "/bin",
+                       "/opt/local/bin"):
+            exe = os.path.join(folder, "git")
+            if os.path.isfile(exe) and os.access(exe, os.X_OK):
+                return (f"git is at {exe}: put its folder on the PATH memo (and its hook) "
+                        f"runs with. {PERSON} export PATH=\"{folder}:$PATH\"")
+        return ("a person installs git, or puts the folder holding it on the PATH memo (and "
+                "its hook) runs with")
+    if problem and problem.startswith("git did not answer"):
+        return f"{PERSON} export {GIT_TIMEOUT_ENV}=30"
+    where = shlex.quote(repository) if repository else "."
+    return f"{PERSON} git -C {where} config --list"
 
 
 # -- resolution ------------------------------------------------------------
@@ -299,6 +557,13 @@ class Scope:
     ``remote``, or why there is none); ``remotes`` the repository's
     normalised remotes (None when git was not asked); ``forced_global`` is
     True for ``--global`` (or ``MEMO_PROJECT=none``) while a project exists.
+    ``problem`` is set when the folder is in a repository (``repository``,
+    its top folder) and projects exist, but git could not be asked which
+    project it uses (``git_problem``'s clause): the project is unknown, a
+    write without a scope flag is refused (``refusal``) and a read uses the
+    global memory after ``unresolved_line``. ``notices`` are lines for
+    ``memo scope`` (remotes never matched, and why); ``bare`` is True when
+    ``repository`` is a folder shaped like a bare repository (never bound).
     """
 
     root: str
@@ -308,12 +573,37 @@ class Scope:
     remotes: list | None = None
     forced_global: bool = False
     bound: str | None = None
+    problem: str | None = None
+    repository: str | None = None
+    notices: list = field(default_factory=list)
+    bare: bool = False
 
     @property
     def flag(self) -> str:
         """The scope flag an order carries for the project store
         (``--project NAME``), empty without a project."""
         return f"--project {self.project}" if self.project else ""
+
+    def unresolved_line(self) -> str:
+        """The one line said where ``problem`` is set: why the project is
+        unknown, that the global memory alone is read, how to write, and the
+        person's step that lets memo ask git."""
+        return (f"{self.problem}, so memo cannot tell which project the repository at "
+                f"{self.repository} uses: only the global memory is read here, and a write "
+                f"needs --project NAME or --global; {git_step(self.problem, self.repository)}")
+
+    def refusal(self, what: str, command: str, rest: str) -> BadInput:
+        """The refusal of a write (``what``: "this note", "this summary",
+        ...) of ``memo <command> ... <rest>`` without a scope flag where
+        ``problem`` is set: it names both forms and the projects, and the
+        person's step that lets memo ask git."""
+        have = names(self.root)
+        listing = f" (the projects are: {', '.join(have)})" if have else ""
+        return BadInput(f"{self.problem}, so memo cannot tell which project the repository "
+                        f"at {self.repository} uses, and {what} could land in the wrong "
+                        f"memory; nothing was written. Name the memory: memo {command} --project "
+                        f"NAME {rest}{listing}, or memo {command} --global {rest}; "
+                        f"{git_step(self.problem, self.repository)}")
 
 
 def _named(root: str, name: str, how: str) -> Scope:
@@ -333,8 +623,12 @@ def resolve(root: str, flag=None, environ=None, cwd: str | None = None) -> Scope
     the working directory (the hook passes the harness's). Raises
     ``BadInput`` for an invalid name, ``NoStore`` for a named project that
     does not exist (naming those that do) or for several projects matching
-    this repository's remotes. Creates nothing; asks git at most once, and
-    not at all while ``projects/`` does not exist.
+    this repository's remotes. Creates nothing. Without a ``projects/``
+    folder this is one ``stat``; git is run (``repo_facts``: two calls, each
+    within ``git_timeout()`` seconds) only when a ``.git`` is found walking
+    up from ``cwd`` (``find_repository``). A folder shaped like a bare
+    repository found first never binds; where git cannot be asked the
+    ``Scope`` has ``problem`` set and no project.
     """
     environ = os.environ if environ is None else environ
     has_projects = os.path.isdir(projects_dir(root))
@@ -357,14 +651,32 @@ def resolve(root: str, flag=None, environ=None, cwd: str | None = None) -> Scope
         return Scope(root)
     if os.path.islink(projects_dir(root)):
         project_root(root, "x")  # raises: a linked projects folder
-    facts = repo_facts(cwd or os.getcwd())
+    cwd = cwd or os.getcwd()
+    found = find_repository(cwd)
+    if found is None:  # no repository: git is not run
+        return Scope(root, how="no project is bound to this folder", remotes=[])
+    kind, top = found
+    if kind == "bare":
+        return Scope(root, how=f"{top} is shaped like a bare git repository, and a folder git "
+                     f"would take as one never names a project", remotes=[], repository=top,
+                     bare=True)
+    facts = repo_facts(cwd)
+    if facts.problem:
+        return Scope(root, how=f"unknown: {facts.problem}", problem=facts.problem,
+                     repository=top)
     remotes = facts.normalised()
+    notices = []
+    if facts.ambiguous():
+        shown = ", ".join(_shown(n, 40) for n in facts.ambiguous()[:5])
+        notices.append(f"Remotes not matched ({AMBIGUOUS}): {shown}")
     if facts.bound:
         if facts.bound in ("", "none"):
             return Scope(root, how="git config optmem.project is none", remotes=remotes,
-                         forced_global=True, bound=facts.bound)
+                         forced_global=True, bound=facts.bound, repository=top,
+                         notices=notices)
         scope = _named(root, facts.bound, "git config optmem.project")
-        scope.remotes, scope.bound = remotes, facts.bound
+        scope.remotes, scope.bound, scope.repository = remotes, facts.bound, top
+        scope.notices = notices
         return scope
     if remotes:
         hits = [n for n in names(root)
@@ -374,8 +686,10 @@ def resolve(root: str, flag=None, environ=None, cwd: str | None = None) -> Scope
                           f"memo does not guess: choose one with --project NAME, or "
                           f"{PERSON} git config optmem.project NAME")
         if hits:
-            return Scope(root, hits[0], project_root(root, hits[0]), "remote", remotes)
-    return Scope(root, how="no project is bound to this folder", remotes=remotes)
+            return Scope(root, hits[0], project_root(root, hits[0]), "remote", remotes,
+                         repository=top, notices=notices)
+    return Scope(root, how="no project is bound to this folder", remotes=remotes,
+                 repository=top, notices=notices)
 
 
 # -- creation (a person's step) --------------------------------------------
@@ -400,11 +714,24 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
                       f"it: a person creates the global store first, then the project. {PERSON} "
                       f"memo init && memo init --project")
     cwd = cwd or os.getcwd()
-    place = repo_place(cwd)
-    facts = repo_facts(cwd) if place else RepoFacts()
+    found = find_repository(cwd)
+    place, facts = None, RepoFacts()
+    if found is not None and found[0] == "repo":
+        facts = repo_facts(cwd)
+        if facts.problem:
+            raise NoStore(f"{facts.problem}, so memo cannot read or bind the repository at "
+                          f"{found[1]}; nothing was created. "
+                          f"{git_step(facts.problem, found[1])}")
+        place = repo_place(cwd)
+        if place is None:
+            facts = RepoFacts()
     remotes = facts.normalised()
     explicit = name is not None and name != ""
     if not explicit:
+        if found is not None and found[0] == "bare":
+            raise BadInput(f"{found[1]} is shaped like a bare git repository, which memo never "
+                           f"binds to a project, so there is no name to take from it; a person "
+                           f"names the project. {PERSON} memo init --project NAME")
         if place is None:
             raise BadInput(f"this folder is not in a git repository, so there is no name to "
                            f"take from it; a person names the project. {PERSON} memo init --project NAME")
@@ -439,7 +766,8 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
             lines.append(f"Recorded its remotes: {', '.join(new)}.")
     if place is not None:
         if facts.bound != name:
-            status, _ = _git(cwd, "config", "--local", GIT_KEY, name)
+            _, safe = person_safe()
+            status, _ = _git(cwd, *safe, "config", "--local", GIT_KEY, name)
             if status != 0:
                 raise BadInput(f"git config --local {GIT_KEY} {name} failed in {cwd}; "
                                f"{PERSON} git config {GIT_KEY} {name}")

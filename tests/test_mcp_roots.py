@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from test_projects import make_repo, needs_git
+from test_projects import GIT, make_repo, needs_git
 
 if sys.version_info < (3, 10):
     pytest.skip("the MCP SDK (mcp) needs Python 3.10 or newer", allow_module_level=True)
@@ -178,6 +178,48 @@ def test_an_explicit_scope_needs_no_roots(tmp_path, memory_dir, two_projects):
                                  tmp_path / "stderr.txt"))
     assert not err and text.startswith("Saved as #0.\nScope: project gadget"), text
     assert client.asked == 0
+
+
+@pytest.mark.parametrize("where,safe", [("bare-shaped", None), ("bare-shaped", "explicit"),
+                                        ("hostile-remote", None)])
+@pytest.mark.filterwarnings("ignore:The roots capability is deprecated")  # the client's
+def test_a_root_that_names_no_project_of_its_own_reaches_none(tmp_path, memory_dir, where,
+                                                              safe):
+    """A root in a folder shaped like a bare repository whose config names
+    the victim's project (with and without the person's
+    ``safe.bareRepository=explicit``), or in a clone whose remote git would
+    fetch from another host than the victim's: the server finds no project
+    there, as the CLI does, and a note lands in the global memory."""
+    from test_project_binding import VICTIM_FACT, VICTIM_REMOTE, bare_shaped
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    memo_in(plain, memory_dir, "init")
+    memo_in(plain, memory_dir, "init", "--project", "private")
+    (memory_dir / "projects" / "private" / "REMOTES").write_text(VICTIM_REMOTE + "\n")
+    memo_in(plain, memory_dir, "note", "--project", "private", VICTIM_FACT)
+    if where == "bare-shaped":
+        folder = bare_shaped(tmp_path / "download" / "docs")
+    else:
+        if GIT is None:
+            pytest.skip("git not found")
+        folder = make_repo(tmp_path / "clone", "https://evil.invalid?@github.com/victim/private")
+    client = Client([file_uri(folder)])
+
+    async def work(s):
+        return [await call(s, "note", {"text": "typed through mcp"}),
+                await call(s, "recall", {"pattern": "vault"})]
+
+    params = server_in(plain, memory_dir)
+    if safe:
+        person = tmp_path / "person.gitconfig"
+        person.write_text(f"[safe]\n\tbareRepository = {safe}\n")
+        params.env["GIT_CONFIG_GLOBAL"] = str(person)
+    (note, e1), (recall, e2) = run(session_with(params, client, work, tmp_path / "stderr.txt"))
+    assert not e1 and note.startswith("Saved as #0.") and "private" not in note, note
+    assert VICTIM_FACT not in recall
+    private_log = (memory_dir / "projects" / "private" / "LOG.txt").read_bytes()
+    assert b"typed through mcp" not in private_log
+    assert b"typed through mcp" in (memory_dir / "LOG.txt").read_bytes()
 
 
 # -- the pieces, in process ------------------------------------------------------

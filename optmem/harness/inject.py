@@ -152,11 +152,14 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         _export_line(environ, store_path, harness.ENV_FILES)
         T = store.count()
         head = _head(store, T)
+        # Where git cannot be asked which project this folder uses, the global
+        # memory comes with the line that says so, never without a word.
+        unknown = f"\nmemo: {sc.unresolved_line()}" if sc.problem else ""
         if (source not in REFILL and harness.RESUME_REPLAYS and session
                 and _seen(environ, store_path, session, head)):
             return (f"{agent_block.HOOK_HEADER_START} ({store_path}) is unchanged since it "
-                    f"was loaded earlier in this session; it is above.")
-        top = header(store_path, T, source)
+                    f"was loaded earlier in this session; it is above.{unknown}")
+        top = header(store_path, T, source) + unknown
         room = budget - len(top.encode("utf-8")) - 1
         try:
             body = wake_hook.wake_max_bytes(store, room) if room > 0 else None
