@@ -26,6 +26,36 @@ writers across processes; this server's own lock serialises its calls), so
 the event loop keeps reading while a call waits for the store lock. Nothing
 but JSON-RPC is written to stdout: the SDK points file descriptor 1 at
 stderr while it serves, and warnings and logs go to stderr.
+
+The limits ``memo`` keeps hold here too:
+
+- Recall runs in a child process (``Matchers``, ``serve_matcher``), in its
+  main thread, where ``search``'s CPU-time alarm works and refuses a
+  backtracking pattern with the CLI's own line. In a worker thread it could
+  not: the alarm is a signal, which only a main thread receives, and
+  Python's ``re`` holds the interpreter lock for the whole of one match, so
+  ``(\w+\s?)+$`` over ordinary notes stopped every thread of the server,
+  ``ping`` included, for good. A bound checked inside the matching loop was
+  no answer either: it cannot interrupt the one ``re.search`` call that
+  backtracks. A child is started at the first recall and kept (at most
+  ``MATCHERS``); measured here, starting one costs about 0.2 s once and a
+  recall through it about 1 ms more than in a thread (a JSON line each
+  way), while ``ping`` stays answered in about 1 ms during a stuck recall.
+  A cancelled recall kills its child (a recall writes nothing). Patterns
+  over ``search.MAX_PATTERN_CHARS`` characters are refused, as by the CLI.
+- Bytes that are not UTF-8 in a line are read as lone surrogates (as
+  Python reads them in ``memo``'s argv) and reach the tool as such
+  (``screen``), so ``note`` refuses them with the CLI's line instead of
+  storing U+FFFD.
+- Cancellation (MCP "Cancellation"): ``Flight`` reads each
+  ``notifications/cancelled`` before the SDK does and sets the call's
+  event; a ``note``, ``sleep`` or ``forget`` it reaches before the call
+  takes the store lock stops there (``Gate``) and gets no answer; one past
+  the lock finishes, unanswered, and one line on stderr says it was done.
+  A ``note`` repeated within ``RETRY_SECONDS`` gets the first receipt.
+- At the end of stdin every request read before it is answered (cancelled
+  ones aside) before the SDK sees the end (it would cancel them), then the
+  server and its children exit.
 """
 
 from __future__ import annotations
