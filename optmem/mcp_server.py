@@ -34,7 +34,7 @@ The limits ``memo`` keeps hold here too:
   backtracking pattern with the CLI's own line. In a worker thread it could
   not: the alarm is a signal, which only a main thread receives, and
   Python's ``re`` holds the interpreter lock for the whole of one match, so
-  ``(\w+\s?)+$`` over ordinary notes stopped every thread of the server,
+  ``(\\w+\\s?)+$`` over ordinary notes stopped every thread of the server,
   ``ping`` included, for good. A bound checked inside the matching loop was
   no answer either: it cannot interrupt the one ``re.search`` call that
   backtracks. A child is started at the first recall and kept (at most
@@ -917,15 +917,24 @@ class Flight:
     ``Gate`` checks. ``answered(id)`` is told of each response the server
     writes. ``drain()`` returns once every open request is answered or
     cancelled: at the end of stdin the server answers what it was asked
-    before it exits. Ids are compared as the SDK compares them (``"7"`` is
-    ``7``). Runs in the event loop's thread only.
+    before it exits. ``running`` counts the tool calls and resource reads
+    under way (``started``, ``ended``). Ids are compared as the SDK compares
+    them (``"7"`` is ``7``). Runs in the event loop's thread only.
     """
 
     def __init__(self):
         import anyio
         self.open: dict = {}  # id -> requests with that id read and not settled
         self.cancels: dict = {}  # id -> threading.Event, for tools/call
+        self.running = 0
         self.changed = anyio.Event()
+
+    def started(self) -> None:
+        self.running += 1
+
+    def ended(self) -> None:
+        self.running -= 1
+        self.changed.set()
 
     @staticmethod
     def key(ident):
@@ -974,10 +983,16 @@ class Flight:
         self.cancels.pop(self.key(ident), None)
 
     async def drain(self) -> None:
+        """Wait until no request is open; or, as a safety net, until
+        ``DRAIN_IDLE`` seconds pass with requests open but no call running
+        and nothing answered (a request the SDK dropped unanswered)."""
         import anyio
         while self.open:
             self.changed = anyio.Event()
-            await self.changed.wait()
+            with anyio.move_on_after(DRAIN_IDLE) as waited:
+                await self.changed.wait()
+            if waited.cancelled_caught and not self.running:
+                return
 
 
 class _Sent:
@@ -1010,6 +1025,11 @@ class _Sent:
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
+
+#: Seconds the end of stdin waits on requests still open while no call runs
+#: and nothing is answered (``Flight.drain``); each such wait is a request
+#: the SDK dropped, which no amount of waiting answers.
+DRAIN_IDLE = 60.0
 
 #: How the server starts a recall process: ``-I`` so that nothing in the
 #: working directory (a repository the client opened) or the environment
@@ -1057,7 +1077,7 @@ class Matchers:
         async with self.limiter:
             try:
                 child = self.idle.pop() if self.idle else await self._start()
-            except OSError:
+            except Exception:  # noqa: BLE001 - no child here: a thread, unbounded
                 return await anyio.to_thread.run_sync(call_tool, "recall", arguments, root)
             kept = False
             try:
@@ -1160,6 +1180,8 @@ def build_server(held: dict | None = None, flight: Flight | None = None,
         if isinstance(sent, dict) and isinstance(sent.get("arguments"), dict):
             arguments = sent["arguments"]  # the text exactly as sent
         root = await roots.folder(ctx.session) if wants_folder(arguments) else None
+        if flight is not None:
+            flight.started()
         try:
             if params.name == "recall" and matchers is not None:
                 text, is_error = await matchers.recall(arguments, root)
@@ -1170,6 +1192,7 @@ def build_server(held: dict | None = None, flight: Flight | None = None,
         finally:
             if flight is not None:
                 flight.done(ctx.request_id)
+                flight.ended()
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=is_error)
 
@@ -1202,7 +1225,13 @@ def build_server(held: dict | None = None, flight: Flight | None = None,
             text, _ = f"memo: no resource {params.uri}; the one resource is {WAKE_URI}", True
         else:
             root = await roots.folder(ctx.session) if wants_folder() else None
-            text, _ = await anyio.to_thread.run_sync(wake_document, root)
+            if flight is not None:
+                flight.started()
+            try:
+                text, _ = await anyio.to_thread.run_sync(wake_document, root)
+            finally:
+                if flight is not None:
+                    flight.ended()
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=params.uri, mime_type="text/plain", text=text)])
 
