@@ -262,11 +262,13 @@ def test_bytes_that_are_not_utf8_are_never_stored_as_replacement_characters(init
 
 # -- cancellation ----------------------------------------------------------------
 
-def test_notes_cancelled_before_the_store_lock_are_not_done_nor_answered(inited):
+def test_notes_cancelled_before_the_store_lock_are_not_done_nor_answered(inited, memo):
     """The store lock is held (as another memo would hold it) while 30
-    notes arrive and are cancelled; once it is free, none is stored and
-    none answered, and the server goes on."""
+    notes and a summary arrive and are cancelled; once it is free, none is
+    stored and none answered, and the server goes on."""
     from filelock import FileLock
+    for text in ("the first fact", "the second fact"):
+        assert memo("note", text).exit_code == 0
     lock = FileLock(Store(str(inited)).lock_path)
     wire = Wire(inited)
     lock.acquire()
@@ -288,9 +290,10 @@ def test_notes_cancelled_before_the_store_lock_are_not_done_nor_answered(inited)
     finally:
         code = wire.close()
     assert code == 0, wire.stderr
-    assert (after, err) == ("Saved as #0.", False)
+    assert after.startswith("Saved as #2.\n") and not err
     assert set(wire.order) == {"init", "ping", "after"}  # none of the 31 answered
-    assert (inited / "LOG.txt").stat().st_size == 320  # only "after"
+    assert (inited / "LOG.txt").stat().st_size == 3 * 320  # only "after" was added
+    assert "summaries    0 of 1 built" in memo("stats").stdout  # 0-1 was not summarised
     assert "cancelled" not in wire.stderr
 
 
