@@ -932,14 +932,18 @@ class Flight:
         self.changed = anyio.Event()
 
     def started(self) -> None:
+        """A tool call or resource read begins."""
         self.running += 1
 
     def ended(self) -> None:
+        """A tool call or resource read is over (answered or not)."""
         self.running -= 1
         self.changed.set()
 
     @staticmethod
     def key(ident):
+        """A request id as the SDK correlates it: a string of digits is
+        that integer (the SDK's ``coerce_request_id``)."""
         if isinstance(ident, str):
             try:
                 return int(ident)
@@ -948,6 +952,8 @@ class Flight:
         return ident
 
     def read(self, message: dict) -> None:
+        """Take note of one message from the client (a parsed JSON-RPC
+        object that ``screen`` passes on)."""
         method = message.get("method")
         if method is None:
             return  # a response to a request of the server's
@@ -965,6 +971,7 @@ class Flight:
                     self.cancels[key].set()
 
     def answered(self, ident) -> None:
+        """The server wrote its response (a result or an error) to ``ident``."""
         key = self.key(ident)
         if key in self.open:
             self._settle(key)
@@ -1005,6 +1012,8 @@ class _Sent:
         self.inner, self.flight = inner, flight
 
     async def send(self, item) -> None:
+        """Pass ``item`` (the SDK's ``SessionMessage``) on; then, for a
+        response, tell ``Flight``."""
         await self.inner.send(item)
         message = getattr(item, "message", None)
         ident = getattr(message, "id", None)
