@@ -26,6 +26,38 @@ writers across processes; this server's own lock serialises its calls), so
 the event loop keeps reading while a call waits for the store lock. Nothing
 but JSON-RPC is written to stdout: the SDK points file descriptor 1 at
 stderr while it serves, and warnings and logs go to stderr.
+
+The limits ``memo`` keeps hold here too:
+
+- Recall runs in a child process (``Matchers``, ``serve_matcher``), in its
+  main thread, where ``search``'s CPU-time alarm works and refuses a
+  backtracking pattern with the CLI's own line. In a worker thread it could
+  not: the alarm is a signal, which only a main thread receives, and
+  Python's ``re`` holds the interpreter lock for the whole of one match, so
+  ``(\\w+\\s?)+$`` over ordinary notes stopped every thread of the server,
+  ``ping`` included, for good. A bound checked inside the matching loop was
+  no answer either: it cannot interrupt the one ``re.search`` call that
+  backtracks. A child is started at the first recall and kept (at most
+  ``MATCHERS``). Measured over raw JSON-RPC on 33 memories, on a machine
+  with 2 cores at load 8: the first recall took 0.61 s (the child starting;
+  0.13 s in a thread), then a recall of a word 1.4 ms (median of 50; 2.0 ms
+  in a thread, which also waits for the server's lock), and ``ping`` during
+  a stuck recall at most 30 ms, where in a thread it was never answered.
+  A cancelled recall kills its child (a recall writes nothing). Patterns
+  over ``search.MAX_PATTERN_CHARS`` characters are refused, as by the CLI.
+- Bytes that are not UTF-8 in a line are read as lone surrogates (as
+  Python reads them in ``memo``'s argv) and reach the tool as such
+  (``screen``), so ``note`` refuses them with the CLI's line instead of
+  storing U+FFFD.
+- Cancellation (MCP "Cancellation"): ``Flight`` reads each
+  ``notifications/cancelled`` before the SDK does and sets the call's
+  event; a ``note``, ``sleep`` or ``forget`` it reaches before the call
+  takes the store lock stops there (``Gate``) and gets no answer; one past
+  the lock finishes, unanswered, and one line on stderr says it was done.
+  A ``note`` repeated within ``RETRY_SECONDS`` gets the first receipt.
+- At the end of stdin every request read before it is answered (cancelled
+  ones aside) before the SDK sees the end (it would cancel them), then the
+  server and its children exit.
 """
 
 from __future__ import annotations
@@ -35,6 +67,8 @@ import os
 import re
 import sys
 import threading
+import time
+from contextlib import contextmanager
 
 from . import __version__, core, protocol, scope
 from .errors import BadInput, MemoError
@@ -306,8 +340,62 @@ def _next(st, prompt):
     return prompt
 
 
+#: Seconds within which a ``note`` of the same text (as the duplicate check
+#: folds it) into the same store is a retry: it is answered with the first
+#: call's receipt, ``Saved as #i.``, and nothing is stored again. A client
+#: that lost an answer (its call was cancelled, or timed out) retries well
+#: inside two minutes; later, the duplicate check refuses it as usual.
+RETRY_SECONDS = 120.0
+
+#: (store root, folded text) -> (id, time.monotonic() when saved), for the
+#: notes this server saved within ``RETRY_SECONDS``; guarded by ``_lock``.
+_recent: dict = {}
+
+
+def _retried(store, text: str):
+    """The id of the memory this server saved with ``text`` (folded) in
+    ``store`` within ``RETRY_SECONDS``, when that memory still reads so;
+    else None. Forgets older entries."""
+    now = time.monotonic()
+    for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
+        del _recent[key]
+    try:
+        key = (store.root, core.fold(core.clean_text(text, store.config().ENTRY_CHARS)))
+    except Exception:  # the call itself refuses it, as memo note does
+        return None
+    seen = _recent.get(key)
+    if seen is None:
+        return None
+    try:
+        if core.fold(store.memory(seen[0]).text) == key[1]:
+            return seen[0]
+    except Exception:  # damaged or gone: note it as any other text
+        pass
+    del _recent[key]
+    return None
+
+
+def _saved(store, text: str, i: int) -> None:
+    """Remember that memory ``i`` of ``store`` was saved with ``text``."""
+    try:
+        key = (store.root, core.fold(core.clean_text(text, store.config().ENTRY_CHARS)))
+    except Exception:  # pragma: no cover - it was just saved, so it is clean
+        return
+    _recent[key] = (i, time.monotonic())
+
+
 def _note(st, args) -> tuple:
-    i, prompt = core.note(st.p or st.g, args["text"])
+    store = st.p or st.g
+    i = _retried(store, args["text"])
+    if i is not None:  # a retry: the first call's receipt, nothing stored twice
+        try:
+            prompt = core.compression(store)
+            prompt = None if prompt == core.NOTHING_LEFT else prompt
+        except MemoError as err:
+            prompt = f"memo: {err}"
+    else:
+        i, prompt = core.note(store, args["text"])
+        _saved(store, args["text"], i)
     head = protocol.saved_as(i)
     if st.sc.project:
         head += "\n" + protocol.scope_receipt(st.sc.project)
@@ -463,7 +551,50 @@ def _has_surrogate(text: str) -> bool:
         return True
 
 
-def call_tool(name: str, arguments, root: str | None = None) -> tuple:
+class _Cancelled(BaseException):
+    """The client cancelled the call before it took the store lock. A
+    ``BaseException``, so no ``except Exception`` on the way turns it into
+    an error result."""
+
+
+class Gate:
+    """Where a call's cancellation is decided: the first time the call takes
+    the store lock (``Store.locked``, which every write goes through).
+
+    ``cancel`` (a ``threading.Event``) is set when the client's
+    ``notifications/cancelled`` for the call arrives. Checked when the call
+    starts and again once the lock is held, before anything is written: if
+    set, the call stops there (``cancelled`` becomes True, nothing written,
+    the lock released). Once a call has passed the gate (``passed``) it
+    runs to its end, a cancellation then changing nothing it writes.
+    """
+
+    def __init__(self, cancel: threading.Event | None = None):
+        self.cancel = cancel if cancel is not None else threading.Event()
+        self.passed = False
+        self.cancelled = False
+
+    def check(self) -> None:
+        """Raise ``_Cancelled`` when the call was cancelled and has not
+        passed the gate yet."""
+        if not self.passed and self.cancel.is_set():
+            raise _Cancelled()
+
+    def attach(self, store) -> None:
+        """Make ``store.locked`` (this object only) pass through the gate."""
+        held = store.locked
+
+        @contextmanager
+        def locked(*args, **kwargs):
+            with held(*args, **kwargs) as locked_store:
+                self.check()
+                self.passed = True
+                yield locked_store
+
+        store.locked = locked
+
+
+def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None = None) -> tuple:
     """Run one tool call; return ``(text, is_error)``.
 
     ``text`` is what ``memo <name>`` prints for the same arguments (orders in
@@ -474,14 +605,28 @@ def call_tool(name: str, arguments, root: str | None = None) -> tuple:
     instead of the server's working directory. Never raises for a bad call;
     a refused credential is never echoed back (the guard's messages do not
     quote it). Calls are serialised within this process.
+
+    ``gate``: the call's ``Gate``. A call cancelled before it took the store
+    lock returns ``("", False)`` with ``gate.cancelled`` set, having written
+    nothing. A ``note`` of the text this server saved in the same store
+    within ``RETRY_SECONDS`` is answered with that first receipt.
     """
     with _lock, protocol.orders_in(protocol.MCP_FORM):
         store = None
         try:
+            if gate is not None:
+                gate.check()
             args = _check(name, arguments)
             store = _open_store(args, root)
+            if gate is not None:
+                for one in (store.g, store.p):
+                    if one is not None:
+                        gate.attach(one)
             out = _CALLS[name](store, args)
             text, is_error = out if isinstance(out, tuple) else (out, False)
+        except _Cancelled:
+            gate.cancelled = True
+            text, is_error = "", False
         except Exception as err:  # every failure is an error result, never a crash
             text, is_error = _error_line(err), True
         finally:
@@ -590,7 +735,7 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def screen(line: str, held: dict | None = None):
+def screen(line: str, held: dict | None = None, flight=None):
     """One line from the client, checked before the SDK reads it.
 
     Returns ``(line, None)`` to pass on (a lone surrogate escape replaced,
@@ -603,6 +748,12 @@ def screen(line: str, held: dict | None = None):
     that never quotes the line. A blank line is ``(None, None)``: no
     message, no reply. ``held``: the parameters as sent of a request whose
     text was cleaned, by id.
+
+    Bytes that were not UTF-8 reach here as lone surrogates (the server
+    reads stdin with ``surrogateescape``, as Python reads ``memo``'s argv):
+    like a ``\\ud800`` escape, they are kept in ``held`` for the tool, which
+    refuses such text as ``memo note`` refuses the same bytes.
+    ``flight``: the ``Flight`` told of each message passed on.
     """
     if not line.strip():
         return None, None
@@ -624,7 +775,10 @@ def screen(line: str, held: dict | None = None):
         ident = message.get("id") if isinstance(message, dict) else None
         return None, {"id": ident if _valid_id(ident) else None, "code": INVALID_REQUEST,
                       "message": "Invalid Request", "data": f"memo: {problem}"}
-    if _Lines.ESCAPE.search(line) and _has_surrogate(json.dumps(message, ensure_ascii=False)):
+    if flight is not None:
+        flight.read(message)
+    if (_Lines.ESCAPE.search(line) or _has_surrogate(line)) and \
+            _has_surrogate(json.dumps(message, ensure_ascii=False)):
         if "id" in message and held is not None:
             held[message["id"]] = message.get("params")
         return json.dumps(_clean(message), ensure_ascii=False) + "\n", None
@@ -649,9 +803,9 @@ class _Lines:
 
     ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
-    def __init__(self, lines, held: dict):
+    def __init__(self, lines, held: dict, flight=None):
         import anyio
-        self.lines, self.held = lines, held
+        self.lines, self.held, self.flight = lines, held, flight
         self.replies, self.ready = None, anyio.Event()
 
     def attach(self, write_stream) -> None:
@@ -664,8 +818,15 @@ class _Lines:
 
     async def __anext__(self) -> str:
         while True:
-            line = await self.lines.__anext__()
-            passed, error = screen(line, self.held)
+            try:
+                line = await self.lines.__anext__()
+            except StopAsyncIteration:
+                # The client closed stdin: answer what it asked first, then
+                # let the SDK see the end (it would cancel those calls).
+                if self.flight is not None:
+                    await self.flight.drain()
+                raise
+            passed, error = screen(line, self.held, self.flight)
             if passed is not None:
                 return passed
             if error is not None:
@@ -747,10 +908,267 @@ class _Roots:
             return None
 
 
-def build_server(held: dict | None = None):
+class Flight:
+    """The client's requests this server has read and not yet answered,
+    and the cancellation of each tool call (MCP "Cancellation").
+
+    ``read(message)`` is told of every message the client sent, as it is
+    read (``screen``), before the SDK sees it: a request opens its id; a
+    ``notifications/cancelled`` closes the id it names (a cancelled request
+    gets no answer) and sets that tool call's ``cancel`` event, which its
+    ``Gate`` checks. ``answered(id)`` is told of each response the server
+    writes. ``drain()`` returns once every open request is answered or
+    cancelled: at the end of stdin the server answers what it was asked
+    before it exits. ``running`` counts the tool calls and resource reads
+    under way (``started``, ``ended``). Ids are compared as the SDK compares
+    them (``"7"`` is ``7``). Runs in the event loop's thread only.
+    """
+
+    def __init__(self):
+        import anyio
+        self.open: dict = {}  # id -> requests with that id read and not settled
+        self.cancels: dict = {}  # id -> threading.Event, for tools/call
+        self.running = 0
+        self.changed = anyio.Event()
+
+    def started(self) -> None:
+        """A tool call or resource read begins."""
+        self.running += 1
+
+    def ended(self) -> None:
+        """A tool call or resource read is over (answered or not)."""
+        self.running -= 1
+        self.changed.set()
+
+    @staticmethod
+    def key(ident):
+        """A request id as the SDK correlates it: a string of digits is
+        that integer (the SDK's ``coerce_request_id``)."""
+        if isinstance(ident, str):
+            try:
+                return int(ident)
+            except ValueError:
+                return ident
+        return ident
+
+    def read(self, message: dict) -> None:
+        """Take note of one message from the client (a parsed JSON-RPC
+        object that ``screen`` passes on)."""
+        method = message.get("method")
+        if method is None:
+            return  # a response to a request of the server's
+        if "id" in message:
+            key = self.key(message["id"])
+            self.open[key] = self.open.get(key, 0) + 1
+            if method == "tools/call":
+                self.cancels[key] = threading.Event()
+        elif method == "notifications/cancelled":
+            params = message.get("params") or {}
+            key = self.key(params.get("requestId"))
+            if key in self.open:
+                self._settle(key)
+                if key in self.cancels:
+                    self.cancels[key].set()
+
+    def answered(self, ident) -> None:
+        """The server wrote its response (a result or an error) to ``ident``."""
+        key = self.key(ident)
+        if key in self.open:
+            self._settle(key)
+
+    def _settle(self, key) -> None:
+        self.open[key] -= 1
+        if not self.open[key]:
+            del self.open[key]
+        self.changed.set()
+
+    def cancel_event(self, ident) -> threading.Event:
+        """The ``cancel`` event of the tool call ``ident`` (a fresh one,
+        never set, when the call is unknown)."""
+        return self.cancels.get(self.key(ident)) or threading.Event()
+
+    def done(self, ident) -> None:
+        """The tool call ``ident`` has ended: forget its event."""
+        self.cancels.pop(self.key(ident), None)
+
+    async def drain(self) -> None:
+        """Wait until no request is open; or, as a safety net, until
+        ``DRAIN_IDLE`` seconds pass with requests open but no call running
+        and nothing answered (a request the SDK dropped unanswered)."""
+        import anyio
+        while self.open:
+            self.changed = anyio.Event()
+            with anyio.move_on_after(DRAIN_IDLE) as waited:
+                await self.changed.wait()
+            if waited.cancelled_caught and not self.running:
+                return
+
+
+class _Sent:
+    """The SDK's stream of outgoing messages, telling ``Flight`` of each
+    response once it is handed to the writer."""
+
+    def __init__(self, inner, flight: Flight):
+        self.inner, self.flight = inner, flight
+
+    async def send(self, item) -> None:
+        """Pass ``item`` (the SDK's ``SessionMessage``) on; then, for a
+        response, tell ``Flight``."""
+        await self.inner.send(item)
+        message = getattr(item, "message", None)
+        ident = getattr(message, "id", None)
+        if ident is not None and getattr(message, "method", None) is None:
+            self.flight.answered(ident)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self):
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc):
+        return await self.inner.__aexit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+#: Seconds the end of stdin waits on requests still open while no call runs
+#: and nothing is answered (``Flight.drain``); each such wait is a request
+#: the SDK dropped, which no amount of waiting answers.
+DRAIN_IDLE = 60.0
+
+#: How the server starts a recall process: ``-I`` so that nothing in the
+#: working directory (a repository the client opened) or the environment
+#: is imported, then the server's own ``sys.path`` (``argv[1]``).
+_MATCHER = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
+            "from optmem.mcp_server import serve_matcher; sys.exit(serve_matcher())")
+#: Recall processes running at once; a further recall waits for one.
+MATCHERS = 2
+#: Most bytes of one answer from a recall process (a result is at most
+#: ``PART_CHARS`` bytes of text, JSON-escaped).
+MATCHER_ANSWER_BYTES = 64 << 20
+
+
+class Matchers:
+    """Recall, run in child processes of this server (``serve_matcher``).
+
+    Python's ``re`` holds the interpreter lock for as long as one match
+    runs, and the CPU-time alarm that stops a backtracking pattern
+    (``search.TIME_BOUND``) is a signal only a main thread receives: run in
+    a worker thread of the server, ``(\\w+\\s?)+$`` held every thread for
+    good, ``ping`` included. A child runs ``call_tool("recall", ...)`` in
+    its main thread, so the CLI's bound holds there, with the CLI's words,
+    and the server's event loop goes on answering. Up to ``MATCHERS``
+    children, each kept for the next recall; a recall whose call is
+    cancelled kills its child (a recall writes nothing). Without a child
+    (it cannot be started), recall runs in a thread as every other tool.
+    """
+
+    def __init__(self, most: int = MATCHERS):
+        import anyio
+        self.limiter = anyio.Semaphore(most)
+        self.idle: list = []
+
+    async def _start(self):
+        import anyio
+        from anyio.streams.buffered import BufferedByteReceiveStream
+        proc = await anyio.open_process(
+            [sys.executable, "-I", "-c", _MATCHER, json.dumps(sys.path)], stderr=None)
+        return proc, BufferedByteReceiveStream(proc.stdout)
+
+    async def recall(self, arguments, root: str | None) -> tuple:
+        """``(text, is_error)`` of a recall, as ``call_tool`` gives it."""
+        import anyio
+        job = (json.dumps({"arguments": arguments, "root": root}) + "\n").encode("utf-8")
+        async with self.limiter:
+            try:
+                child = self.idle.pop() if self.idle else await self._start()
+            except Exception:  # noqa: BLE001 - no child here: a thread, unbounded
+                return await anyio.to_thread.run_sync(call_tool, "recall", arguments, root)
+            kept = False
+            try:
+                await child[0].stdin.send(job)
+                answer = json.loads(await child[1].receive_until(b"\n", MATCHER_ANSWER_BYTES))
+                kept = True
+                return str(answer["text"]), bool(answer["is_error"])
+            except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError,
+                    anyio.ClosedResourceError, anyio.DelimiterNotFound, OSError,
+                    ValueError, KeyError, TypeError):
+                await self._stop(child)
+                child = None
+                return ("memo: recall stopped: the process matching the regex ended without "
+                        "an answer; nothing was written. Try a simpler regex, e.g. a plain "
+                        "word"), True
+            finally:
+                if kept:
+                    self.idle.append(child)
+                elif child is not None:
+                    await self._stop(child)
+
+    async def _stop(self, child) -> None:
+        import anyio
+        with anyio.CancelScope(shield=True):
+            proc = child[0]
+            try:
+                proc.kill()
+            except (OSError, ProcessLookupError):
+                pass
+            await proc.aclose()
+
+    async def aclose(self) -> None:
+        """End every idle child (each exits at the end of its stdin)."""
+        import anyio
+        with anyio.CancelScope(shield=True):
+            while self.idle:
+                proc = self.idle.pop()[0]
+                try:
+                    await proc.stdin.aclose()
+                    await proc.wait()
+                except Exception:  # noqa: BLE001 - it is gone already
+                    pass
+
+
+def serve_matcher() -> int:
+    """A recall process (``Matchers``): read one job a line on stdin,
+    ``{"arguments": {...}, "root": str or null}``, run ``call_tool("recall",
+    ...)`` in this main thread and write ``{"text", "is_error"}`` as one
+    line on stdout; exit 0 at the end of stdin. File descriptors 0 and 1
+    point elsewhere (the null device, stderr) while it runs, so nothing but
+    answers reaches the pipe."""
+    jobs = os.fdopen(os.dup(0), "rb")
+    answers = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    try:
+        for line in jobs:
+            job = json.loads(line)
+            text, is_error = call_tool("recall", job.get("arguments"), job.get("root"))
+            answers.write(json.dumps({"text": text, "is_error": is_error}).encode("utf-8")
+                          + b"\n")
+            answers.flush()
+    except (KeyboardInterrupt, BrokenPipeError):
+        return 1
+    return 0
+
+
+#: How long a call the client cancelled before it took the store lock waits
+#: for the SDK to drop it (the SDK reads the same notification just after).
+CANCEL_WAIT = 30.0
+
+
+def build_server(held: dict | None = None, flight: Flight | None = None,
+                 matchers: Matchers | None = None):
     """The SDK server object with the tools and the resource (imports the
     SDK: call only after ``sdk_problem()`` returned ``""``). ``held``: the
-    parameters of requests ``_Lines`` cleaned, by request id."""
+    parameters of requests ``_Lines`` cleaned, by request id. ``flight``:
+    where a tool call finds its cancellation (none without it).
+    ``matchers``: where recall runs (a worker thread without it)."""
     import anyio
     import mcp_types as types
     from mcp.server import Server
@@ -773,10 +1191,39 @@ def build_server(held: dict | None = None):
         if isinstance(sent, dict) and isinstance(sent.get("arguments"), dict):
             arguments = sent["arguments"]  # the text exactly as sent
         root = await roots.folder(ctx.session) if wants_folder(arguments) else None
-        text, is_error = await anyio.to_thread.run_sync(call_tool, params.name, arguments,
-                                                        root)
+        if flight is not None:
+            flight.started()
+        try:
+            if params.name == "recall" and matchers is not None:
+                text, is_error = await matchers.recall(arguments, root)
+            else:
+                text, is_error = await _run(params.name, arguments, root,
+                                            flight.cancel_event(ctx.request_id)
+                                            if flight is not None else None)
+        finally:
+            if flight is not None:
+                flight.done(ctx.request_id)
+                flight.ended()
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     is_error=is_error)
+
+    async def _run(name, arguments, root, cancel) -> tuple:
+        gate = Gate(cancel)
+        # Shielded: a call that took the store lock finishes what it writes,
+        # whatever the client says meanwhile.
+        with anyio.CancelScope(shield=True):
+            text, is_error = await anyio.to_thread.run_sync(call_tool, name, arguments, root,
+                                                            gate)
+        if gate.cancelled:  # nothing was done: the SDK drops the call unanswered
+            with anyio.move_on_after(CANCEL_WAIT):
+                await anyio.sleep_forever()
+            return ("memo: the call was cancelled before it took the store lock; nothing "
+                    "was written"), True
+        if gate.cancel.is_set() and gate.passed:
+            first = text.split("\n", 1)[0]
+            print(f"memo: {name} was cancelled by the client after it took the store lock, "
+                  f"so it was done: {first}", file=sys.stderr, flush=True)
+        return text, is_error
 
     async def list_resources(ctx, params):
         return types.ListResourcesResult(resources=[types.Resource(
@@ -789,7 +1236,13 @@ def build_server(held: dict | None = None):
             text, _ = f"memo: no resource {params.uri}; the one resource is {WAKE_URI}", True
         else:
             root = await roots.folder(ctx.session) if wants_folder() else None
-            text, _ = await anyio.to_thread.run_sync(wake_document, root)
+            if flight is not None:
+                flight.started()
+            try:
+                text, _ = await anyio.to_thread.run_sync(wake_document, root)
+            finally:
+                if flight is not None:
+                    flight.ended()
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=params.uri, mime_type="text/plain", text=text)])
 
@@ -818,14 +1271,21 @@ def main() -> int:
     import io
 
     held = {}
-    server = build_server(held)
 
     async def serve():
-        text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-        lines = _Lines(anyio.wrap_file(text).__aiter__(), held)
-        async with stdio_server(stdin=lines) as (read, write):
-            lines.attach(write)
-            await server.run(read, write, server.create_initialization_options())
+        # Bytes that are not UTF-8 become lone surrogates, which the tools
+        # refuse as memo refuses them in its arguments (``screen``).
+        text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        flight, matchers = Flight(), Matchers()
+        server = build_server(held, flight, matchers)
+        lines = _Lines(anyio.wrap_file(text).__aiter__(), held, flight)
+        try:
+            async with stdio_server(stdin=lines) as (read, write):
+                lines.attach(write)
+                await server.run(read, _Sent(write, flight),
+                                 server.create_initialization_options())
+        finally:
+            await matchers.aclose()
 
     try:
         anyio.run(serve)

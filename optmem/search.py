@@ -49,7 +49,18 @@ exactly that set of lines, faster.
   while it backtracks), and a pattern that exceeds it is refused with a
   clear message. A wall-clock alarm refused plain words on a loaded
   machine; CPU time gives the same pattern the same answer on any machine
-  that runs Python at a similar speed.
+  that runs Python at a similar speed. The alarm is a signal, which only
+  the main thread can receive: ``memo mcp`` runs recall in a child process
+  of its own for that reason (``optmem.mcp_server``).
+- Planning (the prefilter, the compiled counters) runs under the same
+  alarm: a pattern with hundreds of distinct non-ASCII letters costs some
+  16 ms of ``case_class`` each, and planning that passes ``TIME_BOUND`` is
+  dropped, the chunks then matched line by line (the same answer, slower,
+  and still under the alarm).
+- A pattern is at most ``MAX_PATTERN_CHARS`` characters (``check_pattern``):
+  parsing a 5 MB literal took ``re`` half a minute of CPU before any alarm
+  could be armed, and no line (``#id date text``, 320 bytes) is long enough
+  to hold a literal of even 400 characters.
 """
 
 from __future__ import annotations
@@ -88,8 +99,28 @@ _PLAIN = "".join(chr(c) for c in range(33, 127)
                  if chr(c).lower() not in ASCII_FOLDS and chr(c) not in ";`K")
 
 
-class _Slow(Exception):
-    pass
+#: Characters (code points, not bytes) a recall pattern may hold. A record
+#: is 320 bytes, so a longer literal can never match, and this leaves room
+#: for alternations of a hundred words; ``re`` parses and compiles a pattern
+#: of this length in well under 0.5 s of CPU even when it is all Unicode
+#: classes (``[\u0100-\uffff]`` 70 times: 0.4 s here).
+MAX_PATTERN_CHARS = 1024
+
+
+class _Slow(BaseException):
+    """The CPU-time alarm fired. A ``BaseException``, so that no
+    ``except Exception`` in the code it interrupts swallows it."""
+
+
+def check_pattern(pattern: str) -> None:
+    """Refuse (``BadInput``) a recall pattern over ``MAX_PATTERN_CHARS``
+    characters, naming its length and never quoting it (it may be anything,
+    a pasted credential too). The CLI and ``memo mcp`` both come here
+    through ``recall``."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise BadInput(f"the regex is {len(pattern)} characters long, over the "
+                       f"{MAX_PATTERN_CHARS} recall takes (a memory line is at most "
+                       f"{LOG_RECORD} bytes); search for its rarest word instead")
 
 
 def compile_pattern(pattern: str):
@@ -790,23 +821,34 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     Memory use is one chunk plus the kept lines, whatever the size of the
     log. Raises ``BadInput`` for an invalid regex, or one whose matching
     takes over ``TIME_BOUND`` seconds of CPU time (not wall-clock time) on
-    one chunk of ``CHUNK_RECORDS`` memories.
+    one chunk of ``CHUNK_RECORDS`` memories, or a pattern over
+    ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
     """
+    check_pattern(pattern)
     pattern = nfc(pattern)  # the one NFC (issue 9)
+    check_pattern(pattern)  # NFC may lengthen it
     rx = compile_pattern(pattern)
     search = rx.search
-    prefilter, precheck = _plan(pattern)
     T = store.count()
     step = max(1, CHUNK_RECORDS)
     kept, kept_bytes, total, full = [], 0, 0, False
-    # One compiled pass a chunk (optmem._scan) for a set of literals, both
-    # for the chunks whose lines are printed and for those only counted.
-    scanner = scancount.counter_for(pattern, case_class, search)
     counter, planned = None, False
     dense = 0  # chunks left to count without trying ``_named`` first
     n = 0  # memories in the chunk being matched (named when a regex is refused)
     try:
         with _Alarm() as alarm:
+            # Planning that takes over TIME_BOUND of CPU is dropped: every
+            # chunk is then matched line by line, which gives the same lines.
+            alarm.arm()
+            try:
+                prefilter, precheck = _plan(pattern)
+                # One compiled pass a chunk (optmem._scan) for a set of
+                # literals, for the chunks printed and for those only counted.
+                scanner = scancount.counter_for(pattern, case_class, search)
+                alarm.disarm()
+            except _Slow:  # (the alarm is one-shot: nothing left to disarm)
+                prefilter = precheck = scanner = None
+                planned = True  # no fastcount counter either
             for hi in range(T, 0, -step):
                 lo = max(0, hi - step)
                 data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
@@ -840,7 +882,13 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                             total += count
                             continue
                     if not planned:  # no C counter, or it refused this chunk or gave up
-                        counter, planned = fastcount.counter_for(pattern, case_class, search), True
+                        alarm.arm()
+                        try:
+                            counter = fastcount.counter_for(pattern, case_class, search)
+                            alarm.disarm()
+                        except _Slow:  # planning too costly: count line by line
+                            counter = None
+                        planned = True
                     residue = fastcount.residue(data)  # one C pass, shared
                     if counter is not None:
                         count = counter.count(data, n, residue,

@@ -541,7 +541,7 @@ def test_a_long_non_ascii_pattern_leaves_stderr_alone(tmp_path, capfd):
                    [encode_memory(i, "2024-01-01", f"café {i}") for i in range(20)])
     capfd.readouterr()
     with engine("re2", 4096) as e:
-        assert e.recall(store, "é" * 20000) == ([], 0, False)
+        assert e.recall(store, "é" * search.MAX_PATTERN_CHARS) == ([], 0, False)
         assert e.recall(store, "é" * 2) == ([], 0, False)
     assert capfd.readouterr().err == ""
 
@@ -573,3 +573,24 @@ def test_the_fastcount_counter_takes_over_when_the_c_counter_gives_up(tmp_path, 
             ["#38 2024-01-01 release 38", "#39 2024-01-01 release 39"], 40, True)
     assert counted and all(c is not None for c in counted)
     assert real is not give_up
+
+
+def test_planning_that_burns_cpu_is_dropped_and_the_answer_stays(tmp_path, monkeypatch):
+    """Planning (the prefilter, the counters) runs under the CPU alarm: one
+    that passes ``TIME_BOUND`` is given up at the bound, and recall matches
+    line by line instead, with the same answer and no refusal."""
+    store = _build(str(tmp_path / "mem"),
+                   [encode_memory(i, "2024-01-01", f"release {i}") for i in range(40)])
+    expected = search.recall(store, "release 1", 10 ** 6)
+    clock = FakeClock()
+    monkeypatch.setattr(search, "SIGNALS", clock)
+    real = search._plan
+
+    def costly(pattern):  # 100 fake CPU seconds unless the alarm stops it
+        for _ in range(10_000):
+            clock.run(0.01)
+        return real(pattern)
+
+    monkeypatch.setattr(search, "_plan", costly)
+    assert search.recall(store, "release 1", 10 ** 6) == expected
+    assert 1.5 <= clock.cpu < 1.6  # stopped at the bound, not after 100 s
