@@ -577,11 +577,14 @@ def init(project):
             click.echo(line)
         click.echo(protocol.run("memo scope"))
         return
-    _, created = Store.init(root)
+    store, created = Store.init(root)
     if created:
         click.echo(f"Created an empty memory at {root}. Run: memo wake")
     else:
-        click.echo(f"{root} is already a memory store; nothing was changed. Run: memo wake")
+        count = store.count()
+        store.close()
+        click.echo(f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
+                   f"already a memory store; nothing was changed. Run: memo wake")
 
 
 @cli.command()
@@ -621,7 +624,7 @@ def wake(part, t, tp, max_bytes):
         TP = core.parse_count(tp, "TP") if tp is not None else None
         ok, text = two.wake(sc, store, pstore, k, T, TP)
     else:
-        ok, text = core.wake(store, k, T)
+        ok, text = core.wake(store, k, T, strict=True)
     click.echo(text)
     if not ok:
         sys.exit(1)
@@ -720,7 +723,9 @@ def sleep(block, text, with_cmd):
             from . import scoped as two
             click.echo(two.handover(sc, gstore, pstore))
             return
-        click.echo(_handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT)
+        prompt = _handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT
+        core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+        click.echo(prompt)
         return
     # ``--global`` where a project is active: the hand-over after a saved
     # summary is still both stores' (global first, each order with its
@@ -765,6 +770,7 @@ def sleep(block, text, with_cmd):
     else:
         prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
     click.echo(said)
+    core.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
     if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
         click.echo("")
     click.echo(prompt)
@@ -1073,12 +1079,15 @@ def export(file):
 
 
 @cli.command()
-@click.argument("block")
+@click.argument("block", required=False)
 @scoped
 def zoom(block):
     """Open one line of wake: LO-HI's two halves (summaries, or raw memories)."""
+    if block is None:  # exit 1, as the later OptMem: a client checks it
+        raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
+                       "memory: memo zoom 7). Run: memo wake")
     store = _one_store("zoom", core.block_arg(block, allow_memory=True))
-    for line in core.zoom(store, block):
+    for line in core.zoom(store, block, strict=True):
         click.echo(line)
 
 
@@ -1093,16 +1102,19 @@ def config_(settings, repair):
     sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag")
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    shows = [s.strip().upper() for s in settings if "=" not in s]
-    sets = [s for s in settings if "=" in s]
-    from .config import KNOBS, check_value
-    for name in shows:
-        if name not in KNOBS:
-            check_value(name, "0")  # raises, naming the settings; before any change
-    if sets or repair:
-        click.echo(core.config_set(store, sets, repair=repair))
-    if shows or not (sets or repair):
-        click.echo(core.config_show(store, shows))
+    from .config import KNOBS
+    bare = [s for s in settings if "=" not in s]
+    if bare:  # a usage error (exit 2), before any change
+        raise click.UsageError(f"{bare[0]} has no '=': write NAME=VALUE (NAME= restores the "
+                               f"default), NAME one of {', '.join(KNOBS)}; memo config alone "
+                               f"shows them all")
+    if settings or repair:
+        said = core.config_set(store, list(settings), repair=repair)
+        click.echo(core.config_show(store))  # the table first, as the later OptMem prints it
+        if said:
+            click.echo(said)
+        return
+    click.echo(core.config_show(store))
 
 
 @cli.command()

@@ -43,9 +43,10 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
         raise BadInput(f"the {what} is empty; write one line of text")
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise BadInput(f"the {what} is {size} bytes of UTF-8; the limit is {limit} bytes "
-                       f"(ENTRY_CHARS; accented and non-Latin characters take 2-4 bytes). "
-                       f"Shorten it and run the command again")
+        raise BadInput(f"Too long: {size} bytes, limit {limit}. The {what} is {size} bytes "
+                       f"of UTF-8 and the limit is {limit} bytes (ENTRY_CHARS; accented and "
+                       f"non-Latin characters take 2-4 bytes). Shorten it and run the "
+                       f"command again")
     if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
         raise BadInput(f"the {what} is the order itself, not your line: put your own "
                        f"line where the order says <your line>")
@@ -374,8 +375,9 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
             want = next_pending(store, T, built)
             if want != (lo, hi):
                 nxt = blocks.block_name(*want)
-                raise BadInput(f"{name} is not the next compression; the next is {nxt}. "
-                               f"Run: memo sleep")
+                raise BadInput(f"Wrong block: {name}. Summaries are stored in the order "
+                               f"the prompts hand them over; the next is {nxt}. "
+                               f"{protocol.run('memo sleep')}")
             refuse_damaged(store, lo, hi)
             # The halves must be readable before a summary is built on them.
             if size > RAW_PROMPT_MAX:
@@ -580,6 +582,10 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
                 continue
             date, _, text = line.strip().partition(" ")
             if not is_date(date):
+                if len(date) == 10 and date[4] == "-" and date[7] == "-" and \
+                        (date[:4] + date[5:7] + date[8:]).isdigit() and date.isascii():
+                    raise BadInput(f"line {number}: {date} is not a real date. Nothing was "
+                                   f"imported from {path}; fix the date and import again")
                 raise BadInput(f"{where} does not start with a real date YYYY-MM-DD; "
                                f"nothing was imported")
             if not text.strip():
@@ -610,7 +616,14 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
             try:
                 text = clean_text(text, cfg.ENTRY_CHARS, "memory")
             except BadInput as err:
-                raise BadInput(f"{where}: {str(err).rstrip('.')}; nothing was imported") from None
+                why = str(err).rstrip(".")
+                if why.startswith("Too long: "):  # ``line N: B bytes, limit L.`` first
+                    size = len(text.strip().encode("utf-8", "surrogatepass"))
+                    raise BadInput(f"line {number}: {size} bytes, limit {cfg.ENTRY_CHARS}. "
+                                   f"Nothing was imported from {path}; shorten the line "
+                                   f"(accented and non-Latin characters take 2-4 bytes) "
+                                   f"and import again") from None
+                raise BadInput(f"{where}: {why}; nothing was imported") from None
             yield date, text
 
 
@@ -789,8 +802,9 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     # The warning stands after the first line of every part: room for it is
     # kept in each, so the parts stay within PART_LINES and PART_CHARS.
     room = len(warning.encode("utf-8")) + 1 if warning else 0
-    parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T, cfg.PART_LINES - bool(warning),
-                           cfg.PART_CHARS - room)
+    parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
+                           cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
+                           intro_counts=T > budget)  # it took the place of a line
     parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "

@@ -90,7 +90,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         tail += [""] + (waiting.split("\n") if waiting is not None else [
             f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
             f"do {'them' if pending > 1 else 'it'} before your next action.",
-            "Run: memo sleep"])
+            protocol.run("memo sleep")])
     fixed = _size(head) + _size(tail)
 
     def fits(budget):

@@ -35,7 +35,7 @@ def _size(line: str) -> int:
 
 
 def paginate(lines: list, intro, T: int, part_lines: int, part_chars: int,
-             head=None, foot=None) -> list:
+             head=None, foot=None, intro_counts: bool = True) -> list:
     """Split ``intro`` + ``lines`` into parts; return each part's text
     (``intro`` None: ``lines`` alone).
 
@@ -47,7 +47,10 @@ def paginate(lines: list, intro, T: int, part_lines: int, part_chars: int,
     parts there turn out to be (where ``part_chars`` binds, memo may need
     one part more than the later OptMem). Always returns at least
     one part; a line too long for any part still gets one of its own.
-    ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
+    With ``intro_counts`` False the intro is one line more in part 1, not
+    counted against ``part_lines`` (wake: where the memories take fewer
+    lines than ``WAKE_LINES``, the intro stands beside the later OptMem's
+    document instead of in the place of one of its lines). ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
     document of two stores (issue #17: the footer carries both snapshots).
     """
     head = head or (lambda k, n: header(k, n, T))
@@ -58,13 +61,14 @@ def paginate(lines: list, intro, T: int, part_lines: int, part_chars: int,
     chunks = []
     current = [] if intro is None else [intro]
     used_bytes = 0 if intro is None else _size(intro)
+    free = 1 if intro is not None and not intro_counts else 0  # lines not counted
     for line in lines:
         need = _size(line)
-        fits = (len(current) < part_lines
+        fits = (len(current) - free < part_lines
                 and used_bytes + need + head_room + foot_room <= part_chars)
         if not fits and current:
             chunks.append(current)
-            current, used_bytes = [], 0
+            current, used_bytes, free = [], 0, 0
         current.append(line)
         used_bytes += need
     chunks.append(current)

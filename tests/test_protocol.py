@@ -94,7 +94,7 @@ CASES = [
     ("empty-line", _none, ["wake"], {"MEMO_ORDERS": "line"}, 0,
      r"\ANo memories yet\. Record the first with: memo note \"<one line>\"\nYou are awake\.\n\Z",
      None),
-    ("part-header", _parts, ["wake"], {}, 0, r"\AYour memory, part (\d+) of (\d+)", ("1", "6")),
+    ("part-header", _parts, ["wake"], {}, 0, r"\AYour memory, part (\d+) of (\d+)", ("1", "4")),
     ("part-footer", _parts, ["wake"], {}, 0, r"\nRun: memo wake (\d+) (\d+)\n\Z", ("2", "40")),
     ("wake-lines", _built(40), ["wake"], {}, 0, r"^#(\d+)(?:-(\d+))? ", ("0", None)),
     ("no-match", _built(4), ["recall", "nowhere"], {}, 0, r"^No match\.$", None),
