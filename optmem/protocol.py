@@ -407,25 +407,33 @@ def part_header(k: int, n: int) -> str:
 NOT_AWAKE = "Not awake yet."
 
 
+def _not_awake(command: str) -> str:
+    """``Not awake yet. Run: <command>``; in the ``mcp`` form the tool call
+    stands on a line of its own after ``Not awake yet.``, so a reader
+    anchored per line (``^Run: (\\w+) (\\{.*\\})$``) still reads it."""
+    order = run(command)
+    return f"{NOT_AWAKE}\n{order}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {order}"
+
+
 def part_footer(k: int, n: int, T: int) -> str:
     """The last line of part ``k``: ``Not awake yet. Run: memo wake <k+1>
     <T>`` (read as ``Not awake yet\\. Run: .+ wake (\\d+) (\\d+)$``, and by a
     seed client as ``Run: memo wake (\\d+) (\\d+)``), or ``AWAKE``."""
-    return AWAKE if k == n else f"{NOT_AWAKE} {run(f'memo wake {k + 1} {T}')}"
+    return AWAKE if k == n else _not_awake(f"memo wake {k + 1} {T}")
 
 
 def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
     """The last line of part ``k`` of a document of two stores:
     ``Not awake yet. Run: memo wake <k+1> <TG> <TP> --project NAME`` or
     ``AWAKE``. A seed client's ``Run: memo wake (\\d+) (\\d+)`` still matches."""
-    return AWAKE if k == n else (f"{NOT_AWAKE} "
-                                 f"{run(f'memo wake {k + 1} {Tg} {Tp} --project {project}')}")
+    return AWAKE if k == n else _not_awake(f"memo wake {k + 1} {Tg} {Tp} --project {project}")
 
 
 def is_part_footer(line: str) -> bool:
-    """True for the closing line of a part that is not the last, in any
-    form (``Not awake yet. Run: ...``)."""
-    return line.startswith(NOT_AWAKE + " ") and " wake" in line
+    """True for a line of the close of a part that is not the last, in any
+    form (``Not awake yet. Run: ...``, or in the ``mcp`` form ``Not awake
+    yet.`` above its tool call)."""
+    return line.startswith(NOT_AWAKE)
 
 
 def scope_receipt(project: str | None) -> str:

@@ -452,8 +452,8 @@ def test_mcp_form_renders_orders_as_tool_calls():
         check = protocol.run("memo check")
         empty = protocol.empty_store()
     assert sleep == ['Run: sleep {"block": "0-15", "summary": "<your line>"}']
-    assert wake.startswith("Not awake yet. Run: ")
-    m = MCP_ORDER.match(wake[len("Not awake yet. "):])
+    assert wake.startswith("Not awake yet.\nRun: ")
+    m = MCP_ORDER.match(wake.split("\n")[1])
     assert m and m.group(1) == "wake" and json.loads(m.group(2)) == {"part": 2, "at": "40"}
     assert check == "A person can run: memo check"  # no tool: a person's step
     assert empty[0] == 'No memories yet. Record the first with: note {"text": "<one line>"}'
@@ -651,11 +651,16 @@ def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(mo
         ['Run: memo sleep - "0-1 <your line>" "2-3 <your line>"']
 
 
-def test_a_part_footer_through_mcp_is_not_awake_then_the_tool_call():
+def test_a_part_footer_through_mcp_is_not_awake_then_the_tool_call_on_its_line():
+    """memo mcp's readers anchor ``^Run: (\\w+) (\\{.*\\})$`` per line: the tool
+    call keeps a line of its own, after ``Not awake yet.``"""
     with protocol.orders_in(protocol.MCP_FORM):
-        line = protocol.part_footer(1, 3, 40)
-    assert line == 'Not awake yet. Run: wake {"part": 2, "at": "40"}'
-    assert protocol.is_part_footer(line)
+        text = protocol.part_footer(1, 3, 40)
+        scoped = protocol.part_footer_scoped(1, 3, 40, 2, "widget")
+    assert text == 'Not awake yet.\nRun: wake {"part": 2, "at": "40"}'
+    assert scoped == 'Not awake yet.\nRun: wake {"part": 2, "at": "40 2", "scope": "widget"}'
+    assert all(protocol.is_part_footer(t.split("\n")[0]) for t in (text, scoped))
+    assert MCP_ORDER.match(text.split("\n")[1])
 
 
 # == wake's length: WAKE_LINES and PART_LINES as the later OptMem counts them ==
