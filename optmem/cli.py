@@ -853,7 +853,7 @@ def _pay_with(store, command: str, last: bool = True) -> None:
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
-# keep saying ``sleep``.
+# say ``sleep`` except in the ``nap`` form (``MEMO_ORDERS=nap``).
 cli.add_command(TextCommand(
     "nap", heads=1, callback=sleep.callback, params=sleep.params,
     help="Another name for `memo sleep` (the later OptMem's word).",
