@@ -622,7 +622,7 @@ def wake(part, t, tp, max_bytes):
     if pstore is not None:
         from . import scoped as two
         TP = core.parse_count(tp, "TP") if tp is not None else None
-        ok, text = two.wake(sc, store, pstore, k, T, TP)
+        ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
     else:
         ok, text = core.wake(store, k, T, strict=True)
     click.echo(text)
@@ -721,7 +721,9 @@ def sleep(block, text, with_cmd):
     if block is None:
         if pstore is not None:
             from . import scoped as two
-            click.echo(two.handover(sc, gstore, pstore))
+            prompt = two.handover(sc, gstore, pstore)
+            core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+            click.echo(prompt)
             return
         prompt = _handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT
         core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1

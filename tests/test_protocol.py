@@ -797,3 +797,27 @@ def test_a_later_client_is_stuck_at_the_default_form_where_the_readme_says(tmp_p
     seen = life.live([sys.executable, "-m", "optmem"], "heredoc", str(tmp_path), log.append)
     assert seen["naps"] == 0 and seen["parts"] == []
     assert seen["stuck"].startswith("wake was refused"), "\n".join(log)
+
+
+def test_with_a_project_the_cli_wake_refuses_a_damaged_summary_with_its_flag(memo, memory_dir,
+                                                                             tmp_path,
+                                                                             monkeypatch):
+    """Two stores: the CLI's wake refuses a damaged summary of the project
+    as it does one of a lone store, the forget order naming the project."""
+    import subprocess
+    repo = tmp_path / "widget"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    memo("init")
+    assert memo("init", "--project", "widget").exit_code == 0
+    for i in range(4):
+        assert memo("note", f"project fact {i}").exit_code == 0
+    out = memo("sleep").stdout
+    while (m := re.search(r"Compress memories #(\d+-\d+)", out)):
+        out = memo("sleep", "--project", "widget", m[1], f"summary {m[1]}").stdout
+    _damaged_summary("0-1")(memo, memory_dir / "projects" / "widget", tmp_path)
+    set_config(memory_dir, WAKE_LINES=3)  # the project's 4 memories in 3 lines: #0-1 shown
+    result = memo("wake")
+    assert result.exit_code == 1 and result.stdout == "", result.stdout
+    assert result.stderr.rstrip().endswith("Run: memo forget 0-1 --project widget"), result.stderr
