@@ -1106,10 +1106,11 @@ def config_(settings, repair):
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
     from .config import KNOBS
     bare = [s for s in settings if "=" not in s]
-    if bare:  # a usage error (exit 2), before any change
-        raise click.UsageError(f"{bare[0]} has no '=': write NAME=VALUE (NAME= restores the "
-                               f"default), NAME one of {', '.join(KNOBS)}; memo config alone "
-                               f"shows them all")
+    if bare:  # refused before any change, exit 1 as the later OptMem's usage line
+        from .errors import ConfigError
+        raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
+                          f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
+                          f"no '='. The table shows every value. Run: memo config")
     if settings or repair:
         said = core.config_set(store, list(settings), repair=repair)
         click.echo(core.config_show(store))  # the table first, as the later OptMem prints it

@@ -554,7 +554,7 @@ REFUSALS = [
      r"Too long: (\d+) bytes, limit (\d+)\.", ("281", "280")),
     ("wrong-block", _pending4, ["nap", "2-3", "out of order"], 1,
      r"Wrong block: (\d+-\d+)\. .*the next is (\d+)-(\d+)\.", ("2-3", "0", "1")),
-    ("config-bare-name", _none, ["config", "WAKE_LINES"], 2, r"NAME=VALUE", ()),
+    ("config-bare-name", _none, ["config", "WAKE_LINES"], 1, r"^memo: usage: memo config ", ()),
     ("zoom-no-id", _built(4), ["zoom"], 1, r"block id", ()),
     ("zoom-beyond", _built(4), ["zoom", "8-15"], 1, r"#(\d+-\d+) is beyond the memory",
      ("8-15",)),
