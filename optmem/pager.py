@@ -34,7 +34,7 @@ def _size(line: str) -> int:
     return len(line.encode("utf-8")) + 1  # with its newline
 
 
-def paginate(lines: list, intro, T: int, part_lines: int, part_chars: int,
+def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars: int,
              head=None, foot=None, intro_counts: bool = True) -> list:
     """Split ``intro`` + ``lines`` into parts; return each part's text
     (``intro`` None: ``lines`` alone).
