@@ -752,8 +752,8 @@ def sleep(block, text, with_cmd):
         return
     core.parse_block(block)
     if not text:
-        raise BadInput("give your summary line after the block, as the last lines of the "
-                       "compression prompt show. Run: memo sleep")
+        raise BadInput(f"give your summary line after the block, as the last lines of the "
+                       f"compression prompt show. {protocol.run('memo sleep')}")
     store = gstore
     if pstore is not None:
         from . import scoped as two

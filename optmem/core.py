@@ -367,7 +367,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
         size = hi - lo
         if hi > T:
             raise BadInput(f"block {name} is not complete: the log holds {T} memories "
-                           f"(#0-{T - 1}). Run: memo sleep" if T else
+                           f"(#0-{T - 1}). {protocol.run('memo sleep')}" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
             said = protocol.already_wrote(name)
@@ -399,7 +399,7 @@ def forget(store: Store, block_arg: str) -> int:
         size = hi - lo
         if lo // size >= store.level_len(size):
             raise BadInput(f"there is no summary {name} to forget (it is not built). "
-                           f"Run: memo sleep")
+                           f"{protocol.run('memo sleep')}")
         top = max(store.level_bytes(), default=size)
         gone = 0
         s = size
@@ -914,7 +914,7 @@ def zoom(store: Store, arg: str, strict: bool = False) -> list:
     if damaged:  # the repair first: a sleep could not build on it
         out += summary_repair(store, damaged).split("\n")
     elif any(f" {NOT_COMPRESSED} (" in line for line in out):
-        out.append("Run: memo sleep")
+        out.append(protocol.run("memo sleep"))
     return out
 
 
@@ -970,7 +970,7 @@ def stats_text(info: dict) -> str:
             what = "memories verbatim" if size == 1 else f"blocks of {size}"
             lines.append(f"  {size:>{width}} | {bar} {n} ({what})")
     if info["pending"]:
-        lines.append("Run: memo sleep")
+        lines.append(protocol.run("memo sleep"))
     return "\n".join(lines)
 
 
