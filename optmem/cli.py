@@ -623,11 +623,14 @@ def init(project):
             click.echo(line)
         click.echo(protocol.run("memo scope"))
         return
-    _, created = Store.init(root)
+    store, created = Store.init(root)
     if created:
         click.echo(f"Created an empty memory at {root}. Run: memo wake")
     else:
-        click.echo(f"{root} is already a memory store; nothing was changed. Run: memo wake")
+        count = store.count()
+        store.close()
+        click.echo(f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
+                   f"already a memory store; nothing was changed. Run: memo wake")
 
 
 @cli.command()
@@ -665,9 +668,9 @@ def wake(part, t, tp, max_bytes):
     if pstore is not None:
         from . import scoped as two
         TP = core.parse_count(tp, "TP") if tp is not None else None
-        ok, text = two.wake(sc, store, pstore, k, T, TP)
+        ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
     else:
-        ok, text = core.wake(store, k, T, flag="--global" if sc.problem else "")
+        ok, text = core.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
     click.echo(text)
     if not ok:
         sys.exit(1)
@@ -771,9 +774,13 @@ def sleep(block, text, with_cmd):
     if block is None:
         if pstore is not None:
             from . import scoped as two
-            click.echo(two.handover(sc, gstore, pstore))
+            prompt = two.handover(sc, gstore, pstore)
+            core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+            click.echo(prompt)
             return
-        click.echo(_handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT)
+        prompt = _handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT
+        core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+        click.echo(prompt)
         return
     # ``--global`` where a project is active: the hand-over after a saved
     # summary is still both stores' (global first, each order with its
@@ -798,8 +805,8 @@ def sleep(block, text, with_cmd):
         return
     core.parse_block(block)
     if not text:
-        raise BadInput("give your summary line after the block, as the last lines of the "
-                       "compression prompt show. Run: memo sleep")
+        raise BadInput(f"give your summary line after the block, as the last lines of the "
+                       f"compression prompt show. {protocol.run('memo sleep')}")
     store = gstore
     if pstore is not None:
         from . import scoped as two
@@ -818,6 +825,7 @@ def sleep(block, text, with_cmd):
     else:
         prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
     click.echo(said)
+    core.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
     if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
         click.echo("")
     click.echo(prompt)
@@ -900,7 +908,7 @@ def _pay_with(store, command: str, last: bool = True) -> None:
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
-# keep saying ``sleep``.
+# say ``sleep`` except in the ``nap`` form (``MEMO_ORDERS=nap``).
 cli.add_command(TextCommand(
     "nap", heads=1, callback=sleep.callback, params=sleep.params,
     help="Another name for `memo sleep` (the later OptMem's word).",
@@ -1127,12 +1135,15 @@ def export(file):
 
 
 @cli.command()
-@click.argument("block")
+@click.argument("block", required=False)
 @scoped
 def zoom(block):
     """Open one line of wake: LO-HI's two halves (summaries, or raw memories)."""
+    if block is None:  # exit 1, as the later OptMem: a client checks it
+        raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
+                       "memory: memo zoom 7). Run: memo wake")
     store = _one_store("zoom", core.block_arg(block, allow_memory=True))
-    for line in core.zoom(store, block):
+    for line in core.zoom(store, block, strict=True):
         click.echo(line)
 
 
@@ -1145,18 +1156,20 @@ def config_(settings, repair):
 
     The global store's, unless --project NAME names a project's."""
     explicit = click.get_current_context().meta.get("optmem.scope_flag")
-    shows = [s.strip().upper() for s in settings if "=" not in s]
-    sets = [s for s in settings if "=" in s]
-    sc = _named_scope("this setting", "config", "NAME=VALUE") if (sets or repair) else _scope()
+    sets_or_repair = bool(settings) or repair
+    sc = _named_scope("this setting", "config", "NAME=VALUE") if sets_or_repair else _scope()
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    from .config import KNOBS, check_value
-    for name in shows:
-        if name not in KNOBS:
-            check_value(name, "0")  # raises, naming the settings; before any change
-    if sets or repair:
-        click.echo(core.config_set(store, sets, repair=repair))
-    if shows or not (sets or repair):
-        click.echo(core.config_show(store, shows))
+    from .config import KNOBS
+    bare = [s for s in settings if "=" not in s]
+    if bare:  # refused before any change, exit 1 as the later OptMem's usage line
+        from .errors import ConfigError
+        raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
+                          f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
+                          f"no '='. The table shows every value. Run: memo config")
+    said = core.config_set(store, list(settings), repair=repair) if sets_or_repair else ""
+    click.echo(core.config_show(store))  # the table first, as the later OptMem prints it
+    if said:
+        click.echo(said)
     store.notices.extend(store.config_idle_lines())  # on stderr, after the lines programs read
 
 

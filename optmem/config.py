@@ -29,11 +29,11 @@ KNOBS = {
     "ENTRY_CHARS": (280, 1, REFERENCE_ENTRY_MAX,
                     "longest memory or summary, in bytes of UTF-8"),
     "WAKE_LINES": (256, 1, _HUGE,
-                   "how many memory lines `memo wake` prints"),
+                   "how many lines of document `memo wake` prints, its intro among them"),
     "PART_CHARS": (20000, 1, _HUGE,
                    "most bytes in one part of wake or recall output"),
     "PART_LINES": (500, 1, _HUGE,
-                   "most lines in one part of wake output"),
+                   "most lines of document in one part of wake output"),
 }
 
 #: The one-line notice for a config that says ENTRY_CHARS=281..287.

@@ -43,9 +43,10 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
         raise BadInput(f"the {what} is empty; write one line of text")
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise BadInput(f"the {what} is {size} bytes of UTF-8; the limit is {limit} bytes "
-                       f"(ENTRY_CHARS; accented and non-Latin characters take 2-4 bytes). "
-                       f"Shorten it and run the command again")
+        raise BadInput(f"Too long: {size} bytes, limit {limit}. The {what} is {size} bytes "
+                       f"of UTF-8 and the limit is {limit} bytes (ENTRY_CHARS; accented and "
+                       f"non-Latin characters take 2-4 bytes). Shorten it and run the "
+                       f"command again")
     if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
         raise BadInput(f"the {what} is the order itself, not your line: put your own "
                        f"line where the order says <your line>")
@@ -383,7 +384,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
         size = hi - lo
         if hi > T:
             raise BadInput(f"block {name} is not complete: the log holds {T} memories "
-                           f"(#0-{T - 1}). Run: memo sleep" if T else
+                           f"(#0-{T - 1}). {protocol.run('memo sleep')}" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
             said = protocol.already_wrote(name)
@@ -391,8 +392,9 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
             want = next_pending(store, T, built)
             if want != (lo, hi):
                 nxt = blocks.block_name(*want)
-                raise BadInput(f"{name} is not the next compression; the next is {nxt}. "
-                               f"Run: memo sleep")
+                raise BadInput(f"Wrong block: {name}. Summaries are stored in the order "
+                               f"the prompts hand them over; the next is {nxt}. "
+                               f"{protocol.run('memo sleep')}")
             refuse_damaged(store, lo, hi)
             stale = redacted_since(store, lo, hi)
             if stale is not None:
@@ -417,7 +419,7 @@ def forget(store: Store, block_arg: str) -> int:
         size = hi - lo
         if lo // size >= store.level_len(size):
             raise BadInput(f"there is no summary {name} to forget (it is not built). "
-                           f"Run: memo sleep")
+                           f"{protocol.run('memo sleep')}")
         top = max(store.level_bytes(), default=size)
         gone = 0
         s = size
@@ -630,6 +632,10 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
                 continue
             date, _, text = line.strip().partition(" ")
             if not is_date(date):
+                if len(date) == 10 and date[4] == "-" and date[7] == "-" and \
+                        (date[:4] + date[5:7] + date[8:]).isdigit() and date.isascii():
+                    raise BadInput(f"line {number}: {date} is not a real date. Nothing was "
+                                   f"imported from {path}; fix the date and import again")
                 raise BadInput(f"{where} does not start with a real date YYYY-MM-DD; "
                                f"nothing was imported")
             if not text.strip():
@@ -660,7 +666,14 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
             try:
                 text = clean_text(text, cfg.ENTRY_CHARS, "memory")
             except BadInput as err:
-                raise BadInput(f"{where}: {str(err).rstrip('.')}; nothing was imported") from None
+                why = str(err).rstrip(".")
+                if why.startswith("Too long: "):  # ``line N: B bytes, limit L.`` first
+                    size = len(text.strip().encode("utf-8", "surrogatepass"))
+                    raise BadInput(f"line {number}: {size} bytes, limit {cfg.ENTRY_CHARS}. "
+                                   f"Nothing was imported from {path}; shorten the line "
+                                   f"(accented and non-Latin characters take 2-4 bytes) "
+                                   f"and import again") from None
+                raise BadInput(f"{where}: {why}; nothing was imported") from None
             yield date, text
 
 
@@ -724,6 +737,35 @@ def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None) -
     return out
 
 
+def wake_budget(T: int, lines: int) -> tuple:
+    """``(budget, intro)``: how many lines ``cover(T, budget)`` gets in a
+    document of at most ``lines`` (``WAKE_LINES``) lines, and whether memo's
+    intro line (``wake_intro``) is one of them. The intro counts against
+    ``lines``, so memo prints no more than the later OptMem does: the tiling
+    gets ``lines - 1`` whenever T memories fit in that many lines; else (a
+    budget below ``popcount(T)`` + 1, or ``lines`` = 1) the intro is left out
+    and the tiling gets all ``lines``, the later OptMem's document."""
+    if lines >= 2 and (T <= lines - 1 or blocks.popcount(T) <= lines - 1):
+        return lines - 1, True
+    return lines, False
+
+
+def strict_damage(text: str) -> None:
+    """Raise ``Damaged`` when ``text`` (a hand-over) is the one that waits
+    for a damaged summary of a half (``protocol.half_waits``): the CLI's
+    ``memo wake`` and ``memo sleep`` refuse then, as the later OptMem does,
+    with memo's description and ``Run: memo forget LO-HI`` as one line."""
+    if text and protocol.is_half_waiting(text):
+        raise Damaged(" ".join(text.split("\n")))
+
+
+def damaged_error(store: Store, damaged: list, flag: str = "") -> Damaged:
+    """The refusal of a command that needs damaged summaries (``damaged``,
+    from ``shown_summary``): ``summary_repair``'s text as one line, ending
+    ``Run: memo forget LO-HI``."""
+    return Damaged(" ".join(summary_repair(store, damaged, flag).split("\n")))
+
+
 def wake_intro(store: Store, T: int) -> str:
     """The first line of the document."""
     if T == 0:
@@ -738,8 +780,12 @@ def wake_intro(store: Store, T: int) -> str:
 
 
 def wake(store: Store, part: int, T: int | None, form: str | None = None,
-         flag: str = "") -> tuple:
+         flag: str = "", strict: bool = False) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
+
+    At most ``WAKE_LINES`` lines of document, memo's intro line among them
+    (``wake_budget``), cut into parts of ``PART_LINES`` of those lines
+    (``optmem.pager``).
 
     Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
     only when the document itself needs a summary that is not built: then
@@ -755,6 +801,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     store is read-only. Raises ``BadInput`` for a ``T`` past the log or a
     part that does not exist. ``flag`` is the scope flag its hand-over
     orders carry (``compression``), empty by default.
+
+    A damaged summary is shown as ``shown_summary`` shows it and its repair
+    handed over, so an agent is never left without its memory (the
+    session-start hook, MCP). With ``strict`` (the CLI's ``memo wake``) a
+    damaged summary the document shows, or one the hand-over's next
+    compression needs, raises ``Damaged`` instead (exit 1, ``Run: memo
+    forget LO-HI``), as the later OptMem refuses.
     """
     cfg = store.config()  # a bad config stops every command (as in the reference)
     count = store.count()
@@ -770,7 +823,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
             raise BadInput(f"part {part} does not exist: the memory is empty. Run: memo wake")
         return True, replicas.insert_after_first_line(
             "\n".join(protocol.empty_store(form)), warning)
-    tiling = blocks.cover(T, cfg.WAKE_LINES)
+    budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
+    tiling = blocks.cover(T, budget)
     if T == count and pending_in(T, store.built(T)) and not store.writable():
         # A sleep could not be saved: show what is built instead of ordering it.
         from . import hook
@@ -778,7 +832,9 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     if missing_in(T, tiling, store.built(T)):
         prompt = compression(store, form=form, flag=flag)
         if prompt == NOTHING_LEFT:  # another session just built it
-            return wake(store, part, T, form, flag)
+            return wake(store, part, T, form, flag, strict)
+        if strict:
+            strict_damage(prompt)
         if protocol.is_waiting(prompt):
             # The work waits for a repair: refusing would lock the agent out
             # of its memory, so show what is built, then why nothing is due.
@@ -789,14 +845,17 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
             protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
     damaged = []
     try:
-        body = wake_lines(store, T, cfg.WAKE_LINES, damaged)
+        body = wake_lines(store, T, budget, damaged)
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(store, part, T, form, flag)
+        return wake(store, part, T, form, flag, strict)
+    if damaged and strict:
+        raise damaged_error(store, damaged)
     # The warning stands after the first line of every part: room for it is
     # kept in each, so the parts stay within PART_LINES and PART_CHARS.
     room = len(warning.encode("utf-8")) + 1 if warning else 0
-    parts = pager.paginate(body, wake_intro(store, T), T, cfg.PART_LINES - bool(warning),
-                           cfg.PART_CHARS - room)
+    parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
+                           cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
+                           intro_counts=T > budget)  # it took the place of a line
     parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
@@ -806,6 +865,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         prompt = compression(store, form=form, flag=flag)
         if damaged and store.writable():  # the document's own damage comes first
             prompt = summary_repair(store, damaged, flag=flag, form=form)
+        elif strict:
+            strict_damage(prompt)
         if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text
@@ -838,16 +899,20 @@ def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> Recall
 
 # -- zoom, stats, config -----------------------------------------------------
 
+NOT_COMPRESSED = "not compressed yet"  #: zoom's text for an unbuilt summary (the later OptMem)
+
+
 def block_line(store: Store, lo: int, hi: int, T: int, damaged: list | None = None) -> str:
-    """One block as wake would show it; an unbuilt summary says so and gives
-    the order that builds it; a damaged one is ``shown_summary``'s line
-    (named in ``damaged`` when given)."""
+    """One block as wake would show it; an unbuilt summary reads ``#LO-HI
+    not compressed yet (DATES)`` (the later OptMem's words, memo's dates
+    after them); a damaged one is ``shown_summary``'s line (named in
+    ``damaged`` when given)."""
     if hi - lo == 1:
         return memory_line(shown(store, lo, lo + 1)[0])
     try:
         return shown_summary(store, lo, hi, damaged)
     except NotBuilt:
-        return f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} (not summarised yet)"
+        return f"#{blocks.block_name(lo, hi)} {NOT_COMPRESSED} ({dates_of(store, lo, hi)})"
 
 
 def _decompose(lo: int, hi: int) -> list:
@@ -862,7 +927,7 @@ def _decompose(lo: int, hi: int) -> list:
     return out
 
 
-def zoom(store: Store, arg: str) -> list:
+def zoom(store: Store, arg: str, strict: bool = False) -> list:
     """Open one node of the tree: its two halves as ``#`` lines exactly as
     wake prints them (summaries, or raw memories for a node of two), and no
     other line starting with ``#`` (the later OptMem's shape).
@@ -870,15 +935,21 @@ def zoom(store: Store, arg: str) -> list:
     A half past the end of the log is left out; a half that reaches past
     the end is shown as the complete blocks inside the log, after a header
     line that says so. ``arg`` may be a single memory id (every wake line's
-    id is a valid argument): its one line is printed.
+    id is a valid argument): its one line is printed. A damaged summary is
+    shown as a stand-in line followed by its repair; with ``strict`` (the
+    CLI) it raises ``Damaged`` instead, ending ``Run: memo forget LO-HI``.
+    A block at or past the end raises ``BadInput`` (``... is beyond the
+    memory ...``).
     """
     lo, hi = parse_block(arg, allow_memory=True)
     name = blocks.block_name(lo, hi)
     T = store.count()
     if lo >= T:
-        raise BadInput(f"#{name} is past the end of the log ({T} memories); zoom into a "
-                       f"line of memo wake, e.g. memo zoom 0-1" if T else
-                       "the log is empty, so there is nothing to zoom into")
+        raise BadInput(f"#{name} is beyond the memory: it holds {T} memor"
+                       f"{'y' if T == 1 else 'ies'} (#0-{T - 1}); zoom into a line of memo wake. "
+                       f"Run: memo wake" if T else
+                       f"#{name} is beyond the memory: it is empty, so there is nothing to "
+                       f"zoom into. Run: memo wake")
     if hi - lo == 1:
         return [memory_line(shown(store, lo, lo + 1)[0])]
     out = [] if hi <= T else [f"Block {name} reaches past the newest memory "
@@ -889,10 +960,12 @@ def zoom(store: Store, arg: str) -> list:
             continue
         for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
             out.append(block_line(store, c, d, T, damaged))
+    if damaged and strict:
+        raise damaged_error(store, damaged)
     if damaged:  # the repair first: a sleep could not build on it
         out += summary_repair(store, damaged).split("\n")
-    elif any(line.endswith("(not summarised yet)") for line in out):
-        out.append("Run: memo sleep")
+    elif any(f" {NOT_COMPRESSED} (" in line for line in out):
+        out.append(protocol.run("memo sleep"))
     return out
 
 
@@ -910,7 +983,7 @@ def stats(store: Store) -> dict:
     summaries = sum(min(n, T // s) for s, n in built.items())
     tree_bytes = sum(store.level_bytes().values())
     log_bytes = store.log_size()
-    shape = blocks.cover_runs(T, cfg.WAKE_LINES) if T else []
+    shape = blocks.cover_runs(T, wake_budget(T, cfg.WAKE_LINES)[0]) if T else []
     merged = {}
     for size, n in shape:
         merged[size] = merged.get(size, 0) + n
@@ -948,7 +1021,7 @@ def stats_text(info: dict) -> str:
             what = "memories verbatim" if size == 1 else f"blocks of {size}"
             lines.append(f"  {size:>{width}} | {bar} {n} ({what})")
     if info["pending"]:
-        lines.append("Run: memo sleep")
+        lines.append(protocol.run("memo sleep"))
     return "\n".join(lines)
 
 

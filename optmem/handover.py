@@ -80,8 +80,8 @@ def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
         return ["Run: " + protocol.batch_call(names, flag)]
     mine = protocol.YOUR_LINE
     sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
-    if (form or protocol.orders_form()) == "line":
-        return [protocol.run(sleep + " " + " ".join(f'"{n} {mine}"' for n in names))]
+    if (form or protocol.orders_form()) in ("line", protocol.NAP_FORM):  # nap: no batch text
+        return [protocol.run(sleep + " " + " ".join(f'"{n} {mine}"' for n in names), "line")]
     tag = protocol.SUMMARY_TAG  # the heredoc, and the default for any other form
     return [protocol.run(f"{sleep} <<'{tag}'")] + [f"{n} {mine}" for n in names] + [tag]
 

@@ -74,7 +74,11 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
 
     from . import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
-    head = [core.wake_intro(store, T)] + ([warning] if warning else [])
+    budget, with_intro = core.wake_budget(T, store.config().WAKE_LINES)
+    # The intro is left out where plain wake leaves it out (WAKE_LINES below
+    # popcount(T) + 1), so this document is never longer than wake's.
+    head = ([core.wake_intro(store, T)] if with_intro or not T else []) + \
+        ([warning] if warning else [])
     pending = core.pending_in(T, built)
     tail = []
     if pending and read_only:
@@ -90,7 +94,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         tail += [""] + (waiting.split("\n") if waiting is not None else [
             f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
             f"do {'them' if pending > 1 else 'it'} before your next action.",
-            "Run: memo sleep"])
+            protocol.run("memo sleep")])
     fixed = _size(head) + _size(tail)
 
     def fits(budget):
@@ -103,8 +107,9 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
                 return None
         return tiling
 
-    # Every budget >= T gives the same document, so the top is min(WAKE_LINES, T).
-    top = max(1, min(store.config().WAKE_LINES, T))
+    # Every budget >= T gives the same document, so the top is min(budget, T),
+    # the budget being plain wake's (its intro line is one of WAKE_LINES).
+    top = max(1, min(budget, T))
     if top <= SCAN_ALL:
         candidates = range(top, 0, -1)
     else:

@@ -668,7 +668,8 @@ def wake_document(root: str | None = None) -> tuple:
                 # A part's closing order asks for the next part, which the
                 # resource holds already: leave it out, so the resource has
                 # no order an agent would follow for nothing.
-                while lines and (not lines[-1] or lines[-1].startswith("Run: wake ")):
+                while lines and (not lines[-1] or lines[-1].startswith("Run: wake ")
+                                     or protocol.is_part_footer(lines[-1])):
                     lines.pop()
                 parts.append("\n".join(lines))
                 k += 1

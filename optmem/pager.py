@@ -1,8 +1,10 @@
 """The pager: cut the wake document into parts (DESIGN.md "Commands", wake).
 
 Harnesses truncate long command output, each differently, so wake prints
-parts that fit all of them: a part holds at most ``PART_LINES`` lines and
-at most ``PART_CHARS`` bytes of UTF-8, header and last line included. With
+parts that fit all of them: a part holds at most ``PART_LINES`` lines of
+the document (the header and the closing line are extra, as in the later
+OptMem, so a store pages into the same number of parts) and at most
+``PART_CHARS`` bytes of UTF-8, header and closing line included. With
 more than one part each starts with a header naming the part and the count;
 a part that is not the last ends with the order for the next one, carrying
 ``T`` so a memory noted mid-read shifts nothing; the last ends with
@@ -23,7 +25,8 @@ def header(k: int, n: int, T: int) -> str:
 
 
 def footer(k: int, n: int, T: int) -> str:
-    """The last line of part ``k``: ``Run: memo wake <k+1> <T>``, or ``AWAKE``."""
+    """The last line of part ``k``: ``Not awake yet. Run: memo wake <k+1>
+    <T>``, or ``AWAKE``."""
     return protocol.part_footer(k, n, T)
 
 
@@ -31,16 +34,23 @@ def _size(line: str) -> int:
     return len(line.encode("utf-8")) + 1  # with its newline
 
 
-def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int,
-             head=None, foot=None) -> list:
-    """Split ``intro`` + ``lines`` into parts; return each part's text.
+def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars: int,
+             head=None, foot=None, intro_counts: bool = True) -> list:
+    """Split ``intro`` + ``lines`` into parts; return each part's text
+    (``intro`` None: ``lines`` alone).
 
-    ``part_lines`` counts lines and ``part_chars`` counts bytes of UTF-8
-    (newlines included), header and footer included. Room for the longest
-    possible header and footer is kept in every part, so the split never
-    depends on how many parts there turn out to be. Always returns at least
+    ``part_lines`` counts the lines of the document in a part (``intro``
+    and ``lines``; the header and footer are not counted, as in the later
+    OptMem). ``part_chars`` counts bytes of UTF-8 (newlines included),
+    header and footer included: room for the longest possible header and
+    footer is kept in every part, so the split never depends on how many
+    parts there turn out to be (where ``part_chars`` binds, memo may need
+    one part more than the later OptMem). Always returns at least
     one part; a line too long for any part still gets one of its own.
-    ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
+    With ``intro_counts`` False the intro is one line more in part 1, not
+    counted against ``part_lines`` (wake: where the memories take fewer
+    lines than ``WAKE_LINES``, the intro stands beside the later OptMem's
+    document instead of in the place of one of its lines). ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
     document of two stores (issue #17: the footer carries both snapshots).
     """
     head = head or (lambda k, n: header(k, n, T))
@@ -49,15 +59,16 @@ def paginate(lines: list, intro: str, T: int, part_lines: int, part_chars: int,
     head_room = _size(head(big, big))
     foot_room = max(_size(foot(big, big + 1)), _size(AWAKE))
     chunks = []
-    current = [intro]
-    used_bytes = _size(intro)
+    current = [] if intro is None else [intro]
+    used_bytes = 0 if intro is None else _size(intro)
+    free = 1 if intro is not None and not intro_counts else 0  # lines not counted
     for line in lines:
         need = _size(line)
-        fits = (len(current) + 3 <= part_lines
+        fits = (len(current) - free < part_lines
                 and used_bytes + need + head_room + foot_room <= part_chars)
         if not fits and current:
             chunks.append(current)
-            current, used_bytes = [], 0
+            current, used_bytes, free = [], 0, 0
         current.append(line)
         used_bytes += need
     chunks.append(current)

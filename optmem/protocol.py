@@ -21,6 +21,12 @@ line of the agent's own text comes in one of several *forms*, chosen by
 - ``line``: the seed's one-line form, for programs that parse the order and
   call memo without a shell: ``Run: memo sleep 0-1 "<your line>"``.
 
+- ``nap``: the later OptMem's one-line texts, for programs written for it
+  (they turn ``Run: .+ nap (\\d+-\\d+) "<your line>"$`` into a tool call):
+  ``Run: memo nap 0-1 "<your line>"``, and ``Run: memo nap`` wherever the
+  other forms order ``Run: memo sleep``. The batched hand-over
+  (``MEMO_HANDOVER=batch``) has no such text: it is rendered in ``line``.
+
 - ``mcp``: for ``memo mcp`` (the MCP server sets it for its calls with
   ``orders_in``; it is not for a shell): every order is a tool call, the
   tool's name and its JSON arguments, ``Run: sleep {"block": "0-1",
@@ -91,6 +97,21 @@ def _heredoc(command: str, placeholder: str, tag: str) -> list:
 
 def _line(command: str, placeholder: str, tag: str) -> list:
     return [f'{command} "{placeholder}"']
+
+
+NAP_FORM = "nap"  #: the later OptMem's one-line orders (``memo nap``)
+
+
+def nap_words(command: str) -> str:
+    """``command`` with the later OptMem's verb: ``memo sleep ...`` becomes
+    ``memo nap ...`` (the same command in memo); any other is unchanged."""
+    if command == "memo sleep" or command.startswith("memo sleep "):
+        return "memo nap" + command[len("memo sleep"):]
+    return command
+
+
+def _nap(command: str, placeholder: str, tag: str) -> list:
+    return _line(nap_words(command), placeholder, tag)
 
 
 MCP_FORM = "mcp"  #: the form of ``memo mcp`` results
@@ -166,7 +187,7 @@ def _mcp(command: str, placeholder: str, tag: str) -> list:
 
 #: form name -> renderer of a text-carrying command: ``(command, placeholder,
 #: tag) -> lines``, the first line without the ``Run: `` prefix.
-TEXT_ORDERS = {"heredoc": _heredoc, "line": _line, MCP_FORM: _mcp}
+TEXT_ORDERS = {"heredoc": _heredoc, "line": _line, NAP_FORM: _nap, MCP_FORM: _mcp}
 
 #: The form a front end chose for what runs in its context (``orders_in``);
 #: ``None``: ``MEMO_ORDERS`` decides.
@@ -201,10 +222,14 @@ def orders_form(environ=None) -> str:
 def run(command: str, form: str | None = None) -> str:
     """An order an agent may run as printed: ``Run: <command>``. In the
     ``mcp`` form the command is a tool call (``Run: wake {"part": 2, "at":
-    "40"}``), and a command that is no tool is ``person_can_run``."""
-    if (form or orders_form()) == MCP_FORM:
+    "40"}``), and a command that is no tool is ``person_can_run``; in the
+    ``nap`` form ``memo sleep`` is written ``memo nap`` (``nap_words``)."""
+    form = form or orders_form()
+    if form == MCP_FORM:
         call = tool_call(command)
         return f"Run: {call}" if call else person_can_run(command)
+    if form == NAP_FORM:
+        return f"Run: {nap_words(command)}"
     return f"Run: {command}"
 
 
@@ -365,10 +390,19 @@ def half_waits(name: str, half: str, why: str, flag: str = "",
     log does not hold, and memo sleep writes it again, so the step is the
     agent's: ``Run: memo forget HALF`` (with ``flag``)."""
     sentence, _ = split_order(why)
-    return "\n".join([f"Compression of #{name}{WAITS_MARK}the summary of its half #{half} is "
+    return "\n".join([f"Compression of #{name}{WAITS_MARK}{HALF_MARK}{half} is "
                       f"damaged ({sentence.rstrip('.')}); memo sleep writes it again from the "
                       f"log once it is forgotten.",
                       run(f"memo forget {half} {flag}".strip(), form)])
+
+
+HALF_MARK = "the summary of its half #"  #: in the first line of ``half_waits``
+
+
+def is_half_waiting(text: str) -> bool:
+    """True for ``half_waits``'s text (the next compression needs a damaged
+    summary)."""
+    return is_waiting(text) and HALF_MARK in text.split("\n", 1)[0]
 
 
 def is_waiting(text: str) -> bool:
@@ -396,16 +430,38 @@ def part_header(k: int, n: int) -> str:
     return f"Your memory, part {k} of {n}, oldest first."
 
 
+#: How a part that is not the last begins its closing line (the later
+#: OptMem): the read is unfinished, whatever a harness cut from the head.
+NOT_AWAKE = "Not awake yet."
+
+
+def _not_awake(command: str) -> str:
+    """``Not awake yet. Run: <command>``; in the ``mcp`` form the tool call
+    stands on a line of its own after ``Not awake yet.``, so a reader
+    anchored per line (``^Run: (\\w+) (\\{.*\\})$``) still reads it."""
+    order = run(command)
+    return f"{NOT_AWAKE}\n{order}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {order}"
+
+
 def part_footer(k: int, n: int, T: int) -> str:
-    """The last line of part ``k``: ``Run: memo wake <k+1> <T>`` or ``AWAKE``."""
-    return AWAKE if k == n else run(f"memo wake {k + 1} {T}")
+    """The last line of part ``k``: ``Not awake yet. Run: memo wake <k+1>
+    <T>`` (read as ``Not awake yet\\. Run: .+ wake (\\d+) (\\d+)$``, and by a
+    seed client as ``Run: memo wake (\\d+) (\\d+)``), or ``AWAKE``."""
+    return AWAKE if k == n else _not_awake(f"memo wake {k + 1} {T}")
 
 
 def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
-    """The last line of part ``k`` of a document of two stores (issue #17):
-    ``Run: memo wake <k+1> <TG> <TP> --project NAME`` or ``AWAKE``. A seed
-    client's ``Run: memo wake (\\d+) (\\d+)`` still matches its start."""
-    return AWAKE if k == n else run(f"memo wake {k + 1} {Tg} {Tp} --project {project}")
+    """The last line of part ``k`` of a document of two stores:
+    ``Not awake yet. Run: memo wake <k+1> <TG> <TP> --project NAME`` or
+    ``AWAKE``. A seed client's ``Run: memo wake (\\d+) (\\d+)`` still matches."""
+    return AWAKE if k == n else _not_awake(f"memo wake {k + 1} {Tg} {Tp} --project {project}")
+
+
+def is_part_footer(line: str) -> bool:
+    """True for a line of the close of a part that is not the last, in any
+    form (``Not awake yet. Run: ...``, or in the ``mcp`` form ``Not awake
+    yet.`` above its tool call)."""
+    return line.startswith(NOT_AWAKE)
 
 
 def scope_receipt(project: str | None) -> str:

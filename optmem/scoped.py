@@ -112,7 +112,7 @@ def _at(store, T, what: str, flag: str) -> int:
     return T
 
 
-def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
+def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False) -> tuple:
     """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
     project is read at its current count).
@@ -122,7 +122,10 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
     the document needs a summary not built in either store; otherwise the
     part, the last one ending ``You are awake.`` and then, after a blank
     line, the next compression of the two stores (global first). Raises
-    ``BadInput`` for a ``T`` past a log or a part that does not exist."""
+    ``BadInput`` for a ``T`` past a log or a part that does not exist. With
+    ``strict`` (the CLI) a damaged summary the document shows, or one the
+    next compression needs, raises ``Damaged`` as ``core.wake`` does, its
+    ``memo forget`` order carrying the store's flag."""
     flag = scope.flag
     Tg = _at(gstore, Tg, "global memory", flag)
     Tp = _at(pstore, Tp, f"project {scope.project}", flag)
@@ -133,7 +136,9 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
     if core.missing_in(Tg, tg, gstore.built(Tg)) or core.missing_in(Tp, tp, pstore.built(Tp)):
         prompt = handover(scope, gstore, pstore, form)
         if prompt == core.NOTHING_LEFT:  # another session just built it
-            return wake(scope, gstore, pstore, part, Tg, Tp, form)
+            return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
+        if strict:
+            core.strict_damage(prompt)
         if protocol.is_waiting(prompt):  # a repair first: show what is built
             from .hook import split_awake
             doc, _ = split_awake(wake_max_bytes(scope, gstore, pstore, cfg.PART_CHARS))
@@ -141,13 +146,18 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
         cg, cp = gstore.count(), pstore.count()
         pending = core.pending_in(cg, gstore.built(cg)) + core.pending_in(cp, pstore.built(cp))
         return False, protocol.cannot_wake(pending) + "\n\n" + prompt
+    gdamaged, pdamaged = [], []
     try:
         body = [core.wake_intro(gstore, Tg)]
-        body += core.wake_lines(gstore, Tg, g) if Tg else []
+        body += core.wake_lines(gstore, Tg, g, gdamaged) if Tg else []
         body += [heading_project(scope), core.wake_intro(pstore, Tp)]
-        body += core.wake_lines(pstore, Tp, p) if Tp else []
+        body += core.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(scope, gstore, pstore, part, Tg, Tp, form)
+        return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
+    if strict and gdamaged:
+        raise core.damaged_error(gstore, gdamaged, global_flag(scope))
+    if strict and pdamaged:
+        raise core.damaged_error(pstore, pdamaged, scope.flag)
     name = scope.project
     parts = pager.paginate(body, heading_global(scope), Tg, cfg.PART_LINES, cfg.PART_CHARS,
                            head=protocol.part_header,
@@ -159,6 +169,8 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None) -> tuple:
     text = parts[part - 1]
     if part == len(parts):
         prompt = handover(scope, gstore, pstore, form)
+        if strict:
+            core.strict_damage(prompt)
         if prompt != core.NOTHING_LEFT:  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text

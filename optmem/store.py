@@ -325,7 +325,8 @@ class Store:
             raise NoStore(f"cannot open the memory store {root}: {err.strerror}; "
                           f"check MEMORY_DIR") from None
         if not stat_mod.S_ISDIR(st.st_mode):
-            raise NoStore(f"MEMORY_DIR {root} is a file, not a memory store; check the path")
+            raise NoStore(f"MEMORY_DIR {root}: Not a directory (it is a file, not a memory "
+                          f"store); check the path")
         store = cls(root)
         try:
             os.lstat(store.log_path)
@@ -368,7 +369,8 @@ class Store:
                           f"not exist; check the path (memo init does not follow a broken "
                           f"link)")
         if os.path.lexists(root) and not os.path.isdir(root):
-            raise NoStore(f"MEMORY_DIR {root} is a file, not a directory; choose another path")
+            raise NoStore(f"MEMORY_DIR {root}: Not a directory (it is a file); choose "
+                          f"another path")
         store = cls(root)
         if os.path.lexists(store.log_path):
             return store, False  # an existing store: not one byte changes

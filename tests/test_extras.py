@@ -24,6 +24,7 @@ from conftest import (SLEEP_ORDER, answer_all, data_file, snapshot, tree_records
                       write_import)
 
 from optmem.cli import cli
+from optmem.core import wake_budget
 
 AWAKE = "You are awake."
 LOG = 320
@@ -234,7 +235,7 @@ def test_every_wake_line_id_is_a_valid_zoom_argument(memo, store300, wake_lines)
     ok(memo("config", f"WAKE_LINES={wake_lines}"))
     doc = wake_all(memo)
     ids = id_lines(doc)
-    assert len(ids) >= min(wake_lines, 300)
+    assert len(ids) >= min(wake_lines - 1, 300)  # the intro is one of WAKE_LINES
     for lo, hi, wake_line in ids:
         # the format assumed by expected_line is the one wake prints
         assert wake_line == expected_line(store300, lines, lo, hi)
@@ -348,10 +349,10 @@ def test_config_set_checks_stores_and_takes_effect(memo, inited, tmp_path):
     assert (inited / "config").stat().st_mode & 0o777 == 0o600
     line = config_lines(ok(memo("config")))["WAKE_LINES"]
     assert re.match(r"WAKE_LINES\s*[=:]?\s*8\b", line) and "256" in line
-    # the new value is in force: 20 memories wake as 8 lines
+    # the new value is in force: 20 memories wake as 8 lines, the intro and 7
     imported(memo, tmp_path, 20)
     answer_all(memo)
-    assert len(id_lines(wake_all(memo))) == 8
+    assert len(id_lines(wake_all(memo))) == 8 - 1
     # a second knob keeps the first
     ok(memo("config", "PART_LINES=10"))
     assert active_config(inited) == {"WAKE_LINES": "8", "PART_LINES": "10"}
@@ -486,7 +487,7 @@ def check_stats_json(root: Path, info: dict, lines: list, wake_lines: int = 256)
     assert info["first_date"] == (lines[0][:10] if T else None)
     assert info["last_date"] == (lines[T - 1][:10] if T else None)
     shape = {int(size): n for size, n in info["wake_shape"]}
-    assert sum(shape.values()) == min(T, wake_lines)
+    assert sum(shape.values()) == min(T, wake_budget(T, wake_lines)[0])
     assert sum(size * n for size, n in shape.items()) == T
     assert all(size & (size - 1) == 0 for size in shape)
 
@@ -538,6 +539,7 @@ def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
     path = tmp_path / "big.txt"
     path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))
     ok(memo("import", path))
+    ok(memo("config", "WAKE_LINES=257"))  # budget 256: the intro line is one of WAKE_LINES
     info = json.loads(ok(memo("stats", "--json")))
     shape = [[int(s), n] for s, n in info["wake_shape"]]
     assert shape == [[256, 12], [128, 27], [64, 27], [32, 27], [16, 28], [8, 27], [4, 27],
@@ -621,6 +623,8 @@ def test_wake_max_bytes_picks_the_most_detailed_document_that_fits(memo, inited,
     answer_with(memo, lambda lo, hi: f"S{hi - lo} " + ("x" * 270 if hi - lo == 256 else "x"))
     worse = []
     for b in range(1, 41):
+        if not wake_budget(300, b)[1]:
+            continue  # below popcount(300) + 1 lines wake drops its intro; the hook never does
         ok(memo("config", f"WAKE_LINES={b}", "PART_CHARS=1000000", "PART_LINES=1000000"))
         doc = memo("wake")
         ok(doc)

@@ -305,17 +305,23 @@ def test_a_stripped_last_line_is_cut_and_kept(memo, inited):
 
 def test_bad_utf8_in_a_summary_is_named_and_forget_recovers(memo, inited):
     build(inited, 8)
-    set_config(inited, WAKE_LINES=2)
+    set_config(inited, WAKE_LINES=3)  # the intro and two lines: #0-3, #4-7
     level = inited / "TREE" / "4"
     data = bytearray(level.read_bytes())
     data[TREE:TREE + 3] = b"\xff\xfe\xfd"
     level.write_bytes(bytes(data))
-    # wake still shows the memory; the hand-over names the damage and forgets it
-    out = ok(memo("wake"))
+    # the session-start hook still shows the memory; the hand-over names the
+    # damage and forgets it
+    out = ok(memo("wake", "--max-bytes", "20000"))
     assert "#4-7 2026-01-01 [damaged summary" in out
     for word in (str(level), "record 1", "offset 288"):
         assert word in out.split("You are awake.\n\n")[1]
     assert out.endswith("\nRun: memo forget 4-7\n")
+    # the CLI's wake refuses, as the later OptMem does: exit 1, the order on stderr
+    result = memo("wake")
+    no_traceback(result)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert str(level) in result.stderr and result.stderr.endswith("Run: memo forget 4-7\n")
     result = memo("check")
     no_traceback(result)
     assert result.exit_code == 1 and "memo forget 4-7" in result.stdout

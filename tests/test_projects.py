@@ -151,7 +151,8 @@ def test_no_git_call_and_the_same_bytes_without_projects(memo, memory_dir, monke
     Store.init(str(tmp_path / "b"))
     Store.init(str(tmp_path / "b" / "projects" / "other"))
     second = session(tmp_path / "b")
-    assert second[0][1] == "<MEM> is already a memory store; nothing was changed. Run: memo wake\n"
+    assert second[0][1] == ("Found <MEM>: 0 memories. It is already a memory store; nothing "
+                            "was changed. Run: memo wake\n")
     assert first[1:-1] == second[1:-1]
     # at most two git calls a command: the person's safe.directory, then the
     # repository's own config
@@ -324,7 +325,9 @@ def follow(memo, text: str, steps: list, budget: int = 400):
     """Follow every order from ``text`` to the end; return the texts seen."""
     seen = [text]
     for _ in range(budget):
-        orders = [ln for ln in text.splitlines() if ln.startswith("Run: ")]
+        orders = [ln[len("Not awake yet. "):] if ln.startswith("Not awake yet. Run: ") else ln
+                  for ln in text.splitlines()]
+        orders = [ln for ln in orders if ln.startswith("Run: ")]
         if not orders:
             return seen
         order = orders[-1]

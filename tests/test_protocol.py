@@ -26,8 +26,10 @@ def imported(memo, tmp_path, n: int) -> None:
     assert result.exit_code == 0, result.stderr
 
 
+ANY = object()  #: a group whose value a case does not fix
+
 # Each case: (id, setup(memo, store, tmp_path), argv, env, exit code, stdout pattern,
-# what the groups must be, or None).
+# what the groups must be (ANY: any value), or None).
 def _pending2(memo, store, tmp_path):
     imported(memo, tmp_path, 2)
 
@@ -94,8 +96,8 @@ CASES = [
     ("empty-line", _none, ["wake"], {"MEMO_ORDERS": "line"}, 0,
      r"\ANo memories yet\. Record the first with: memo note \"<one line>\"\nYou are awake\.\n\Z",
      None),
-    ("part-header", _parts, ["wake"], {}, 0, r"\AYour memory, part (\d+) of (\d+)", ("1", "6")),
-    ("part-footer", _parts, ["wake"], {}, 0, r"\nRun: memo wake (\d+) (\d+)\n\Z", ("2", "40")),
+    ("part-header", _parts, ["wake"], {}, 0, r"\AYour memory, part (\d+) of (\d+)", ("1", "4")),
+    ("part-footer", _parts, ["wake"], {}, 0, r"Run: memo wake (\d+) (\d+)\n\Z", ("2", "40")),
     ("wake-lines", _built(40), ["wake"], {}, 0, r"^#(\d+)(?:-(\d+))? ", ("0", None)),
     ("no-match", _built(4), ["recall", "nowhere"], {}, 0, r"^No match\.$", None),
     ("matches", _built(40), ["recall", "event 3"], {}, 0, r"^(\d+) matches\.$", ("11",)),
@@ -112,6 +114,29 @@ CASES = [
      r"\nRun: memo sleep (\d+)-(\d+) - <<'SUMMARY'\n<your line>\nSUMMARY\n\Z", ("0", "1")),
     ("order-line", _pending2, ["sleep"], {"MEMO_ORDERS": "line"}, 0,
      r"\nRun: memo sleep (\d+)-(\d+) \"<your line>\"\n\Z", ("0", "1")),
+    # the later OptMem's strings, with the pattern its clients use
+    ("not-awake", _parts, ["wake"], {}, 0, r"^Not awake yet\. Run: .+ wake (\d+) (\d+)$",
+     ("2", "40")),
+    ("not-awake-nap", _parts, ["wake", "2", "40"], {"MEMO_ORDERS": "nap"}, 0,
+     r"^Not awake yet\. Run: .+ wake (\d+) (\d+)$", ("3", "40")),
+    ("order-nap", _pending2, ["sleep"], {"MEMO_ORDERS": "nap"}, 0,
+     r'^Run: .+ nap (\d+-\d+) "<your line>"$', ("0-1",)),
+    ("order-nap-after-nap", _pending4, ["nap", "0-1", "first two"], {"MEMO_ORDERS": "nap"}, 0,
+     r'\A0-1 saved\.\n\n[\s\S]*^Run: .+ nap (\d+-\d+) "<your line>"\n\Z', ("2-3",)),
+    ("hand-over-nap", _pending2, ["wake"], {"MEMO_ORDERS": "nap"}, 0,
+     r'^You are awake\.\n\n[\s\S]*^Run: .+ nap (\d+-\d+) "<your line>"$', ("0-1",)),
+    ("empty-nap", _none, ["wake"], {"MEMO_ORDERS": "nap"}, 0,
+     r'\ANo memories yet\. Record the first with: .+ note "<one line>"\nYou are awake\.\n\Z',
+     None),
+    ("imported-nap", _none, ["import", "HISTORY"], {"MEMO_ORDERS": "nap"}, 0,
+     r"^(\d+) compressions pending\. Run: .+ nap$", ("38",)),
+    ("forgot-nap", _built(40), ["forget", "0-1"], {"MEMO_ORDERS": "nap"}, 0,
+     r"^Forgot (\d+) summar\w+, from (\d+)-(\d+) up\. Run: .+ nap$", ("38", "0", "1")),
+    ("config-set", _none, ["config", "WAKE_LINES=12"], {}, 0,
+     r"\A(ENTRY_CHARS)\s+(\d+)\s[\s\S]*^WAKE_LINES\s+(\d+)\s", ("ENTRY_CHARS", "280", "12")),
+    ("init-found", _pending2, ["init"], {}, 0, r"^Found (.+): (\d+) memor", (ANY, "2")),
+    ("zoom-unbuilt", _pending4, ["zoom", "0-3"], {}, 0,
+     r"\A#(\d+)-(\d+) not compressed yet\b", ("0", "1")),
 ]
 
 
@@ -134,7 +159,8 @@ def test_every_seed_string_with_the_pattern_a_client_uses(memo, memory_dir, tmp_
     m = re.search(pattern, result.stdout, re.MULTILINE)
     assert m, (pattern, result.stdout)
     if groups is not None:
-        assert m.groups() == groups, result.stdout
+        assert len(m.groups()) == len(groups), result.stdout
+        assert all(w is ANY or g == w for g, w in zip(m.groups(), groups)), result.stdout
 
 
 @pytest.mark.parametrize("make", ["missing", "empty-dir", "only-config"])
@@ -247,7 +273,7 @@ def test_a_client_reading_only_the_seed_patterns_lives_a_40_memory_life(memo, me
     client.run("import", write_import(tmp_path / "life.txt", history(40)))
     assert client.compress_all(client.run("sleep").stdout) == 40 - 2  # T - popcount(T)
     ids = client.wake()
-    assert ids[0][0] == 0 and ids[-1][1] == 39 and len(ids) == 8
+    assert ids[0][0] == 0 and ids[-1][1] == 39 and len(ids) == 8 - 1  # and memo's intro line
     assert all(b + 1 == c for (_, b), (c, _) in zip(ids, ids[1:]))  # the lines tile 0..39
     # New memories: ids from `Saved as`, compressions from the note's output.
     for k in range(8):
@@ -432,7 +458,8 @@ def test_mcp_form_renders_orders_as_tool_calls():
         check = protocol.run("memo check")
         empty = protocol.empty_store()
     assert sleep == ['Run: sleep {"block": "0-15", "summary": "<your line>"}']
-    m = MCP_ORDER.match(wake)
+    assert wake.startswith("Not awake yet.\nRun: ")
+    m = MCP_ORDER.match(wake.split("\n")[1])
     assert m and m.group(1) == "wake" and json.loads(m.group(2)) == {"part": 2, "at": "40"}
     assert check == "A person can run: memo check"  # no tool: a person's step
     assert empty[0] == 'No memories yet. Record the first with: note {"text": "<one line>"}'
@@ -480,3 +507,323 @@ def test_a_wake_size_order_is_a_tool_call_in_the_mcp_form():
     assert protocol.tool_call("memo wake --max-bytes 900 --project widget") == \
         'wake {"max_bytes": 900, "scope": "widget"}'
     assert protocol.tool_call("memo wake 2 40") == 'wake {"part": 2, "at": "40"}'
+
+
+# == the later OptMem's refusals: exit code, stderr, the pattern a client uses ==
+
+def _damaged_summary(block: str):
+    """A store whose summary ``block`` (``LO-HI``) has bytes that are not
+    UTF-8, as a torn or foreign write leaves them."""
+    lo, hi = (int(x) for x in block.split("-"))
+    size = hi - lo + 1
+
+    def setup(memo, store, tmp_path):
+        record = store / "TREE" / str(size)
+        data = bytearray(record.read_bytes())
+        at = (lo // size) * 288
+        data[at:at + 2] = b"\xff\xfe"
+        record.write_bytes(bytes(data))
+    return setup
+
+
+def _then(*steps):
+    def setup(memo, store, tmp_path):
+        for step in steps:
+            step(memo, store, tmp_path)
+    return setup
+
+
+def _config(**knobs):
+    return lambda memo, store, tmp_path: set_config(store, **knobs)
+
+
+def _file_at_memory_dir(memo, store, tmp_path):
+    import shutil
+    shutil.rmtree(store)
+    store.write_text("")
+
+
+def _bad_date_file(memo, store, tmp_path):
+    write_import(tmp_path / "dates.txt", ["2024-01-01 fine", "2024-02-30 not on the calendar"])
+
+
+def _damaged_half(memo, store, tmp_path):
+    """32 memories, every block built but 0-31; the summary 0-15 damaged."""
+    _pending32(memo, store, tmp_path)
+    _damaged_summary("0-15")(memo, store, tmp_path)
+
+
+REFUSALS = [
+    ("too-long", _none, ["note", "x" * 300], 1, r"Too long: (\d+) bytes, limit (\d+)\.",
+     ("300", "280")),
+    ("too-long-nap", _pending2, ["nap", "0-1", "y" * 281], 1,
+     r"Too long: (\d+) bytes, limit (\d+)\.", ("281", "280")),
+    ("wrong-block", _pending4, ["nap", "2-3", "out of order"], 1,
+     r"Wrong block: (\d+-\d+)\. .*the next is (\d+)-(\d+)\.", ("2-3", "0", "1")),
+    ("config-bare-name", _none, ["config", "WAKE_LINES"], 1, r"^memo: usage: memo config ", ()),
+    ("zoom-no-id", _built(4), ["zoom"], 1, r"block id", ()),
+    ("zoom-beyond", _built(4), ["zoom", "8-15"], 1, r"#(\d+-\d+) is beyond the memory",
+     ("8-15",)),
+    ("not-a-real-date", _bad_date_file, ["import", "DATES"], 1,
+     r"line (\d+): (\S+) is not a real date\.", ("2", "2024-02-30")),
+    ("not-a-directory", _file_at_memory_dir, ["wake"], 1, r"Not a directory", ()),
+    ("not-a-directory-init", _file_at_memory_dir, ["init"], 1, r"Not a directory", ()),
+    ("damaged-wake", _then(_built(4), _damaged_summary("0-1"), _config(WAKE_LINES=3)),
+     ["wake"], 1, r"The summary of #(\d+-\d+) is damaged .*Run: .+ forget (\d+-\d+)$",
+     ("0-1", "0-1")),
+    ("damaged-zoom", _then(_built(4), _damaged_summary("0-1")), ["zoom", "0-3"], 1,
+     r"The summary of #(\d+-\d+) is damaged .*Run: .+ forget (\d+-\d+)$", ("0-1", "0-1")),
+    ("damaged-half-sleep", _damaged_half, ["sleep"], 1,
+     r"summary of its half #(\d+-\d+) is damaged .*Run: .+ forget (\d+-\d+)$",
+     ("0-15", "0-15")),
+    ("damaged-half-nap", _damaged_half, ["nap"], 1, r"Run: .+ forget (\d+-\d+)$", ("0-15",)),
+    ("damaged-half-wake", _damaged_half, ["wake"], 1, r"Run: .+ forget (\d+-\d+)$", ("0-15",)),
+]
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=[c[0] for c in REFUSALS])
+def test_every_later_refusal_exits_and_says_it_on_stderr(memo, memory_dir, tmp_path, case):
+    """Each refusal a client (or the later OptMem's suite) checks: the exit
+    status, nothing on stdout, the one line on stderr with the matched words
+    first and memo's own facts after them."""
+    _, setup, argv, code, pattern, groups = case
+    memo("init")
+    setup(memo, memory_dir, tmp_path)
+    argv = [str(tmp_path / "dates.txt") if a == "DATES" else a for a in argv]
+    result = memo(*argv)
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert result.stdout == "", result.stdout
+    m = re.search(pattern, result.stderr, re.MULTILINE)
+    assert m, (pattern, result.stderr)
+    assert m.groups() == groups, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr  # one line
+
+
+def test_a_nap_that_saves_then_meets_a_damaged_half_says_saved_then_refuses(memo, memory_dir,
+                                                                           tmp_path):
+    """The summary is kept (stdout ``LO-HI saved.``); the next compression
+    needs a damaged half, so the command exits 1 with its repair on stderr."""
+    memo("init")
+    imported(memo, tmp_path, 32)
+    while True:  # build up to 16-31; 0-31 (halves 0-15 and 16-31) comes next
+        out = memo("sleep").stdout
+        m = re.search(r"Compress memories #(\d+)-(\d+)", out)
+        if m.groups() == ("16", "31"):
+            break
+        memo("sleep", f"{m[1]}-{m[2]}", f"summary {m[1]}-{m[2]}")
+    _damaged_summary("0-15")(memo, memory_dir, tmp_path)
+    result = memo("nap", "16-31", "the second sixteen")
+    assert result.exit_code == 1 and result.stdout == "16-31 saved.\n", result.stdout
+    assert result.stderr.rstrip().endswith("Run: memo forget 0-15"), result.stderr
+
+
+def test_the_hook_and_mcp_wake_keep_the_stand_in_of_a_damaged_summary(memo, memory_dir,
+                                                                      tmp_path):
+    """Only the CLI's wake refuses: a startup hook (``wake --max-bytes``) and
+    the MCP server's wake show the stand-in line and hand the repair over,
+    so an agent is never left without its memory; check names the repair."""
+    from optmem import core
+    from optmem.store import Store
+    memo("init")
+    _then(_built(4), _damaged_summary("0-1"), _config(WAKE_LINES=3))(memo, memory_dir, tmp_path)
+    hook = memo("wake", "--max-bytes", "4000")
+    assert hook.exit_code == 0 and "[damaged summary" in hook.stdout
+    assert "Run: memo forget 0-1" in hook.stdout
+    store = Store.open(str(memory_dir))
+    try:
+        ok, text = core.wake(store, 1, None)  # what memo mcp's wake calls
+    finally:
+        store.close()
+    assert ok and "[damaged summary" in text and text.rstrip().endswith("Run: memo forget 0-1")
+    check = memo("check")
+    assert check.exit_code == 1 and "memo forget 0-1" in check.stdout
+
+
+def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(monkeypatch):
+    assert protocol.orders_form({"MEMO_ORDERS": "nap"}) == "nap"
+    assert protocol.sleep_order("0-1", "nap") == ['Run: memo nap 0-1 "<your line>"']
+    assert protocol.sleep_order("0-1", "nap", "--global") == \
+        ['Run: memo nap 0-1 --global "<your line>"']
+    assert protocol.empty_store("nap")[0] == \
+        'No memories yet. Record the first with: memo note "<one line>"'
+    assert protocol.run("memo sleep", "nap") == "Run: memo nap"
+    assert protocol.run("memo forget 0-1", "nap") == "Run: memo forget 0-1"
+    monkeypatch.setenv("MEMO_ORDERS", "nap")
+    assert protocol.part_footer(1, 2, 40) == "Not awake yet. Run: memo wake 2 40"
+    assert protocol.part_footer_scoped(1, 2, 40, 3, "widget") == \
+        "Not awake yet. Run: memo wake 2 40 3 --project widget"
+    from optmem import handover
+    assert handover.order_lines(["0-1", "2-3"]) == \
+        ['Run: memo sleep - "0-1 <your line>" "2-3 <your line>"']
+
+
+def test_a_part_footer_through_mcp_is_not_awake_then_the_tool_call_on_its_line():
+    """memo mcp's readers anchor ``^Run: (\\w+) (\\{.*\\})$`` per line: the tool
+    call keeps a line of its own, after ``Not awake yet.``"""
+    with protocol.orders_in(protocol.MCP_FORM):
+        text = protocol.part_footer(1, 3, 40)
+        scoped = protocol.part_footer_scoped(1, 3, 40, 2, "widget")
+    assert text == 'Not awake yet.\nRun: wake {"part": 2, "at": "40"}'
+    assert scoped == 'Not awake yet.\nRun: wake {"part": 2, "at": "40 2", "scope": "widget"}'
+    assert all(protocol.is_part_footer(t.split("\n")[0]) for t in (text, scoped))
+    assert MCP_ORDER.match(text.split("\n")[1])
+
+
+# == wake's length: WAKE_LINES and PART_LINES as the later OptMem counts them ==
+
+def _wake_pages(run, first=("wake",)) -> list:
+    """Every part of a wake (its lines), following ``Not awake yet. Run:
+    ... wake K T``."""
+    out = run(*first)
+    parts = []
+    while True:
+        lines = out.rstrip("\n").split("\n")
+        parts.append(lines)
+        m = LATER["page"].search(lines[-1])
+        if not m:
+            return parts
+        out = run("wake", *m.groups())
+
+
+def _document(parts: list) -> list:
+    """The document lines of each part: no header, no closing line."""
+    if len(parts) == 1:
+        return [parts[0][:-1]]
+    return [p[1:-1] for p in parts]
+
+
+@pytest.mark.parametrize("T, N, P, n_parts", [
+    (40, 40, 12, 4), (40, 12, 500, 1), (40, 256, 10, 4), (40, 37, 12, 4), (12, 40, 4, 3),
+    (40, 40, 14, 3), (100, 13, 13, 1), (3, 2, 1, 2)])
+def test_wake_lines_include_the_intro_and_part_lines_count_the_document(memo, memory_dir,
+                                                                        tmp_path, T, N, P,
+                                                                        n_parts):
+    """At most N document lines (the intro among them), paged into the
+    number of parts the later OptMem gives: ceil(min(lines) / P) where
+    PART_LINES binds; a header and the closing line are extra."""
+    from optmem import blocks
+    memo("init")
+    _built(T)(memo, memory_dir, tmp_path)
+    set_config(memory_dir, WAKE_LINES=N, PART_LINES=P)
+    parts = _wake_pages(lambda *a: memo(*a).stdout)
+    doc = [line for part in _document(parts) for line in part]
+    reference_lines = len(blocks.cover(T, N))  # the later OptMem's document
+    assert len(parts) == n_parts == -(-reference_lines // P)
+    assert len(doc) <= (N if T >= N else T + 1)  # at the budget, the intro is one of N
+    memories = [line for line in doc if line.startswith("#")]
+    assert len(memories) in (reference_lines, reference_lines - 1)
+    if len(memories) == reference_lines - 1:  # the intro took a line's place
+        assert len(doc) == reference_lines and doc[0].startswith("Your memory: ")
+    assert parts[-1][-1] == "You are awake."
+
+
+def test_paging_matches_the_reference_where_part_lines_binds(memo, memory_dir, tmp_path):
+    """The later OptMem (never in this repository: point OPTMEM_REFERENCE at
+    its ``memo`` script) and memo page the same stores into the same number
+    of parts with the same memory lines per part (memo's intro may take the
+    place of part 1's first line)."""
+    import os
+    import subprocess
+    import sys
+    ref = os.environ.get("OPTMEM_REFERENCE", "")
+    if not os.path.isfile(ref):
+        pytest.skip("OPTMEM_REFERENCE does not name the later OptMem's memo script "
+                    "(github.com/VictorTaelin/OptMem), so paging is not compared")
+    env = dict(os.environ, MEMORY_DIR=str(memory_dir))
+
+    def reference(*argv):
+        done = subprocess.run([sys.executable, ref, *argv], capture_output=True, text=True,
+                              env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    memo("init")
+    compared = []
+    for T in (12, 40):
+        if T == 40:
+            imported(memo, tmp_path, 28)  # 12 + 28
+        else:
+            imported(memo, tmp_path, 12)
+        answer_all(memo)
+        for N, P in [(40, 12), (12, 5), (40, 14), (96, 10), (5, 2), (T, T // 4)]:
+            set_config(memory_dir, WAKE_LINES=N, PART_LINES=P)
+            ours = _document(_wake_pages(lambda *a: memo(*a).stdout))
+            theirs = _document(_wake_pages(reference))
+            mine = [[line for line in part if line.startswith("#")] for part in ours]
+            their = [[line for line in part if line.startswith("#")] for part in theirs]
+            assert len(ours) == len(theirs), (T, N, P, ours, theirs)
+            assert [len(p) for p in mine[1:]] == [len(p) for p in their[1:]], (T, N, P)
+            assert len(mine[0]) in (len(their[0]), len(their[0]) - 1), (T, N, P)
+            assert sum(map(len, ours)) <= max(N, sum(map(len, theirs)) + 1)
+            compared.append((T, N, P, [len(p) for p in ours], [len(p) for p in theirs]))
+    print("\n".join(f"T={T} WAKE_LINES={N} PART_LINES={P}: memo {a}, reference {b}"
+                    for T, N, P, a, b in compared))
+
+
+# == a client that reads only the later OptMem's patterns ====================
+
+LATER = {
+    "page": re.compile(r"Not awake yet\. Run: .+ wake (\d+) (\d+)$", re.MULTILINE),
+    "nap": re.compile(r"Run: .+ nap (\d+-\d+) \"<your line>\"$", re.MULTILINE),
+    "missing": re.compile(r"No memory at"),
+}
+
+
+def _later_life():
+    import importlib.util
+    from conftest import REPO
+    spec = importlib.util.spec_from_file_location("later_client_life",
+                                                  REPO / "examples" / "later-client-life.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.NAP.pattern == LATER["nap"].pattern  # the example reads these patterns
+    assert module.PAGE.pattern == LATER["page"].pattern
+    return module
+
+
+def test_a_later_client_lives_a_40_memory_life_with_the_nap_form(tmp_path):
+    """examples/later-client-life.py with MEMO_ORDERS=nap: from No memory at
+    through memo init, 40 imports, every nap, three parts, You are awake."""
+    import sys
+    life = _later_life()
+    log = []
+    seen = life.live([sys.executable, "-m", "optmem"], "nap", str(tmp_path), log.append)
+    assert seen["stuck"] is None, "\n".join(log)
+    assert seen["naps"] == 40 - 2 and len(seen["parts"]) == 3 and seen["awake"]
+    assert [len(p) for p in seen["parts"]] == [14 + 2, 14 + 2, 12 + 2]  # header, closing line
+    print("\n".join(log))
+
+
+def test_a_later_client_is_stuck_at_the_default_form_where_the_readme_says(tmp_path):
+    """At the default (heredoc) form the nap pattern finds no order: the
+    compressions stay pending and the wake the client needs is refused."""
+    import sys
+    life = _later_life()
+    log = []
+    seen = life.live([sys.executable, "-m", "optmem"], "heredoc", str(tmp_path), log.append)
+    assert seen["naps"] == 0 and seen["parts"] == []
+    assert seen["stuck"].startswith("wake was refused"), "\n".join(log)
+
+
+def test_with_a_project_the_cli_wake_refuses_a_damaged_summary_with_its_flag(memo, memory_dir,
+                                                                             tmp_path,
+                                                                             monkeypatch):
+    """Two stores: the CLI's wake refuses a damaged summary of the project
+    as it does one of a lone store, the forget order naming the project."""
+    import subprocess
+    repo = tmp_path / "widget"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    memo("init")
+    assert memo("init", "--project", "widget").exit_code == 0
+    for i in range(4):
+        assert memo("note", f"project fact {i}").exit_code == 0
+    out = memo("sleep").stdout
+    while (m := re.search(r"Compress memories #(\d+-\d+)", out)):
+        out = memo("sleep", "--project", "widget", m[1], f"summary {m[1]}").stdout
+    _damaged_summary("0-1")(memo, memory_dir / "projects" / "widget", tmp_path)
+    set_config(memory_dir, WAKE_LINES=3)  # the project's 4 memories in 3 lines: #0-1 shown
+    result = memo("wake")
+    assert result.exit_code == 1 and result.stdout == "", result.stdout
+    assert result.stderr.rstrip().endswith("Run: memo forget 0-1 --project widget"), result.stderr

@@ -393,13 +393,18 @@ def _spoil(path: Path, k: int = 0) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("args", [("wake",), ("wake", "--max-bytes", "3000")], ids=" ".join)
 def test_a_damaged_summary_in_the_document_is_shown_and_its_forget_handed_over(
-        memo, inited, tmp_path, args):
+        memo, inited, tmp_path):
+    """The session-start hook's wake (--max-bytes) shows it; the CLI's plain
+    wake refuses (exit 1, the forget order on stderr), as the later OptMem."""
     _forty(memo, inited, tmp_path)
-    set_config(inited, WAKE_LINES=3)
+    set_config(inited, WAKE_LINES=4)  # the intro and #0-31, #32-35, #36-39
     _spoil(inited / "TREE" / "32")
-    out = ok(memo(*args))  # was: exit 1 with the error alone
+    refused = memo("wake")
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("memo: The summary of #0-31 is damaged")
+    assert refused.stderr.endswith(" Run: memo forget 0-31\n")
+    out = ok(memo("wake", "--max-bytes", "3000"))
     assert "#0-31 2024-01-01 [damaged summary" in out and "#36-39 " in out
     assert f"\n{AWAKE}\n\nThe summary of #0-31 is damaged" in out
     assert last_line(out) == "Run: memo forget 0-31"
@@ -414,9 +419,11 @@ def test_a_damaged_half_is_not_handed_over_its_forget_is(memo, inited, tmp_path)
     ok(memo("forget", "0-31"))
     _spoil(inited / "TREE" / "16")
     for env in ({}, {"MEMO_HANDOVER": "batch"}):
-        out = ok(memo_env(memo, env, "sleep"))
-        assert out.startswith("Compression of #0-31 waits: the summary of its half #0-15")
-        assert "Compress memories" not in out and last_line(out) == "Run: memo forget 0-15"
+        result = memo_env(memo, env, "sleep")  # refused: exit 1, the order on stderr
+        assert result.exit_code == 1 and result.stdout == "", result.stdout
+        err = result.stderr
+        assert err.startswith("memo: Compression of #0-31 waits: the summary of its half #0-15")
+        assert "Compress memories" not in err and err.endswith(" Run: memo forget 0-15\n")
     ok(memo("forget", "0-15"))
     answer_all(memo)
     assert ok(memo("check")).endswith("The store is whole.\n")

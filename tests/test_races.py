@@ -270,7 +270,7 @@ NEW = 4
 
 
 def test_a_wake_part_is_a_snapshot_while_the_store_grows(memory_dir):
-    config = "WAKE_LINES=20\nPART_LINES=10\nPART_CHARS=2048\n"
+    config = "WAKE_LINES=20\nPART_LINES=6\nPART_CHARS=2048\n"  # 20 lines in 4 parts
     build(memory_dir, 45, config=config)
     T = 45
     before = all_parts(memory_dir, T)
