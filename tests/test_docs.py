@@ -73,9 +73,45 @@ def readme_text() -> str:
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_every_command_is_in_the_readme(name):
+    """Each command has a row of the README's command table (a row whose
+    first cell starts with `` `memo NAME``), not only a mention."""
     text = readme_text()
-    assert re.search(rf"\bmemo {re.escape(name)}\b", text), \
-        f"`memo {name}` is not mentioned in README.md"
+    assert re.search(rf"^\| `memo {re.escape(name)}\b[^|]*` \|", text, re.M), \
+        f"`memo {name}` has no row in README.md's command table"
+
+
+DOCS = REPO / "docs"
+#: The reference pages; code and other pages cite them by these names.
+PAGES = ("format", "blocks", "protocol", "commands", "scopes", "guard", "recall",
+         "harness", "recovery", "machines")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_docs_page_is_in_the_index_and_the_readme(page):
+    assert (DOCS / f"{page}.md").is_file(), f"docs/{page}.md is missing"
+    assert f"]({page}.md)" in (DOCS / "README.md").read_text(encoding="utf-8"), \
+        f"docs/README.md does not list {page}.md"
+    assert f"](docs/{page}.md" in readme_text(), f"README.md does not link docs/{page}.md"
+
+
+def _links(path):
+    """Relative link targets of a Markdown file, without their ``#anchor``."""
+    text = path.read_text(encoding="utf-8")
+    return [m.group(1).split("#")[0] for m in re.finditer(r"\]\(([^)\s]+)\)", text)
+            if not re.match(r"[a-z]+:", m.group(1)) and not m.group(1).startswith("#")]
+
+
+@pytest.mark.parametrize("path", [README] + sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+def test_every_relative_link_resolves(path):
+    missing = [t for t in _links(path) if not (path.parent / t).exists()]
+    assert not missing, f"{path.name} links to files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("path", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+def test_docs_cite_nothing_outside_the_repository(path):
+    text = path.read_text(encoding="utf-8")
+    assert not re.search(r"DESIGN\.md|STYLE\.md|harness-facts|\.\./shared|\bissue \d+", text), \
+        path.name
 
 
 def snippet_text() -> str:
