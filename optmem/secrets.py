@@ -687,6 +687,259 @@ def _header_value(m: re.Match) -> bool:
         _machine_made(v) or any(ch.isdigit() for ch in v))
 
 
+# ------------------------------------------------- credentials in sentences
+#
+# Agents write sentences, not .env lines: "the staging API token is <v>",
+# "deploy user secret <v>", "ssh root@host password <v>". A credential word
+# (``_SENTENCE_WORD``: password, key, token, secret, credential, auth,
+# bearer, cookie, session, seed, webhook and their spellings) counts when,
+# within a few words, a value follows (``_sentence_value``):
+#
+# * between them only connectors (``is``, ``was``, ``=``, ``:``, ``now``,
+#   ``set to``, ...) and prepositional phrases (``for the staging bot``,
+#   ``of prod``) may stand; after such a phrase a password must be
+#   introduced by a connector ("the password for root is X"), a generated
+#   value need not ("API key for abbysale <v>"); the word right after a
+#   preposition is its object, never the value ("the token for <hash>");
+# * the word names an identifier when the word before it says so (``cache
+#   key``, ``primary key``, ``public key``, ``page token``:
+#   ``_PUBLIC_NAME_WORDS``), or when its own next word does (``key id``,
+#   ``token budget``: anything that is not a connector ends the search);
+# * after a password word the value is one token a person chose
+#   (``_chosen_password``) or letters of both cases mixed as no word or
+#   identifier mixes them (``clsxHKifxi``: ``_mixed_letters``);
+# * after any other word the value must look generated (``_generated``).
+
+#: Words that may stand between a credential word and its value.
+_CONNECTORS = frozenset(
+    """is was are were be been being = == := : - -- -> => now still currently
+    set reset changed updated rotated regenerated to as here value equals
+    reads becomes became will would should must then just also literally
+    temporarily always today yesterday again new""".split()
+)
+#: Words after which a value is a digest or an identifier, not a credential.
+_DIGEST_WORDS = frozenset(
+    "sha1 sha256 sha384 sha512 md5 blake2b blake3 digest hash checksum commit "
+    "fingerprint id uuid".split()
+)
+#: Words that open a phrase naming what a credential is for.
+_PREPOSITIONS = frozenset("for of on in at from with under into via per by".split())
+_ARTICLES = frozenset("the a an my our your their its this that these those".split())
+
+#: A generated value of n characters has at least ``_SENTENCE_ENTROPY *
+#: log2(min(n, 64))`` bits of Shannon entropy a character (``_min_entropy``).
+#: Measured (``benchmarks/sentence_entropy.py``): every value a person wrote
+#: in a credential's place in the allowed corpora stays below it, and 99%+
+#: of generated values of 16+ characters are above it.
+_SENTENCE_ENTROPY = 0.80
+
+_PW_WORDS = frozenset(
+    "password passwords passwd passwds passphrase passphrases passcode passcodes pw pwd"
+    .split()
+)
+
+
+def _sentence_word(words: str, camel: str) -> str:
+    """The pattern of a credential word: ``words`` (an alternation, any
+    case) standing alone, or ``camel`` at the end of a camelCase name."""
+    return (r"(?<![A-Za-z0-9])(?P<w>(?i:" + words + r")|(?<=[a-z])(?:" + camel + r"))"
+            r"(?![A-Za-z0-9])")
+
+
+def _strip_value(tok: str) -> str:
+    """One token as a value: without the quotes, brackets and sentence
+    punctuation around it (base64 padding ``=`` stays)."""
+    tok = tok.strip("\"'`()[]{}<>,;")
+    while tok and tok[-1] in ".,;:!?)\"'`":
+        tok = tok[:-1]
+    return tok.lstrip("\"'`(")
+
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def _readable_b64(v: str) -> bool:
+    """Base64 that decodes to readable text (``dGhpcyBpcyBhIHRlc3Q=``)."""
+    if re.fullmatch(r"[A-Za-z0-9+/_-]{16,}={0,2}", v) is None:
+        return False
+    raw = _b64decode(v)
+    if not raw:
+        return False
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return text.isprintable() and sum(ch.isalpha() or ch == " " for ch in text) >= 0.8 * len(text)
+
+
+def _min_entropy(n: int) -> float:
+    """The entropy a generated value of ``n`` characters has at least."""
+    return _SENTENCE_ENTROPY * math.log2(min(n, 64))
+
+
+def _identifier_words(v: str) -> bool:
+    """A name made of words: ``staging-environment-name``, ``getAccessToken``,
+    ``com.example.app``, ``v1.2.3-rc1``. Split at ``_-./`` and at case humps,
+    every part is a word of 2+ letters (lower or Title case), a number of at
+    most 4 digits or an acronym of at most 5 letters, and one part is a
+    word of 3+ letters."""
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", v)
+    return any(len(p) >= 3 and p[1:].islower() for p in parts) and all(
+        (len(p) >= 2 and p[1:].islower()) or (p.isdigit() and len(p) <= 4)
+        or (p.isupper() and len(p) <= 5) for p in parts)
+
+
+def _generated(v: str) -> bool:
+    """Does the value ``v`` (one token) look generated rather than written?
+
+    Hex of 32+ characters with letters and digits; base32 of 16+ (an OTP
+    seed: ``[A-Z2-7]`` with both); or 16+ characters of the base64 and
+    url-safe alphabets with letters and digits (or both cases) mixed up,
+    not a name made of words, and Shannon entropy of at least
+    ``_min_entropy(len(v))``. A UUID, a digest after ``sha256:``, an ARN, a
+    URL, a path, a placeholder or base64 of readable text is not.
+    """
+    if "=" in v.rstrip("="):  # session=VALUE: the value
+        v = v.rstrip("=").rpartition("=")[2] + v[len(v.rstrip("=")):]
+    if len(v) < 16 or _placeholder(v):
+        return False
+    if re.fullmatch(r"[0-9a-fA-F]+", v):
+        return len(v) >= 32 and _body_hex_str(v)
+    if re.fullmatch(r"[A-Za-z0-9+/=_.~-]+", v) is None or re.fullmatch(_UUID, v):
+        return False
+    if re.fullmatch(r"[A-Z2-7]{16,}=*", v):
+        return any(ch.isdigit() for ch in v) and len(set(v)) >= 8
+    up = any(ch.isupper() for ch in v)
+    low = any(ch.islower() for ch in v)
+    digit = any(ch.isdigit() for ch in v)
+    if not (_random(v) or _random_cases(v) or (up and low and digit)
+            or (digit and (up or low) and _classes_change(v) >= 4)):
+        return False
+    if _path_like(v) or _name_like(v) or _identifier_words(v) or _readable_b64(v):
+        return False
+    return _entropy(v) >= _min_entropy(len(v))
+
+
+def _body_hex_str(v: str) -> bool:
+    return any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v) and len(set(v.lower())) >= 8
+
+
+def _mixed_letters(v: str) -> bool:
+    """Letters of both cases mixed as no word or identifier mixes them: an
+    upper-case run of 2+ inside lower case (``clsxHKifxi``), or case
+    changing 4+ times (``aBcdEfgH``), 8+ letters, not a name made of words."""
+    if len(v) < 8 or not v.isalpha() or not v.isascii():
+        return False
+    if re.search(r"[a-z][A-Z]{2,}[a-z]", v):
+        return True
+    return _classes_change(v) >= 4 and not _identifier_words(v)
+
+
+def _sentence_value(m: re.Match) -> bool:
+    """Is a credential's value written after the word ``m`` matched?"""
+    text = m.string
+    word = m.group("w").lower()
+    pw = word in _PW_WORDS
+    before = text[max(0, m.start() - 30):m.start()]
+    head = re.search(r"\S*$", before).group(0)
+    if re.search(r"[:/@$]", head):
+        return False  # arn:...:secret:name, a path, a URL, $API_KEY
+    prev = re.findall(r"[A-Za-z0-9]+", before)
+    if prev and prev[-1].lower() in _PUBLIC_NAME_WORDS and not pw:
+        return False  # cache key, primary key, public key, next token
+    rest = text[m.end():m.end() + 240].split(None, 9)[:9]
+    obj = False  # the next word is a preposition's object
+    budget = 0
+    introduced = True
+    for tok in rest:
+        bare = tok.strip("\"'`()[]{},;.!?").lower()
+        if obj:
+            if bare in _ARTICLES:
+                continue
+            obj = False
+            budget = 1
+            introduced = False
+            continue
+        if not bare.strip(":=-") or bare.rstrip(":") in _CONNECTORS:
+            introduced = True
+            continue
+        if bare in _PREPOSITIONS:
+            obj = True
+            continue
+        if tok[0] == "-" or bare in _DIGEST_WORDS:
+            return False  # the next option; a digest, a commit, a fingerprint
+        v = _strip_value(tok)
+        if tok[0] in ":=" and len(tok) > 1:  # key:VALUE, key=VALUE
+            v = _strip_value(tok.lstrip(":="))
+        if pw:
+            if introduced and (_chosen_password(v) or _mixed_letters(v) or _generated(v)):
+                return True
+        elif _generated(v):
+            return True
+        if budget and tok[-1] not in ".;,!?":  # a clause ends: the search too
+            budget -= 1
+            introduced = False
+            continue
+        return False
+    return False
+
+
+#: Words after which a base64 run is public: an SSH or age public key, a
+#: subresource integrity digest.
+_PUBLIC_LEADS = ("ssh-", "ecdsa-", "age1", "sha256-", "sha384-", "sha512-", "public key",
+                 "public_key", "public-key", "publickey")
+
+
+def _key_line(m: re.Match) -> bool:
+    """A line of a key's body noted on its own: 60-76 characters of the
+    standard base64 alphabet holding ``+`` or ``/`` or ending in ``=``, with
+    an upper-case letter, a lower-case letter and a digit (the shape of a
+    PEM body line). Not after an SSH/age public key or an integrity digest
+    (``_PUBLIC_LEADS``), not an SSH public key's own body (``AAAA...``
+    naming its algorithm), not a path of words, not base64 of readable text."""
+    v = m.group("v")
+    if not 60 <= len(v) <= 76 or not ("+" in v or "/" in v or v.endswith("=")):
+        return False
+    if not (any(ch.isupper() for ch in v) and any(ch.islower() for ch in v)
+            and any(ch.isdigit() for ch in v)):
+        return False
+    before = m.string[max(0, m.start() - 200):m.start()].lower()
+    if any(w in before for w in _PUBLIC_LEADS):
+        return False
+    if "/" in v and "+" not in v and all(
+            not p or _identifier_words(p.rstrip("=")) or not _random(p)
+            for p in v.split("/")):
+        return False  # src/components/Header2/...: a path
+    if v.startswith("AAAA"):
+        raw = _b64decode(v[:40]) or b""
+        if b"ssh-" in raw or b"ecdsa-" in raw or b"sk-" in raw:
+            return False
+    return not _readable_b64(v)
+
+
+def _shell_value(m: re.Match) -> bool:
+    """``set -x NAME value`` (fish), ``setenv NAME value`` (csh), ``export
+    NAME value`` (a mistake for ``=``): NAME says credential and the value
+    is a password or a generated value, not a placeholder or a variable."""
+    key = re.search(_KEY_END, m.group("k"))
+    if key is None:
+        return False
+    v = _strip_value(m.group("v"))
+    if _placeholder(v) or _code(v) or v.startswith("$"):
+        return False
+    if key.group("pw") is not None:
+        return _secret_value(v) and not _name_like(v)
+    if _public_name(m.group("k")):
+        return False
+    return _generated(v) or (len(v) >= 14 and _random(v)) or _high_entropy(v)
+
+
+def _quoted_p(m: re.Match) -> bool:
+    """``-p'value'`` on a command line: a password, not a port mapping."""
+    v = m.group("v")
+    return _secret_value(v) and re.fullmatch(r"[0-9:./-]+", v) is None
+
+
 # ------------------------------------------------------------- the table
 
 
@@ -1134,6 +1387,47 @@ _AWS_ADVICE = _where("key", "AWS keys are in ~/.aws/credentials, profile dev")
 _GH_ADVICE = _where("token", "GitHub token is in the gh keyring (gh auth token)")
 _GL_ADVICE = _where("token", "GitLab token is in ~/.config/glab-cli")
 
+#: Credentials in sentences: a credential word, then within a few words a
+#: value (``_sentence_value``); a key's body line noted alone; shell forms.
+_SENTENCES: tuple = (
+    Family("sentence-password", "a password in a sentence",
+           ("pass", "pw"),
+           _sentence_word(r"pass(?:words?|wds?|phrases?|codes?)|pwd?", "Password|Passwd"),
+           _sentence_value, _PW_ADVICE, "password ...", "optmem: how agents write"),
+    Family("sentence-key", "a key in a sentence", ("key",),
+           _sentence_word(r"(?:api)?keys?", "Keys?"), _sentence_value,
+           _where("key", "staging API key is in the STAGING_API_KEY env var"), "key ...",
+           "optmem: how agents write"),
+    Family("sentence-token", "a token in a sentence", ("token", "bearer", "auth", "webhook"),
+           _sentence_word(r"tokens?|bearer|auth|webhooks?", "Tokens?"), _sentence_value,
+           _where("token", "staging token is in the STAGING_TOKEN env var"), "token ...",
+           "optmem: how agents write"),
+    Family("sentence-secret", "a secret in a sentence", ("secret", "cred"),
+           _sentence_word(r"secrets?|credentials?|creds?", "Secrets?|Credentials?"),
+           _sentence_value,
+           _where("secret", "staging secret is in the STAGING_SECRET env var"), "secret ...",
+           "optmem: how agents write"),
+    Family("sentence-cookie", "a session cookie in a sentence", ("cookie", "session"),
+           _sentence_word(r"cookies?|session(?:id)?s?", "Cookies?|Session"), _sentence_value,
+           _where("cookie", "session cookie is in the browser's cookie jar"), "cookie ...",
+           "optmem: how agents write"),
+    Family("sentence-seed", "an OTP seed in a sentence", ("seed", "otp"),
+           _sentence_word(r"seeds?|otp|totp|hotp", "Seeds?"), _sentence_value,
+           _where("seed", "TOTP seed is in the team's password manager"), "seed ...",
+           "optmem: how agents write"),
+    Family("key-continuation", "a line of a private key", (),
+           r"(?<![A-Za-z0-9+/=_.:@-])(?P<v>[A-Za-z0-9+/]{58,76}={0,2})(?![A-Za-z0-9+/=_-])",
+           _key_line, _KEY_ADVICE, "...", "RFC 7468 (64-character base64 lines)"),
+    Family("shell-export", "a credential in a shell command", ("set -", "setenv", "export"),
+           r"(?<![A-Za-z0-9_./-])(?:set(?:[ \t]+-{1,2}[A-Za-z]{1,8}){1,3}|setenv|export)"
+           r"[ \t]+(?P<k>[A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+(?P<v>[^\s;|&]{1,300})",
+           _shell_value, _where("value", "API token is in the API_TOKEN env var"),
+           "set -x NAME ...", "fish set(1), csh setenv, sh export"),
+    Family("quoted-p-password", "a password on a command line", ("-p'", '-p"'),
+           r"(?<![A-Za-z0-9_-])-p(?P<q>['\"])(?P<v>[^'\"\s]{1,200})(?P=q)", _quoted_p,
+           _PW_ADVICE, "-p'...'", "the mysql manual, --password"),
+)
+
 #: The one table of credential families. Earlier rows win (their message).
 FAMILIES: tuple = (
     Family("anthropic-api-key", "an Anthropic API key", ("sk-ant-",),
@@ -1263,6 +1557,7 @@ FAMILIES: tuple = (
            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\s]{0,300})(?P=q)"
            r"|(?P<v>[^\s\"'`,;&)}\]]{0,300}))", _assignment, _ASSIGN_ADVICE, None,
            "generic-api-key in gitleaks; detect-secrets KeywordDetector"),
+    *_SENTENCES,
 )
 
 

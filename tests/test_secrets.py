@@ -32,6 +32,7 @@ ALPHABETS = {
     "b": string.ascii_letters + string.digits + "+/",
     "u": string.ascii_letters + string.digits + "_-",
     "d": string.digits,
+    "B": string.ascii_uppercase + "234567",
 }
 
 
@@ -205,6 +206,15 @@ SHAPES = {
     "firebase-server-key": ("token", "AAAA{u:7}:APA91b{u:134}"),
     "service-account-key-id": ("phrase", '"private_key_id": "{h:40}"'),
     "assignment": ("phrase", "DATADOG_KEY={h:32}"),
+    "sentence-password": ("phrase", "ssh root@10.0.0.4 password {A:14}"),
+    "sentence-key": ("phrase", "the staging deploy uses abbysale API key {A:40} for auth"),
+    "sentence-token": ("phrase", "the staging bearer for the crawler is {u:40}"),
+    "sentence-secret": ("phrase", "deploy user secret {b:40}"),
+    "sentence-cookie": ("phrase", "cookie session={A:40}"),
+    "sentence-seed": ("phrase", "the TOTP seed is JBSW{B:28}"),
+    "key-continuation": ("phrase", "{b:63}="),
+    "shell-export": ("phrase", "set -gx DB_PASS {A:14}"),
+    "quoted-p-password": ("phrase", "pg_restore -p'{A:14}' -d app"),
 }
 
 #: Sentence forms a standalone credential is refused in.
