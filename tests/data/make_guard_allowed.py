@@ -15,13 +15,16 @@ values encode readable English phrases. No value is a real credential: the
 ones after a credential word are placeholders (``<token>``, ``xxxx``,
 ``${TOKEN}``, ``REDACTED``, ...).
 
-Slots: ``%%H40%%`` 40-hex commit hash, ``%%HS%%`` a 7-12 hex short hash,
+Slots: ``%%H40%%`` 40-hex commit hash, ``%%HS%%`` a 7-12 hex short hash, ``%%H8%%``
+and ``%%H12%%`` the first 8 or 12 hex digits of one,
 ``%%UUID%%``, ``%%SHA256%%`` and ``%%SHA512%%`` hex digests, ``%%B64:text%%``
 base64 of the text, ``%%ACCT%%`` a 12-digit AWS account number,
 ``%%SSHPUB%%`` an ssh-ed25519 public key, ``%%AGE%%`` an age recipient,
 ``%%SRI%%`` a ``sha384-`` subresource-integrity hash, and in templates
 ``%%PATH%%``, ``%%VER%%``, ``%%NAME%%``, ``%%SVC%%``, ``%%BRANCH%%``,
-``%%IMG%%``, ``%%PH%%`` (a placeholder value), ``%%N%%`` (a small number).
+``%%IMG%%``, ``%%PH%%`` (a placeholder value), ``%%N%%`` (a small number),
+``%%B64T%%`` (base64 of a short English phrase) and ``%%NAMEL%%`` (the
+person just named, lower case, as part of a host name).
 
 Run (from the repository's top folder):
     python3 tests/data/make_guard_allowed.py
@@ -773,6 +776,51 @@ Two processes writing at once: the second waits on the lock for up to 10 seconds
 The scanner gives up on a chunk after 64 needles and lets the regex engine handle the rest.
 RE2 is optional; without it Python's re gives the same answers, only slower.
 The compiled counter is used only when the pattern expands to literals under 1,024 characters.
+Der Fehler wurde mit Commit %%H40%% eingeführt und mit %%HS%% behoben.
+Das Image läuft in Produktion als ghcr.io/example-org/api@sha256:%%SHA256%%.
+Die Anfrage-ID %%UUID%% taucht in beiden Logs auf, im Gateway und im Worker.
+Die Rolle für das Deployment ist arn:aws:iam::%%ACCT%%:role/deploy-ci, nur lesend auf den Bucket.
+Le correctif est dans le commit %%HS%%, rétroporté sur la branche release/2.14.
+L'empreinte de l'archive est sha256:%%SHA256%%, identique à celle du fichier SHA256SUMS.
+La requête %%UUID%% a expiré après 30 secondes dans le service de recherche.
+La clé publique de déploiement est ssh-ed25519 %%SSHPUB%% deploy-ci.
+コミット %%HS%% でトークナイザーの空入力のクラッシュを修正した。
+本番のイメージは registry.example.com/platform/gateway@sha256:%%SHA256%% に固定した。
+失敗したジョブの ID は %%UUID%%。6 時間 running のままだった。
+提交 %%H40%% 引入了这个回归，已在 %%HS%% 中回滚。
+镜像摘要是 sha256:%%SHA256%%，生产环境固定使用这个版本。
+请求 ID %%UUID%% 对应的追踪显示大部分时间花在数据库查询上。
+El commit %%HS%% arregla el desbordamiento en la extensión en C.
+La imagen fijada es python:3.12-slim@sha256:%%SHA256%% para que las compilaciones sean reproducibles.
+El rol de la tarea es arn:aws:iam::%%ACCT%%:role/ecs-worker-task.
+Range of the regression: %%HS%%..%%HS%%, eleven commits, all from the tokenizer PR.
+- fixed flaky test (%%HS%%)
+- bumped click to 8.1.7 (%%HS%%)
+* reverted the cache change, see %%HS%%
+Status: done. Commit: %%HS%%. Tests: 48 passed. Next: docs.
+deploy api@2.14.0 -> prod ok (%%HS%%), error rate back to 0.02 percent
+PR 412 merged as %%HS%%; the branch was deleted afterwards.
+git diff %%HS%%^ %%HS%% -- optmem/store.py shows the one-line fix.
+The wheel in the cache matches sha256=%%SHA256%% from the pip hash check.
+The OCI image for the docs site is ghcr.io/example-org/docs:2024.10.1 with index digest sha256:%%SHA256%%.
+Restic snapshot %%H8%% is the last good backup before the corruption.
+The Terraform plan file's hash is %%SHA256%%; apply only that plan.
+Checked the ISO against sha512:%%SHA512%% from the mirror's SHA512SUMS.
+The GPG key fingerprint of the release manager is shown on the download page; we verify with it, nothing to store here.
+The CloudFront distribution E2QWRUHAPOMQZL serves the docs; invalidations take about a minute.
+The VPC id is vpc-0a1b2c3d4e5f67890 and the private subnets are in three availability zones.
+The EC2 instance i-0abcd1234ef567890 runs the legacy cron jobs until they move to EventBridge.
+The security group sg-0123456789abcdef0 allows 5432 only from the app subnets.
+The AMI for the build hosts is ami-0c55b159cbfafe1f0, Ubuntu 24.04 based.
+Key: value notes from the call: owner=Mara, deadline=Friday, scope=search only.
+The key question for tomorrow: do we migrate in place or rebuild the index from scratch?
+Token usage last week: 3.1M input tokens, 410k output tokens across all agents.
+The tokens per second of the local model is about 45 on the GPU box.
+Secretary of the architecture guild this quarter is Jonas; minutes go to docs/guild/.
+The passwordless login via magic links is behind the flag magic_link, on in staging.
+Keychain access on macOS asks for permission the first time the CLI reads the stored credential.
+The keyring library stores the credential in the OS keychain; the note only says that it does.
+No secrets in this repository: checked with gitleaks detect --no-git over the working tree, 0 findings.
 """
 
 # Sentence shapes written by hand, each filled FILLS times with generated values.
@@ -913,8 +961,8 @@ class Values:
             return self.h40()
         if name == "HS":
             return self.h40()[: rng.randint(7, 12)]
-        if name == "H12":
-            return self.h40()[:12]
+        if name in ("H8", "H12"):
+            return self.h40()[: int(name[1:])]
         if name == "UUID":
             return str(uuid.UUID(int=rng.getrandbits(128), version=4))
         if name == "SHA256":
