@@ -184,7 +184,7 @@ KINDS = [
     ("linear-api-key", lambda r: "lin_api_" + pick(r, ALNUM, 40)),
     ("notion-integration-legacy", lambda r: "secret_" + pick(r, ALNUM, 43)),
     ("notion-integration", lambda r: "ntn_" + dd(r, 11) + pick(r, ALNUM, 35)),
-    ("atlassian-api-token", lambda r: "ATATT3xFfGF0" + pick(r, URLSAFE, 170) + "=" + pick(r, HEXUP, 8)),
+    ("atlassian-api-token", lambda r: "ATATT3xFfGF0" + pick(r, URLSAFE, 171) + "=" + pick(r, HEXUP, 8)),
     ("bitbucket-app-password", lambda r: "ATBB" + pick(r, ALNUM, 32) + pick(r, HEXUP, 8)),
     ("discord-bot-token", discord),
     ("telegram-bot-token", lambda r: dd(r, 10) + ":AA" + pick(r, URLSAFE, 33)),
