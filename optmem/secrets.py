@@ -718,7 +718,14 @@ _CONNECTORS = frozenset(
     """is was are were be been being = == := : - -- -> => now still currently
     set reset changed updated rotated regenerated to as here value equals
     reads becomes became will would should must then just also literally
-    temporarily always today yesterday again new""".split()
+    temporarily always today yesterday again new one ones api the a an
+    ist war sind est était es era é è são sono は が を 是 为 為 ：""".split()
+)
+#: Words between a value and the credential word after it.
+_BACK_CONNECTORS = frozenset("is was are were as that's thats it's its -> =>".split())
+#: Password words of other languages (``_sentence_word``).
+_PW_FOREIGN = frozenset(
+    "passwort kennwort passe contraseña contrasena senha パスワード 密码 口令".split()
 )
 #: Words after which a value is a digest or an identifier, not a credential.
 _DIGEST_WORDS = frozenset(
@@ -726,7 +733,10 @@ _DIGEST_WORDS = frozenset(
     "fingerprint id uuid".split()
 )
 #: Words that open a phrase naming what a credential is for.
-_PREPOSITIONS = frozenset("for of on in at from with under into via per by".split())
+_PREPOSITIONS = frozenset(
+    "for of on in at from with under into via per by für von de du des del di da do della"
+    .split()
+)
 _ARTICLES = frozenset("the a an my our your their its this that these those".split())
 
 #: A generated value's entropy is at least this share of the most its
@@ -748,11 +758,14 @@ _PW_WORDS = frozenset(
 )
 
 
-def _sentence_word(words: str, camel: str) -> str:
+def _sentence_word(words: str, camel: str, cjk: str = "", exact: str = "") -> str:
     """The pattern of a credential word: ``words`` (an alternation, any
-    case) standing alone, or ``camel`` at the end of a camelCase name."""
-    return (r"(?<![A-Za-z0-9])(?P<w>(?i:" + words + r")|(?<=[a-z])(?:" + camel + r"))"
-            r"(?![A-Za-z0-9])")
+    case) or ``exact`` (this case only) standing alone, ``camel`` at the
+    end of a camelCase name, or ``cjk`` anywhere (no spaces around words)."""
+    alts = r"(?i:" + words + r")" + (r"|(?-i:" + exact + r")" if exact else "")
+    return (r"(?P<w>(?<![A-Za-z0-9])(?:" + alts + r")(?![A-Za-z0-9])"
+            r"|(?<=[a-z])(?:" + camel + r")(?![A-Za-z0-9])"
+            + (r"|" + cjk if cjk else "") + r")")
 
 
 def _strip_value(tok: str) -> str:
@@ -865,30 +878,61 @@ def _mixed_letters(v: str) -> bool:
     return _classes_change(v) >= 4 and not _identifier_words(v)
 
 
+def _sentence_secret(v: str, pw: bool) -> bool:
+    """Is the token ``v``, standing where a credential's value goes, one?
+    After a password word: a chosen password, letters mixed as no word is,
+    or a generated value; after any other word: a generated value, letters
+    mixed as no word is, or 8+ characters with a letter, a digit and a
+    symbol (``C4rous3l*3``)."""
+    if _generated(v) or _mixed_letters(v):
+        return True
+    if pw:
+        return _chosen_password(v)
+    return (re.fullmatch(r"[\w!@#$%^&*+~.-]{8,64}", v) is not None and not _placeholder(v)
+            and not _path_like(v) and re.search(r"[A-Za-z]", v) is not None
+            and re.search(r"[0-9]", v) is not None
+            and re.search(r"[!@#$%^&*+~]", v) is not None)
+
+
 def _sentence_value(m: re.Match) -> bool:
-    """Is a credential's value written after the word ``m`` matched?"""
+    """Is a credential's value written next to the word ``m`` matched? After
+    it, within a few words (``_value_after``), or before it ("<v> is the
+    staging token": ``_value_before``)."""
     text = m.string
     word = m.group("w").lower()
-    pw = word in _PW_WORDS
-    before = text[max(0, m.start() - 30):m.start()]
+    pw = word in _PW_WORDS or word in _PW_FOREIGN or word.endswith("passe")
+    before = text[max(0, m.start() - 40):m.start()]
     head = re.search(r"\S*$", before).group(0)
-    if re.search(r"[:/@$]", head):
-        return False  # arn:...:secret:name, a path, a URL, $API_KEY
+    if head.endswith(":") or re.search(r"(?i)arn:|://|[@$]", head):
+        return False  # arn:...:secret:name, a URL, $API_KEY
     prev = re.findall(r"[A-Za-z0-9]+", before)
-    if prev and prev[-1].lower() in _PUBLIC_NAME_WORDS and not pw:
+    if (prev and prev[-1].lower() in _PUBLIC_NAME_WORDS
+            and word.rstrip("s") in ("key", "apikey", "token", "session", "cookie")):
         return False  # cache key, primary key, public key, next token
-    rest = text[m.end():m.end() + 240].split(None, 9)[:9]
+    return _value_after(m, pw) or _value_before(m, pw)
+
+
+def _value_after(m: re.Match, pw: bool) -> bool:
+    """The value follows the word: only connectors, a parenthesis, a
+    preposition's phrase or one name before ``:``/``=`` between."""
+    rest = m.string[m.end():m.end() + 240].split(None, 11)[:11]
     obj = False  # the next word is a preposition's object
+    aside = False  # inside a parenthesis: "(expires in 90 days):"
     budget = 0
     introduced = True
-    for tok in rest:
+    for i, tok in enumerate(rest):
         bare = tok.strip("\"'`()[]{},;.!?").lower()
+        if aside:
+            if tok.endswith((")", "):", ")=")):
+                aside = False
+                introduced = tok[-1] in ":="
+            continue
         if obj:
             if bare in _ARTICLES:
                 continue
             obj = False
             budget = 1
-            introduced = False
+            introduced = tok[-1] in ":="
             continue
         if not bare.strip(":=-") or bare.rstrip(":") in _CONNECTORS:
             introduced = True
@@ -901,16 +945,52 @@ def _sentence_value(m: re.Match) -> bool:
         v = _strip_value(tok)
         if tok[0] in ":=" and len(tok) > 1:  # key:VALUE, key=VALUE
             v = _strip_value(tok.lstrip(":="))
-        if pw:
-            if introduced and (_chosen_password(v) or _mixed_letters(v) or _generated(v)):
-                return True
-        elif _generated(v):
+        if (introduced or not pw) and _sentence_secret(v, pw):
             return True
+        if tok[0] == "(" and not tok.endswith(")"):
+            aside = True
+            continue
+        if tok[-1] in ":=" or (i + 1 < len(rest) and rest[i + 1] in (":", "=", "->", "=>")):
+            if budget or i == 0:  # a name before ":" ("clé API Stripe : <v>")
+                budget = 0
+                introduced = True
+                continue
         if budget and tok[-1] not in ".;,!?":  # a clause ends: the search too
             budget -= 1
             introduced = False
             continue
         return False
+    return False
+
+
+def _value_before(m: re.Match, pw: bool) -> bool:
+    """The value comes first: "<v> is the staging token", "<v> - that's the
+    new deploy key", "use <v> as the redis password", "<v> (the live secret
+    key, ...)". The word ends its phrase; between them stand a connector,
+    an article and at most two names."""
+    text = m.string
+    if re.match(r"\s*(?:$|[.,;:!?)\]]|(?:for|of|on|in|at|from|with|to)\b)",
+                text[m.end():m.end() + 8]) is None:
+        return False
+    toks = text[max(0, m.start() - 200):m.start()].split()[-8:]
+    names = 0
+    conn = False
+    for tok in reversed(toks):
+        bare = tok.strip("\"'`()[]{},;.!?").lower()
+        if bare in _BACK_CONNECTORS or not bare.strip("-—–:="):
+            conn = True
+            continue
+        if conn:
+            return _sentence_secret(_strip_value(tok), pw)
+        if bare in _ARTICLES:
+            pass
+        elif names < 2 and re.fullmatch(r"[\w-]+", bare) and bare not in _PREPOSITIONS \
+                and bare not in _CONNECTORS:
+            names += 1
+        else:
+            return False
+        if tok[0] == "(":
+            conn = True
     return False
 
 
@@ -1421,15 +1501,21 @@ _GL_ADVICE = _where("token", "GitLab token is in ~/.config/glab-cli")
 #: value (``_sentence_value``); a key's body line noted alone; shell forms.
 _SENTENCES: tuple = (
     Family("sentence-password", "a password in a sentence",
-           ("pass", "pw"),
-           _sentence_word(r"pass(?:words?|wds?|phrases?|codes?)|pwd?", "Password|Passwd"),
+           ("pass", "pw", "kennwort", "contrase", "senha", "パスワード", "密码", "口令"),
+           _sentence_word(r"pass(?:words?|wds?|phrases?|codes?)|pwd?|passwort|kennwort"
+                          r"|mot de passe|contraseñas?|contrasenas?|senhas?",
+                          "Password|Passwd", "パスワード|密码|口令"),
            _sentence_value, _PW_ADVICE, "password ...", "optmem: how agents write"),
-    Family("sentence-key", "a key in a sentence", ("key",),
-           _sentence_word(r"(?:api)?keys?", "Keys?"), _sentence_value,
+    Family("sentence-key", "a key in a sentence",
+           ("key", "schlüssel", "clé", "clave", "chave", "chiave", "キー", "密钥", "秘钥"),
+           _sentence_word(r"(?:api)?keys?|schlüssel|clés?|claves?|chaves?|chiavi|chiave",
+                          "Keys?", "キー|密钥|秘钥"), _sentence_value,
            _where("key", "staging API key is in the STAGING_API_KEY env var"), "key ...",
            "optmem: how agents write"),
-    Family("sentence-token", "a token in a sentence", ("token", "bearer", "auth", "webhook"),
-           _sentence_word(r"tokens?|bearer|auth|webhooks?", "Tokens?"), _sentence_value,
+    Family("sentence-token", "a token in a sentence",
+           ("token", "bearer", "auth", "webhook", "pat", "jeton", "トークン", "令牌"),
+           _sentence_word(r"tokens?|bearer|auth|webhooks?|jetons?", "Tokens?",
+                          "トークン|令牌", "PATs?"), _sentence_value,
            _where("token", "staging token is in the STAGING_TOKEN env var"), "token ...",
            "optmem: how agents write"),
     Family("sentence-secret", "a secret in a sentence", ("secret", "cred"),
