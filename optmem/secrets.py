@@ -304,7 +304,7 @@ def _chosen_password(v: str) -> bool:
 def _pw_like(m: re.Match) -> bool:
     """A value after a password word: machine-made, with a symbol, or chosen."""
     v = m.group("v")
-    return _loose_secret(v) or _chosen_password(v)
+    return _loose_secret(v) or _chosen_password(v) or _mixed_letters(v.rstrip(".,;:!?"))
 
 
 def _quoted_phrase(m: re.Match) -> bool:
@@ -433,7 +433,14 @@ def _telegram(m: re.Match) -> bool:
 
 
 def _url_password(m: re.Match) -> bool:
+    """A password in a URL's user part. One with a raw ``/`` (which a URL
+    should encode, but people paste) must also look like a secret, and
+    never starts as a port and a path do (``host:443/@scope``)."""
     v = m.group("v")
+    if "/" in v:
+        if re.match(r"[0-9]*/", v):  # a port and a path, or 1//0<token>
+            return _sentence_secret(v.lstrip("0123456789/"), True)
+        return _sentence_secret(v, True)
     return len(v) >= 3 and not _placeholder(v)
 
 
@@ -920,6 +927,7 @@ def _value_after(m: re.Match, pw: bool) -> bool:
     aside = False  # inside a parenthesis: "(expires in 90 days):"
     budget = 0
     introduced = True
+    named = False
     for i, tok in enumerate(rest):
         bare = tok.strip("\"'`()[]{},;.!?").lower()
         if aside:
@@ -947,13 +955,16 @@ def _value_after(m: re.Match, pw: bool) -> bool:
             v = _strip_value(tok.lstrip(":="))
         if (introduced or not pw) and _sentence_secret(v, pw):
             return True
-        if tok[0] == "(" and not tok.endswith(")"):
-            aside = True
+        if tok[0] == "(":  # an aside: "(prod):", "(expires in 90 days):"
+            if re.search(r"\)[:=]?$", tok):
+                introduced = tok[-1] in ":="
+            else:
+                aside = True
             continue
         if tok[-1] in ":=" or (i + 1 < len(rest) and rest[i + 1] in (":", "=", "->", "=>")):
-            if budget or i == 0:  # a name before ":" ("clé API Stripe : <v>")
+            if budget or not named:  # a name before ":" ("clé API Stripe : <v>")
                 budget = 0
-                introduced = True
+                named = introduced = True
                 continue
         if budget and tok[-1] not in ".;,!?":  # a clause ends: the search too
             budget -= 1
@@ -984,8 +995,7 @@ def _value_before(m: re.Match, pw: bool) -> bool:
             return _sentence_secret(_strip_value(tok), pw)
         if bare in _ARTICLES:
             pass
-        elif names < 2 and re.fullmatch(r"[\w-]+", bare) and bare not in _PREPOSITIONS \
-                and bare not in _CONNECTORS:
+        elif names < 2 and re.fullmatch(r"[\w-]+", bare) and bare not in _PREPOSITIONS:
             names += 1
         else:
             return False
@@ -1042,6 +1052,12 @@ def _shell_value(m: re.Match) -> bool:
     if _public_name(m.group("k")):
         return False
     return _generated(v) or (len(v) >= 14 and _random(v)) or _high_entropy(v)
+
+
+def _vault_login(m: re.Match) -> bool:
+    """``vault login <token>``: a token given on the command line."""
+    v = m.group("v")
+    return not _placeholder(v) and _sentence_secret(v, False)
 
 
 def _quoted_p(m: re.Match) -> bool:
@@ -1539,6 +1555,19 @@ _SENTENCES: tuple = (
            r"[ \t]+(?P<k>[A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+(?P<v>[^\s;|&]{1,300})",
            _shell_value, _where("value", "API token is in the API_TOKEN env var"),
            "set -x NAME ...", "fish set(1), csh setenv, sh export"),
+    Family("user-then-password", "a password on a command line", ("-u", "--user"),
+           r"(?<![A-Za-z0-9_-])(?:-u|--user(?:name)?)[ \t=]*[^\s-][^\s]{0,100}[ \t]+"
+           r"(?:-p|--pass(?:word)?)[ \t]+(?!-)" + _PW_ONE, _value_secret, _PW_ADVICE,
+           "-u ... -p ...", "twine, docker, mongosh: a user option, then -p"),
+    Family("stdin-password", "a password on a command line", ("--password-stdin",),
+           r"(?<![A-Za-z0-9_-])(?:echo|printf)(?:[ \t]+-[ne]{1,2})?[ \t]+" + _PW_ONE
+           + r"[ \t]*\|[^|;&]{0,200}?--password-stdin", _value_secret, _PW_ADVICE,
+           "echo ... | ... --password-stdin", "docker login --password-stdin"),
+    Family("vault-login", "a Vault token on a command line", ("vault login",),
+           r"(?<![A-Za-z0-9_./-])vault[ \t]+login(?:[ \t]+-[A-Za-z-]{1,30}(?:=[^\s]{0,100})?)*"
+           r"[ \t]+(?P<v>[^\s\"'=-][^\s\"'=]{7,300}={0,2})(?![^\s])", _vault_login,
+           _where("token", "Vault token is in ~/.vault-token"), "vault login ...",
+           "developer.hashicorp.com/vault/docs/commands/login"),
     Family("quoted-p-password", "a password on a command line", ("-p'", '-p"'),
            r"(?<![A-Za-z0-9_-])-p(?P<q>['\"])(?P<v>[^'\"\s]{1,200})(?P=q)", _quoted_p,
            _PW_ADVICE, "-p'...'", "the mysql manual, --password"),
@@ -1655,7 +1684,8 @@ FAMILIES: tuple = (
            "RFC 9110, section 11.6.2"),
     # The password may hold a raw "@": the host follows the last one.
     Family("url-password", "a password in a URL", ("://",),
-           r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@?#]{0,100}:(?P<v>[^\s/?#]{1,200})@"
+           r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@?#]{0,100}:"
+           r"(?P<v>[^\s/?#]{1,200}|[^\s?#@]{1,200})@"
            r"(?=[A-Za-z0-9\[])", _url_password, _URL_ADVICE, "scheme://user:...@host",
            "RFC 3986, section 3.2.1"),
     Family("curl-header", "a credential in a request header", ("-h", "--header"),
