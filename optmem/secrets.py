@@ -1516,6 +1516,27 @@ _GL_ADVICE = _where("token", "GitLab token is in ~/.config/glab-cli")
 #: Credentials in sentences: a credential word, then within a few words a
 #: value (``_sentence_value``); a key's body line noted alone; shell forms.
 _SENTENCES: tuple = (
+    Family("shell-export", "a credential in a shell command", ("set -", "setenv", "export"),
+           r"(?<![A-Za-z0-9_./-])(?:set(?:[ \t]+-{1,2}[A-Za-z]{1,8}){1,3}|setenv|export)"
+           r"[ \t]+(?P<k>[A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+(?P<v>[^\s;|&]{1,300})",
+           _shell_value, _where("value", "API token is in the API_TOKEN env var"),
+           "set -x NAME ...", "fish set(1), csh setenv, sh export"),
+    Family("user-then-password", "a password on a command line", ("-u", "--user"),
+           r"(?<![A-Za-z0-9_-])(?:-u|--user(?:name)?)[ \t=]*[^\s-][^\s]{0,100}[ \t]+"
+           r"(?:-p|--pass(?:word)?)[ \t]+(?!-)" + _PW_ONE, _value_secret, _PW_ADVICE,
+           "-u ... -p ...", "twine, docker, mongosh: a user option, then -p"),
+    Family("stdin-password", "a password on a command line", ("--password-stdin",),
+           r"(?<![A-Za-z0-9_-])(?:echo|printf)(?:[ \t]+-[ne]{1,2})?[ \t]+" + _PW_ONE
+           + r"[ \t]*\|[^|;&]{0,200}?--password-stdin", _value_secret, _PW_ADVICE,
+           "echo ... | ... --password-stdin", "docker login --password-stdin"),
+    Family("vault-login", "a Vault token on a command line", ("vault login",),
+           r"(?<![A-Za-z0-9_./-])vault[ \t]+login(?:[ \t]+-[A-Za-z-]{1,30}(?:=[^\s]{0,100})?)*"
+           r"[ \t]+(?P<v>[^\s\"'=-][^\s\"'=]{7,300}={0,2})(?![^\s])", _vault_login,
+           _where("token", "Vault token is in ~/.vault-token"), "vault login ...",
+           "developer.hashicorp.com/vault/docs/commands/login"),
+    Family("quoted-p-password", "a password on a command line", ("-p'", '-p"'),
+           r"(?<![A-Za-z0-9_-])-p(?P<q>['\"])(?P<v>[^'\"\s]{1,200})(?P=q)", _quoted_p,
+           _PW_ADVICE, "-p'...'", "the mysql manual, --password"),
     Family("sentence-password", "a password in a sentence",
            ("pass", "pw", "kennwort", "contrase", "senha", "パスワード", "密码", "口令"),
            _sentence_word(r"pass(?:words?|wds?|phrases?|codes?)|pwd?|passwort|kennwort"
@@ -1549,28 +1570,7 @@ _SENTENCES: tuple = (
            "optmem: how agents write"),
     Family("key-continuation", "a line of a private key", (),
            r"(?<![A-Za-z0-9+/=_.:@-])(?P<v>[A-Za-z0-9+/]{58,76}={0,2})(?![A-Za-z0-9+/=_-])",
-           _key_line, _KEY_ADVICE, "...", "RFC 7468 (64-character base64 lines)"),
-    Family("shell-export", "a credential in a shell command", ("set -", "setenv", "export"),
-           r"(?<![A-Za-z0-9_./-])(?:set(?:[ \t]+-{1,2}[A-Za-z]{1,8}){1,3}|setenv|export)"
-           r"[ \t]+(?P<k>[A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+(?P<v>[^\s;|&]{1,300})",
-           _shell_value, _where("value", "API token is in the API_TOKEN env var"),
-           "set -x NAME ...", "fish set(1), csh setenv, sh export"),
-    Family("user-then-password", "a password on a command line", ("-u", "--user"),
-           r"(?<![A-Za-z0-9_-])(?:-u|--user(?:name)?)[ \t=]*[^\s-][^\s]{0,100}[ \t]+"
-           r"(?:-p|--pass(?:word)?)[ \t]+(?!-)" + _PW_ONE, _value_secret, _PW_ADVICE,
-           "-u ... -p ...", "twine, docker, mongosh: a user option, then -p"),
-    Family("stdin-password", "a password on a command line", ("--password-stdin",),
-           r"(?<![A-Za-z0-9_-])(?:echo|printf)(?:[ \t]+-[ne]{1,2})?[ \t]+" + _PW_ONE
-           + r"[ \t]*\|[^|;&]{0,200}?--password-stdin", _value_secret, _PW_ADVICE,
-           "echo ... | ... --password-stdin", "docker login --password-stdin"),
-    Family("vault-login", "a Vault token on a command line", ("vault login",),
-           r"(?<![A-Za-z0-9_./-])vault[ \t]+login(?:[ \t]+-[A-Za-z-]{1,30}(?:=[^\s]{0,100})?)*"
-           r"[ \t]+(?P<v>[^\s\"'=-][^\s\"'=]{7,300}={0,2})(?![^\s])", _vault_login,
-           _where("token", "Vault token is in ~/.vault-token"), "vault login ...",
-           "developer.hashicorp.com/vault/docs/commands/login"),
-    Family("quoted-p-password", "a password on a command line", ("-p'", '-p"'),
-           r"(?<![A-Za-z0-9_-])-p(?P<q>['\"])(?P<v>[^'\"\s]{1,200})(?P=q)", _quoted_p,
-           _PW_ADVICE, "-p'...'", "the mysql manual, --password"),
+           _key_line, _KEY_ADVICE, "a base64 line of 60-76 characters", "RFC 7468 (64-character base64 lines)"),
 )
 
 #: The one table of credential families. Earlier rows win (their message).
