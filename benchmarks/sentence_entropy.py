@@ -7,12 +7,12 @@ credential sentences (every template of ``guard-credential-templates.txt``
 with every value of ``guard-credential-values.txt``) with the threshold
 ``optmem.secrets._SENTENCE_ENTROPY`` set to 0, and records every value that
 reached the entropy test (``_entropy_ratio``): a value in a credential's
-place that has the shape of a generated one. Prints, for each side, how
-many there were and the ratios at a few percentiles, and the highest
-ratios of the allowed side, so that the threshold can be set between. The allowed side is measured twice: the
-values in a credential's place, and every token of those texts that has a
-generated value's shape (wherever it stands: what a person or a tool writes
-that looks most like a secret)::
+place that has the shape of a generated one. The allowed side is measured
+twice: the values in a credential's place, and every token of those texts
+that has a generated value's shape wherever it stands (what a person or a
+tool writes that looks most like a secret). Prints, for each side, how many
+there were, the ratios at a few percentiles and how many fall below the
+threshold, and the extremes, so that the threshold can be set between::
 
     python benchmarks/sentence_entropy.py
 """

@@ -765,12 +765,16 @@ _PW_WORDS = frozenset(
 )
 
 
-def _sentence_word(words: str, camel: str, cjk: str = "", exact: str = "") -> str:
+def _sentence_word(first: str, words: str, camel: str, cjk: str = "",
+                   exact: str = "") -> str:
     """The pattern of a credential word: ``words`` (an alternation, any
     case) or ``exact`` (this case only) standing alone, ``camel`` at the
-    end of a camelCase name, or ``cjk`` anywhere (no spaces around words)."""
+    end of a camelCase name, or ``cjk`` anywhere (no spaces around words).
+    ``first`` holds every character a word can start with: the pattern
+    opens with it as a lookahead, which lets the re module skip ahead to
+    such a character (half the time of the plain pattern on prose)."""
     alts = r"(?i:" + words + r")" + (r"|(?-i:" + exact + r")" if exact else "")
-    return (r"(?P<w>(?<![A-Za-z0-9])(?:" + alts + r")(?![A-Za-z0-9])"
+    return (r"(?=[" + first + r"])(?P<w>(?<![A-Za-z0-9])(?:" + alts + r")(?![A-Za-z0-9])"
             r"|(?<=[a-z])(?:" + camel + r")(?![A-Za-z0-9])"
             + (r"|" + cjk if cjk else "") + r")")
 
@@ -871,7 +875,8 @@ def _generated(v: str) -> bool:
 
 
 def _body_hex_str(v: str) -> bool:
-    return any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v) and len(set(v.lower())) >= 8
+    return (any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)
+            and len(set(v.lower())) >= 8)
 
 
 def _mixed_letters(v: str) -> bool:
@@ -901,6 +906,10 @@ def _sentence_secret(v: str, pw: bool) -> bool:
             and re.search(r"[!@#$%^&*+~]", v) is not None)
 
 
+_LAST_WORD = re.compile(r"([A-Za-z0-9]+)[^A-Za-z0-9]*$")
+_PHRASE_END = re.compile(r"\s*(?:$|[.,;:!?)\]]|(?:for|of|on|in|at|from|with|to)\b)")
+
+
 def _sentence_value(m: re.Match) -> bool:
     """Is a credential's value written next to the word ``m`` matched? After
     it, within a few words (``_value_after``), or before it ("<v> is the
@@ -909,13 +918,14 @@ def _sentence_value(m: re.Match) -> bool:
     word = m.group("w").lower()
     pw = word in _PW_WORDS or word in _PW_FOREIGN or word.endswith("passe")
     before = text[max(0, m.start() - 40):m.start()]
-    head = re.search(r"\S*$", before).group(0)
-    if head.endswith(":") or re.search(r"(?i)arn:|://|[@$]", head):
+    head = before.rsplit(None, 1)[-1] if before and not before[-1].isspace() else ""
+    if head.endswith(":") or "arn:" in head.lower() or "://" in head or "@" in head \
+            or "$" in head:
         return False  # arn:...:secret:name, a URL, $API_KEY
-    prev = re.findall(r"[A-Za-z0-9]+", before)
-    if (prev and prev[-1].lower() in _PUBLIC_NAME_WORDS
-            and word.rstrip("s") in ("key", "apikey", "token", "session", "cookie")):
-        return False  # cache key, primary key, public key, next token
+    if word.rstrip("s") in ("key", "apikey", "token", "session", "cookie"):
+        prev = _LAST_WORD.search(before)
+        if prev and prev.group(1).lower() in _PUBLIC_NAME_WORDS:
+            return False  # cache key, primary key, public key, next token
     return _value_after(m, pw) or _value_before(m, pw)
 
 
@@ -980,8 +990,7 @@ def _value_before(m: re.Match, pw: bool) -> bool:
     key, ...)". The word ends its phrase; between them stand a connector,
     an article and at most two names."""
     text = m.string
-    if re.match(r"\s*(?:$|[.,;:!?)\]]|(?:for|of|on|in|at|from|with|to)\b)",
-                text[m.end():m.end() + 8]) is None:
+    if _PHRASE_END.match(text, m.end(), m.end() + 8) is None:
         return False
     toks = text[max(0, m.start() - 200):m.start()].split()[-8:]
     names = 0
@@ -1539,38 +1548,43 @@ _SENTENCES: tuple = (
            _PW_ADVICE, "-p'...'", "the mysql manual, --password"),
     Family("sentence-password", "a password in a sentence",
            ("pass", "pw", "kennwort", "contrase", "senha", "パスワード", "密码", "口令"),
-           _sentence_word(r"pass(?:words?|wds?|phrases?|codes?)|pwd?|passwort|kennwort"
+           _sentence_word("PpMmKkCcSsパ密口",
+                          r"pass(?:words?|wds?|phrases?|codes?)|pwd?|passwort|kennwort"
                           r"|mot de passe|contraseñas?|contrasenas?|senhas?",
                           "Password|Passwd", "パスワード|密码|口令"),
            _sentence_value, _PW_ADVICE, "password ...", "optmem: how agents write"),
     Family("sentence-key", "a key in a sentence",
            ("key", "schlüssel", "clé", "clave", "chave", "chiave", "キー", "密钥", "秘钥"),
-           _sentence_word(r"(?:api)?keys?|schlüssel|clés?|claves?|chaves?|chiavi|chiave",
+           _sentence_word("AaKkSsCcキ密秘",
+                          r"(?:api)?keys?|schlüssel|clés?|claves?|chaves?|chiavi|chiave",
                           "Keys?", "キー|密钥|秘钥"), _sentence_value,
            _where("key", "staging API key is in the STAGING_API_KEY env var"), "key ...",
            "optmem: how agents write"),
     Family("sentence-token", "a token in a sentence",
            ("token", "bearer", "auth", "webhook", "pat", "jeton", "トークン", "令牌"),
-           _sentence_word(r"tokens?|bearer|auth|webhooks?|jetons?", "Tokens?",
+           _sentence_word("TtBbAaWwJjPト令", r"tokens?|bearer|auth|webhooks?|jetons?",
+                          "Tokens?",
                           "トークン|令牌", "PATs?"), _sentence_value,
            _where("token", "staging token is in the STAGING_TOKEN env var"), "token ...",
            "optmem: how agents write"),
     Family("sentence-secret", "a secret in a sentence", ("secret", "cred"),
-           _sentence_word(r"secrets?|credentials?|creds?", "Secrets?|Credentials?"),
+           _sentence_word("SsCc", r"secrets?|credentials?|creds?", "Secrets?|Credentials?"),
            _sentence_value,
            _where("secret", "staging secret is in the STAGING_SECRET env var"), "secret ...",
            "optmem: how agents write"),
     Family("sentence-cookie", "a session cookie in a sentence", ("cookie", "session"),
-           _sentence_word(r"cookies?|session(?:id)?s?", "Cookies?|Session"), _sentence_value,
+           _sentence_word("CcSs", r"cookies?|session(?:id)?s?", "Cookies?|Session"),
+           _sentence_value,
            _where("cookie", "session cookie is in the browser's cookie jar"), "cookie ...",
            "optmem: how agents write"),
     Family("sentence-seed", "an OTP seed in a sentence", ("seed", "otp"),
-           _sentence_word(r"seeds?|otp|totp|hotp", "Seeds?"), _sentence_value,
+           _sentence_word("SsOoTtHh", r"seeds?|otp|totp|hotp", "Seeds?"), _sentence_value,
            _where("seed", "TOTP seed is in the team's password manager"), "seed ...",
            "optmem: how agents write"),
     Family("key-continuation", "a line of a private key", (),
            r"(?<![A-Za-z0-9+/=_.:@-])(?P<v>[A-Za-z0-9+/]{58,76}={0,2})(?![A-Za-z0-9+/=_-])",
-           _key_line, _KEY_ADVICE, "a base64 line of 60-76 characters", "RFC 7468 (64-character base64 lines)"),
+           _key_line, _KEY_ADVICE, "a base64 line of 60-76 characters",
+           "RFC 7468 (64-character base64 lines)"),
 )
 
 #: The one table of credential families. Earlier rows win (their message).
@@ -1765,15 +1779,17 @@ def candidates(text: str) -> list:
     if _keyword_rx is None:
         _index()
     found = set(_always)
-    low = text.lower()
-    for m in _keyword_rx.finditer(low):
-        hit = m.group(1)
-        # every keyword that is a prefix of the longest one found here
-        for n in range(1, len(hit) + 1):
-            idx = _by_keyword.get(hit[:n])
-            if idx:
-                found.update(idx)
+    for hit in set(_keyword_rx.findall(text.lower())):
+        idx = _by_hit.get(hit)
+        if idx is None:
+            # every keyword that is a prefix of the longest one found here
+            idx = _by_hit[hit] = tuple(
+                i for n in range(1, len(hit) + 1) for i in _by_keyword.get(hit[:n], ()))
+        found.update(idx)
     return [FAMILIES[i] for i in sorted(found)]
+
+
+_by_hit: dict = {}  # a keyword match -> indexes of the families of its prefixes
 
 
 def _pattern(fam: Family):

@@ -49,7 +49,8 @@ ALLOWED = {
                        "secret:prod/db-AbCdEf",
     "sentence-cookie": "the session id is 0c6f1a2e-8d4b-4f5e-9a7c-3b2d1e0f9a8b",
     "sentence-seed": "the random seed is 42 for every run",
-    "key-continuation": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+    "key-continuation": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoq"
+                        "KLsabgH5C9okWi0dh2l9GKJl",
     "shell-export": "set -x API_TOKEN $API_TOKEN in config.fish",
     "quoted-p-password": "docker run -p'8080:80' nginx",
     "user-then-password": "twine upload -u __token__ -p $PYPI_TOKEN dist/*",

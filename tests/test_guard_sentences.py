@@ -69,7 +69,8 @@ ALLOWED = [
     "token budget is 200000 per session",
     "the secret sauce is the ranking function",
     "primary key is (tenant_id, created_at)",
-    "our primary key f4ef27e9589c6948f6d30c01c3f252edc87ff4adfa36d0840164709ab7f3f386 is a row hash",
+    "our primary key f4ef27e9589c6948f6d30c01c3f252edc87ff4adfa36d0840164709ab7f3f386 is "
+    "a row hash",
     "the cache key is 9b2f4e6a8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f",
     "the API key is stored in /etc/acme/keys/staging.key",
     "export API_KEY=<token> before running",
