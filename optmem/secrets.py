@@ -20,6 +20,10 @@ secrets. Identifiers pass too: a commit hash, ``sha256:`` digest, UUID or
 request id by itself, and a value after an identifier's name
 (``RequestToken``, ``cache_key``, ``--lock-token``) or an ARN.
 
+Sentences are read too: a credential word with a value next to it ("the
+staging API token is ..."), a key's body line noted alone, shell forms
+(see "credentials in sentences" below; ``docs/guard.md`` has the table).
+
 Pure: no I/O. A message never repeats the secret it found, only a fixed
 generic prefix.
 """
