@@ -239,6 +239,13 @@ def _prose_word(v: str) -> bool:
     )
 
 
+def _digest(v: str) -> bool:
+    """A digest named by its algorithm (``sha256:<hex>``, ``sha384-<base64>``,
+    ``md5:<hex>``): an identifier of content, not a secret."""
+    return re.match(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|blake3)[:-]"
+                    r"[0-9A-Za-z+/=]{16,}", v) is not None
+
+
 def _path_like(v: str) -> bool:
     """A file name or a path of words (``foo/pk``, ``tpm2-private.pem``,
     ``projects/ID/locations/``): where a secret lives, not the secret."""
@@ -293,7 +300,7 @@ def _chosen_password(v: str) -> bool:
     if low in _WEAK or low in _DEFAULTS:
         return True
     if (len(v) < 6 or _placeholder(v) or _code(v) or _path_like(v)
-            or _expression(v)):
+            or _expression(v) or _digest(v)):
         return False
     parts = [x for x in re.split(r"[-_.]", v) if x]
     if all(x.isdigit() or _prose_word(x) for x in parts) or _prose_word(low.replace("-", "")):
@@ -308,6 +315,9 @@ def _chosen_password(v: str) -> bool:
 def _pw_like(m: re.Match) -> bool:
     """A value after a password word: machine-made, with a symbol, or chosen."""
     v = m.group("v")
+    if _digest(v) or re.search(r"(?i)(?:sha[0-9]*|md5|blake[0-9a-z]*)[:-]$",
+                               m.string[max(0, m.start("v") - 8):m.start("v")]):
+        return False  # sha256:<hex> is a digest
     return _loose_secret(v) or _chosen_password(v) or _mixed_letters(v.rstrip(".,;:!?"))
 
 
@@ -480,7 +490,7 @@ def _prose_password(m: re.Match) -> bool:
     v = m.group("v").rstrip(".,;:!?)")
     if _chosen_password(v):
         return True
-    if len(v) < 8 or _placeholder(v):
+    if len(v) < 8 or _placeholder(v) or _digest(v):
         return False
     return _random(v) or (
         any(ch.isdigit() for ch in v)
@@ -521,7 +531,7 @@ def _assignment_value(m: re.Match) -> bool:
         return False
     quoted = m.group("qv") is not None
     v = m.group("qv") if quoted else m.group("v")
-    if _placeholder(v) or _code(v):
+    if _placeholder(v) or _code(v) or _digest(v):
         return False
     low = v.lower()
     stripped = re.sub(r"[^a-z0-9]", "", low)
@@ -697,7 +707,7 @@ def _header_value(m: re.Match) -> bool:
     """A credential in a request header (``-H "X-Api-Key: ..."``): 8+
     characters, not a placeholder, not one plain word."""
     v = m.group("v")
-    return len(v) >= 8 and not _placeholder(v) and not _code(v) and (
+    return len(v) >= 8 and not _placeholder(v) and not _code(v) and not _digest(v) and (
         _machine_made(v) or any(ch.isdigit() for ch in v))
 
 
@@ -900,6 +910,8 @@ def _sentence_secret(v: str, pw: bool) -> bool:
     or a generated value; after any other word: a generated value, letters
     mixed as no word is, or 8+ characters with a letter, a digit and a
     symbol (``C4rous3l*3``)."""
+    if re.search(_UUID, v) or _digest(v):
+        return False  # an id built on a UUID, a digest: identifiers
     if _generated(v) or _mixed_letters(v):
         return True
     if pw:
@@ -952,11 +964,15 @@ def _value_after(m: re.Match, pw: bool) -> bool:
         if obj:
             if bare in _ARTICLES:
                 continue
+            if bare in _DIGEST_WORDS:
+                return False  # "in the commit <hash>": what follows names it
             obj = False
             budget = 1
             introduced = tok[-1] in ":="
             continue
         if not bare.strip(":=-") or bare.rstrip(":") in _CONNECTORS:
+            if tok[-1] in ".;!?":
+                return False  # the sentence ends: "... 4,000 tokens. <hash>"
             introduced = True
             continue
         if bare in _PREPOSITIONS:

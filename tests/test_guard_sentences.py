@@ -237,3 +237,30 @@ def load_maker():
     if not _MAKER:
         _MAKER.append(load("make_guard_allowed"))
     return _MAKER[0]
+
+
+ALLOWED_LINES = []
+
+
+def _allowed_lines() -> list:
+    if not ALLOWED_LINES:
+        for name in ("guard-allowed.txt", "commit-subjects.txt"):
+            with open(data_file(name), encoding="utf-8") as f:
+                ALLOWED_LINES.extend(ln.rstrip("\n") for ln in f if ln.strip())
+    return ALLOWED_LINES
+
+
+@settings(max_examples=300)
+@given(st.data(), st.sampled_from(["commit {}", "sha256:{}", "sha512:{}"]),
+       st.integers(0, 10**6))
+def test_property_a_named_hash_anywhere_in_an_allowed_line_passes(data, form, pick):
+    """A commit hash said to be one ("commit <hash>"), or a digest after its
+    algorithm, inserted at any word boundary of any allowed line: never
+    refused (the word before the value says what it is)."""
+    lines = _allowed_lines()
+    words = lines[pick % len(lines)].split(" ")
+    n = 40 if form.startswith("commit") else 64 if "256" in form else 128
+    value = form.format(data.draw(st.text("0123456789abcdef", min_size=n, max_size=n)))
+    at = data.draw(st.integers(0, len(words)))
+    text = " ".join(words[:at] + [value] + words[at:])
+    assert find_problem(text) is None, text
