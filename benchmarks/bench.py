@@ -53,7 +53,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 from optmem import blocks  # noqa: E402
-from optmem.store import LOG_RECORD, TREE_RECORD, Store, encode_memory, encode_summary  # noqa: E402
+from optmem.store.memory import LOG_RECORD, TREE_RECORD, Store, encode_memory, encode_summary  # noqa: E402
 
 GENERATOR = 4  #: bump when the generated content changes, so old stores are rebuilt
 SEED = 20240517

@@ -36,8 +36,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from optmem import guard  # noqa: E402
-from optmem.config import MAX_ENTRY_BYTES  # noqa: E402
+from optmem.guard import text as guard  # noqa: E402
+from optmem.store.config import MAX_ENTRY_BYTES  # noqa: E402
 from test_guard import ADVERSARIAL  # noqa: E402
 
 

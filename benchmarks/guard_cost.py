@@ -37,7 +37,7 @@ CORPORA = ("click-history.txt", "commit-subjects.txt")
 _GUARD = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from optmem import guard
+from optmem.guard import text as guard
 lines = []
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as f:

@@ -100,7 +100,7 @@ async def writer(store, tag, per):
 
 async def race(store, per):
     cli = subprocess.Popen([sys.executable, "-c",
-                            "from optmem.cli import cli\n"
+                            "from optmem.cli.app import cli\n"
                             f"for i in range({per}):\n"
                             "    cli.main(['note', f'cli note {i}'], standalone_mode=False)\n"],
                            cwd=REPO, env=dict(os.environ, MEMORY_DIR=str(store), PYTHONPATH=str(REPO)),

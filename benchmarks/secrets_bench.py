@@ -342,7 +342,7 @@ def load_guard(repo: str):
     sys.path.insert(0, repo)
     for name in [m for m in sys.modules if m == "optmem" or m.startswith("optmem.")]:
         del sys.modules[name]
-    from optmem import guard
+    from optmem.guard import text as guard
     return guard
 
 

@@ -125,7 +125,7 @@ def pending_by_end(T: int, built: dict) -> Iterator[Block]:
     and keeps each level in ``lo`` order, so storing any prefix of it leaves
     every level a dense prefix (DESIGN.md "Files"); unlike build order it
     keeps the blocks over the same memories together, which is what lets
-    one batched hand-over show those memories once (``optmem.handover``).
+    one batched hand-over show those memories once (``optmem.engine.handover``).
     Lazy: a merge of one sequence per level, so taking the first ``n``
     blocks costs ``O(n log log T)`` whatever the backlog.
     """

@@ -30,7 +30,7 @@ class BadInput(MemoError):
 
 
 class BadText(BadInput):
-    """Text refused by the write guard (``optmem.guard``): a line break,
+    """Text refused by the write guard (``optmem.guard.text``): a line break,
     control or invisible character, or a credential."""
 
 
@@ -62,7 +62,7 @@ def unechoed(text: str, named) -> str:
     ``NAME=VALUE`` words the value alone counts too. Values under 8
     characters are never credentials and are left alone."""
     import re
-    from .secrets import find_credential
+    from optmem.guard.secrets import find_credential
     folded = text.casefold()
     for label, word in named:
         if not isinstance(word, str):

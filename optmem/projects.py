@@ -44,7 +44,7 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 
-from .errors import BadInput, NoStore
+from optmem.errors import BadInput, NoStore
 
 #: The folder under ``MEMORY_DIR`` that holds the project stores.
 PROJECTS = "projects"
@@ -708,7 +708,7 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
     normalised remotes appended to ``REMOTES``. A second run changes no
     byte.
     """
-    from .store import Store
+    from optmem.store.memory import Store
     if not os.path.isfile(os.path.join(root, "LOG.txt")):
         raise NoStore(f"there is no global store at {root} yet, and a project lives inside "
                       f"it: a person creates the global store first, then the project. {PERSON} "

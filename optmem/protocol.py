@@ -172,7 +172,7 @@ def tool_call(command: str, placeholder: str | None = None):
 
 
 def batch_call(names: list, flag: str = "") -> str:
-    """The ``mcp`` form of the batched hand-over's order (``optmem.handover``):
+    """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
     ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block
     (``flag``, a scope flag, as ``tool_call`` renders it)."""
     call = tool_call(f"memo sleep {flag}".strip()) or "sleep {}"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import NoStore
+from optmem.errors import NoStore
 
 #: How a person's step is printed (an agent does not follow it).
 PERSON = "A person can run:"
@@ -94,7 +94,7 @@ def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = 
     call is made and no project is active. Raises ``NoStore``/``BadInput``
     as ``memory_dir`` and ``projects.resolve`` do; creates nothing.
     """
-    from . import projects
+    from optmem import projects
     environ = os.environ if environ is None else environ
     if root is None:
         root = memory_dir(environ.get("MEMORY_DIR", "")) if environ is not os.environ \
@@ -111,7 +111,7 @@ def needs_cwd(flag=None, environ=None, root: str | None = None) -> bool:
     folder matters). The MCP server uses it to ask a client for its
     workspace roots only when they can change the answer.
     """
-    from . import projects
+    from optmem import projects
     environ = os.environ if environ is None else environ
     if flag is not None or environ.get("MEMO_PROJECT") is not None:
         return False

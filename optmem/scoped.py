@@ -10,8 +10,9 @@ the same. Pure protocol over ``Store`` and ``core``; no click, no git.
 
 from __future__ import annotations
 
-from . import blocks, core, pager, projects, protocol
-from .errors import BadInput, NotBuilt
+from optmem import blocks, projects, protocol
+from optmem.engine import core, pager
+from optmem.errors import BadInput, NotBuilt
 
 GLOBAL_FLAG = "--global"
 
@@ -140,7 +141,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
         if strict:
             core.strict_damage(prompt)
         if protocol.is_waiting(prompt):  # a repair first: show what is built
-            from .hook import split_awake
+            from optmem.engine.wakedoc import split_awake
             doc, _ = split_awake(wake_max_bytes(scope, gstore, pstore, cfg.PART_CHARS))
             return True, "\n".join([*doc, core.AWAKE, "", prompt])
         cg, cp = gstore.count(), pstore.count()
@@ -184,7 +185,7 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     document (``hook.smallest_bytes``) and the other one the rest. Raises
     ``BadInput`` when the two smallest documents together do not fit,
     naming that total, a ``max_bytes`` that fits."""
-    from . import hook
+    from optmem.engine import wakedoc as hook
     heads = [heading_global(scope), heading_project(scope)]
     room = max_bytes - sum(len(h.encode("utf-8")) + 1 for h in heads)
     awake = len(core.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once

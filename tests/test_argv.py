@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from optmem.cli import cli
+from optmem.cli.app import cli
 from conftest import set_config
 
 HELP = "help"  #: the row shows the command's help on stdout (exit 0)

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from conftest import (answer_all, set_config, snapshot, stand_in_summary,
                       write_import)
 
-from optmem import pager
-from optmem.cli import cli
+from optmem.engine import pager
+from optmem.cli.app import cli
 
 AWAKE = "You are awake."
 NOTHING = "Nothing left to compress.\n"
@@ -721,7 +721,7 @@ def test_summary_and_pattern_may_start_with_a_dash(memo, inited):
 def test_version_names_the_recall_engines(memo, monkeypatch):
     """``memo --version`` says whether recall's C counter was built and
     google-re2 is installed (a pip install hides the build's warning)."""
-    from optmem import scancount, search
+    from optmem.recall import scancount, search
     out = memo("--version")
     assert out.exit_code == 0
     first, second = out.stdout.splitlines()

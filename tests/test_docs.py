@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from conftest import REPO
 
-from optmem.cli import cli
+from optmem.cli.app import cli
 
 README = REPO / "README.md"
 SNIPPET = REPO / "AGENTS.snippet.md"

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from conftest import (SLEEP_ORDER, answer_all, data_file, snapshot, tree_records,
                       write_import)
 
-from optmem.cli import cli
-from optmem.core import wake_budget
+from optmem.cli.app import cli
+from optmem.engine.core import wake_budget
 
 AWAKE = "You are awake."
 LOG = 320
@@ -411,7 +411,7 @@ def test_config_is_replaced_atomically_and_reads_back(memo, inited):
     got = config_lines(ok(memo("config")))
     for name, value in settings.items():
         assert re.match(rf"{name}\s*[=:]?\s*{value}\b", got[name]), got[name]
-    from optmem.store import Store
+    from optmem.store.memory import Store
     cfg = Store.open(str(inited)).config()
     assert {name: getattr(cfg, name) for name in settings} == settings
     # the limits read back are the ones in force

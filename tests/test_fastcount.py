@@ -1,4 +1,4 @@
-"""Recall's chunk counts (``optmem.fastcount``) equal the per-line definition.
+"""Recall's chunk counts (``optmem.recall.fastcount``) equal the per-line definition.
 
 The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
 IGNORECASE, the NFC form of the pattern searched in the NFC form of each
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optmem import fastcount, scancount, search
-from optmem.store import LOG_RECORD, Store, displayable, encode_memory
+from optmem.recall import fastcount, scancount, search
+from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = [
     "release", "deploy", "deployment", "redeploy", "deploy_x", "rollback", "v2", "2024-05-01",

@@ -1,4 +1,4 @@
-"""The write guard (optmem.guard): refused characters, credentials, and no
+"""The write guard (optmem.guard.text): refused characters, credentials, and no
 false positives on ordinary prose.
 
 Every secret below is fake and assembled from pieces, so this file does not
@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from conftest import data_file
 
-from optmem import guard
-from optmem.config import MAX_ENTRY_BYTES
+from optmem.guard import text as guard
+from optmem.store.config import MAX_ENTRY_BYTES
 from optmem.errors import BadInput, BadText, MemoError
-from optmem.guard import check_text, find_problem
+from optmem.guard.text import check_text, find_problem
 
 # Fake but realistic-looking secret bodies.
 MIX = "A1b2C3d4"  # mixed case and digits, 8 characters
@@ -644,7 +644,7 @@ def _always_refused(ch: str) -> bool:
     accepts in some context (joiners, the script marks of README "Text of
     every script", tag characters after an emoji, variation selectors after
     what they vary), and not a future emoji."""
-    from optmem import guard
+    from optmem.guard import text as guard
     o = ord(ch)
     if ch in ("\u200c", "\u200d") or ch in guard._SCRIPT_MARKS:
         return False  # context-dependent

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import backlog, blocks, handover
+from optmem.engine import backlog, handover
+from optmem import blocks
 
 HEAD = re.compile(r"^Compress memories #(\d+)-(\d+) into one line of at most (\d+) bytes\.$")
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from conftest import answer_all, data_file, tree_records
 
-from optmem.cli import cli
+from optmem.cli.app import cli
 
 T = 1000
 AWAKE = "You are awake."

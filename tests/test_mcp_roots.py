@@ -26,7 +26,7 @@ pytest.importorskip("mcp", reason="the MCP SDK is not installed")
 import anyio  # noqa: E402
 from mcp import ClientSession, types  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
-from optmem import mcp_server, protocol  # noqa: E402
+from optmem import mcp as mcp_server, protocol  # noqa: E402
 from test_mcp import call, run  # noqa: E402
 from test_mcp_scope import memo_in, server_in  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Raw spellings NFC turns into a character (``optmem.nfcspell``), and the
+"""Raw spellings NFC turns into a character (``optmem.recall.nfcspell``), and the
 recall prefilter that uses them to skip records without normalising them.
 
 Records here are written as another tool may write them, not in NFC: a
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import nfcspell, search
-from optmem.store import Store, encode_memory
+from optmem.recall import nfcspell, search
+from optmem.store.memory import Store, encode_memory
 
 KNOWN = unicodedata.unidata_version in nfcspell.VERIFIED
 
@@ -187,7 +187,7 @@ def test_raw_text_nfc_reorders_or_splits_is_found(tmp_path, raw, pattern, re2):
 
 
 def test_the_composer_table_marks_every_character_that_is_not_inert():
-    """``composer_table`` (read by ``optmem._scan`` after a literal) marks
+    """``composer_table`` (read by ``optmem.recall._scan`` after a literal) marks
     the first two UTF-8 bytes of every code point that is not NFC-inert on
     this Python: only those can change the character before them. On an
     unverified Unicode version it marks every non-ASCII first byte."""

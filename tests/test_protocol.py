@@ -316,7 +316,7 @@ def ref_append(store, texts, date="2026-11-30") -> None:
 def crashed_import(store, first: int, texts, written: float) -> None:
     """An import killed mid-append: memo's journal for the batch, and the
     first ``written`` records of it on disk (a fraction tears the last)."""
-    from optmem.store import Store
+    from optmem.store.memory import Store
     s = Store.open(str(store))
     before = first * 320
     batch = b"".join(ref_record(first + k, "2026-11-29", t) for k, t in enumerate(texts))
@@ -622,8 +622,8 @@ def test_the_hook_and_mcp_wake_keep_the_stand_in_of_a_damaged_summary(memo, memo
     """Only the CLI's wake refuses: a startup hook (``wake --max-bytes``) and
     the MCP server's wake show the stand-in line and hand the repair over,
     so an agent is never left without its memory; check names the repair."""
-    from optmem import core
-    from optmem.store import Store
+    from optmem.engine import core
+    from optmem.store.memory import Store
     memo("init")
     _then(_built(4), _damaged_summary("0-1"), _config(WAKE_LINES=3))(memo, memory_dir, tmp_path)
     hook = memo("wake", "--max-bytes", "4000")
@@ -652,7 +652,7 @@ def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(mo
     assert protocol.part_footer(1, 2, 40) == "Not awake yet. Run: memo wake 2 40"
     assert protocol.part_footer_scoped(1, 2, 40, 3, "widget") == \
         "Not awake yet. Run: memo wake 2 40 3 --project widget"
-    from optmem import handover
+    from optmem.engine import handover
     assert handover.order_lines(["0-1", "2-3"]) == \
         ['Run: memo sleep - "0-1 <your line>" "2-3 <your line>"']
 

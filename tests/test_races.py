@@ -322,8 +322,8 @@ def test_wake_racing_a_forget_refuses_or_prints_the_whole_document(memory_dir, m
     document or the refusal with the prompt, never an internal error."""
     from click.testing import CliRunner
 
-    from optmem.cli import cli
-    from optmem.store import Store
+    from optmem.cli.app import cli
+    from optmem.store.memory import Store
 
     build(memory_dir, 64, config="WAKE_LINES=8\n")
     real_built = Store.built

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from conftest import answer_all
 
-from optmem import replicas
-from optmem.cli import cli
+from optmem.engine import replicas
+from optmem.cli.app import cli
 
 LOG = 320
 HAS_GIT = shutil.which("git") is not None
@@ -589,7 +589,7 @@ def test_a_torn_tail_is_issue_8s_note_not_a_sync_mark(memo, inited):
 def test_the_import_an_export_suggests_runs_as_printed(tmp_path, memo, inited, monkeypatch):
     """Over ``IMPORT_ASK_ABOVE`` memories ``memo import`` asks for
     ``--yes``, so the export's suggestion carries it; up to it, it does not."""
-    from optmem import backlog
+    from optmem.engine import backlog
     monkeypatch.setattr(backlog, "IMPORT_ASK_ABOVE", 3)
     for k in range(3):
         assert memo("note", f"memory number {k}").exit_code == 0

@@ -1,5 +1,5 @@
-"""Recall's one-pass counts (``optmem.scancount`` over the C extension
-``optmem._scan``) equal the per-line definition.
+"""Recall's one-pass counts (``optmem.recall.scancount`` over the C extension
+``optmem.recall._scan``) equal the per-line definition.
 
 The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
 IGNORECASE, the NFC pattern searched in the NFC form of each line. The
@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import nfcspell, scancount, search
-from optmem.store import LOG_RECORD, encode_memory
+from optmem.recall import nfcspell, scancount, search
+from optmem.store.memory import LOG_RECORD, encode_memory
 
 pytestmark = pytest.mark.skipif(
     not scancount.available(),
-    reason="optmem._scan is not built (no C compiler at install): recall counts with fastcount")
+    reason="optmem.recall._scan is not built (no C compiler at install): recall counts with fastcount")
 
 WORDS = [
     "deploy", "Deploy", "DEPLOY", "deployment", "redeploy", "deploy_x", "rollback", "release",
@@ -163,7 +163,7 @@ def test_patterns_it_does_not_count():
 
 
 def test_the_extension_checks_its_arguments():
-    from optmem import _scan
+    from optmem.recall import _scan
     table = nfcspell.composer_table()
     rec = encode_memory(0, "2024-05-01", "deploy")
     assert _scan.count(memoryview(rec), LOG_RECORD, [(b"deploy", 0)], True, table, []) == (1, [])
@@ -196,7 +196,7 @@ def test_needles_that_overlap_themselves_give_up_and_recall_still_counts(tmp_pat
     length at every byte: ``_scan`` gives up (False) once a chunk costs over
     16 comparisons a byte, the counter stops being used, and recall counts
     those chunks another way with the same answer."""
-    from optmem import _scan
+    from optmem.recall import _scan
     from test_fastcount import build, small_chunks
     pattern = "\\b" + "a" * 200 + "[abcdefghijklmnopqrstuvwxyz0123456789_]\\b"
     recs = [encode_memory(i, "2024-05-01", "a" * 280) for i in range(40)]

@@ -1,4 +1,4 @@
-"""Streaming recall (``optmem.search``) equals the plain per-record search.
+"""Streaming recall (``optmem.recall.search``) equals the plain per-record search.
 
 The oracle is the definition in DESIGN.md: every ``LOG.txt`` record as one
 line, matched with Python's ``re`` (IGNORECASE, Unicode). The store holds
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from optmem import scancount, search
+from optmem.recall import scancount, search
 from optmem.errors import BadInput
-from optmem.store import LOG_RECORD, Store, displayable, encode_memory
+from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = (
     "release deploy failed rollback click merge fix patch tag stress kiosk "
@@ -32,7 +32,7 @@ WORDS = (
 )
 
 #: "python": Python's re alone; "re2": RE2's prefilter; "c": the C counter
-#: (optmem._scan) alone, which then finds the printed lines too. "python"
+#: (optmem.recall._scan) alone, which then finds the printed lines too. "python"
 #: and "re2" run without the C counter, as an install without a C compiler
 #: does (the C counter beside RE2: tests/test_fastcount.py).
 ENGINES = ["python"] + (["re2"] if search._re2_module() is not None else []) + \
@@ -550,8 +550,8 @@ def test_the_fastcount_counter_takes_over_when_the_c_counter_gives_up(tmp_path, 
     """Once ``ScanCounter.usable`` turns False (too much work), the chunks
     left are counted by ``fastcount``'s counter, not record by record."""
     if not scancount.available():
-        pytest.skip("optmem._scan is not built (no C compiler at install)")
-    from optmem import fastcount
+        pytest.skip("optmem.recall._scan is not built (no C compiler at install)")
+    from optmem.recall import fastcount
     store = _build(str(tmp_path / "mem"),
                    [encode_memory(i, "2024-01-01", f"release {i}") for i in range(40)])
     real = scancount.ScanCounter.count

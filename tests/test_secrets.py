@@ -1,4 +1,4 @@
-"""The credential families of ``optmem.secrets`` (issue #16).
+"""The credential families of ``optmem.guard.secrets`` (issue #16).
 
 Every family has a generated example shape here (``SHAPES``: a template of
 random runs, never a real credential), refused in several sentence forms;
@@ -17,9 +17,9 @@ import pytest
 
 from conftest import data_file
 
-from optmem import secrets
-from optmem.config import MAX_ENTRY_BYTES
-from optmem.guard import find_problem
+from optmem.guard import secrets
+from optmem.store.config import MAX_ENTRY_BYTES
+from optmem.guard.text import find_problem
 
 ALPHABETS = {
     "a": string.ascii_lowercase + string.digits,

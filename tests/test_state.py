@@ -25,8 +25,8 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
                                  rule)
 
 from optmem import blocks
-from optmem.cli import cli
-from optmem.core import wake_budget  # memo's intro is one of WAKE_LINES
+from optmem.cli.app import cli
+from optmem.engine.core import wake_budget  # memo's intro is one of WAKE_LINES
 
 LOG, TREE = 320, 288
 WAKE_LINES = 12
@@ -57,7 +57,7 @@ class StoreMachine(RuleBasedStateMachine):
         self.date = None
 
     def teardown(self):
-        # optmem.store.Store never closes its read handle of LOG.txt, so each
+        # optmem.store.memory.Store never closes its read handle of LOG.txt, so each
         # in-process command leaks one descriptor (reported; test_faults has
         # the test). Close ours so a long run does not hit EMFILE.
         fd_dir = "/proc/self/fd"

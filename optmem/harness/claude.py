@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "claude"
 TITLE = "Claude Code"

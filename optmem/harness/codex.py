@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "codex"
 TITLE = "Codex"

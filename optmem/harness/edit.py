@@ -46,8 +46,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..errors import MemoError
-from . import agent_block, state
+from optmem.errors import MemoError
+from optmem.harness import agent_block, state
 
 
 class Refused(MemoError):

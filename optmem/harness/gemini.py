@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "gemini"
 TITLE = "Gemini CLI"

@@ -4,7 +4,7 @@ context when a session starts, resumes, is cleared or is compacted.
 What reaches the model is one string: a header line that frames what
 follows as the agent's own notes (data to weigh, not instructions: a note
 can quote text someone else wrote), then the one-part document of
-``memo wake --max-bytes`` (``optmem.hook``) sized so the whole string fits
+``memo wake --max-bytes`` (``optmem.engine.wakedoc``) sized so the whole string fits
 the harness's cap, ending ``You are awake.``. Pending compressions never
 empty it; they are named as an order (``Run: memo sleep``). A store that
 cannot be read gives one clear line instead (the hook itself always exits
@@ -23,9 +23,10 @@ import os
 import shlex
 import time
 
-from .. import hook as wake_hook, scope
-from ..errors import MemoError
-from . import agent_block, state
+from optmem.engine import wakedoc as wake_hook
+from optmem import scope
+from optmem.errors import MemoError
+from optmem.harness import agent_block, state
 
 #: Sources that always get the whole memory again (the context was emptied).
 REFILL = ("startup", "clear", "compact")
@@ -129,7 +130,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         store_path = scope.memory_dir(memory_dir)
     except MemoError as err:
         return failure(str(err))
-    from ..store import Store
+    from optmem.store.memory import Store
     try:
         store = Store.open(store_path)
     except MemoError as err:
@@ -194,8 +195,8 @@ def _context_two(harness, sc, store, source: str, budget: int) -> str:
     """The injected text with a project active: the global and the project
     memory in one document of at most ``budget`` bytes
     (``optmem.scoped.wake_max_bytes``)."""
-    from .. import scoped
-    from ..store import Store
+    from optmem import scoped
+    from optmem.store.memory import Store
     pstore = Store.open(sc.project_root)
     try:
         top = (header(sc.root, store.count(), source)

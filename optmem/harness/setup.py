@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from .. import scope
-from ..errors import BadInput, MemoError
-from . import HARNESSES, Context, edit, launcher
+from optmem import scope
+from optmem.errors import BadInput, MemoError
+from optmem.harness import HARNESSES, Context, edit, launcher
 
 
 def _short(path: str, home: str) -> str:
@@ -38,7 +38,7 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
     if need_store or raw:
         store = scope.memory_dir(raw, what)
     if need_store:
-        from ..store import Store
+        from optmem.store.memory import Store
         Store.open(store).close()
     home = environ.get("HOME") or os.path.expanduser("~")
     for var in getattr(module, "HOME_VARS", ()) if chosen == "user" else ():

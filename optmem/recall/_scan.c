@@ -1,4 +1,4 @@
-/* optmem._scan: count the LOG.txt records that hold a literal, in one pass.
+/* optmem.recall._scan: count the LOG.txt records that hold a literal, in one pass.
  *
  * An optional accelerator for recall's counts (optmem/scancount.py holds
  * the plan and the argument that the count is exact; this file only finds

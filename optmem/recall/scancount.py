@@ -3,7 +3,7 @@
 ``fastcount`` counts a chunk's matching records with CPython's byte methods:
 a pass to find the characters NFC might change, one to lower the chunk and
 one to count, some 4x the time ``grep -c`` takes. When the optional C
-extension ``optmem._scan`` is built (``setup.py``; it needs a C compiler at
+extension ``optmem.recall._scan`` is built (``setup.py``; it needs a C compiler at
 install), this module counts the same patterns in one pass that looks at
 each record once and skips the rest of a record once it is decided.
 
@@ -63,12 +63,12 @@ from __future__ import annotations
 import itertools
 import unicodedata
 
-from . import fastcount, nfcspell
-from .store import LOG_RECORD
-from .textform import nfc
+from optmem.recall import fastcount, nfcspell
+from optmem.store.memory import LOG_RECORD
+from optmem.textform import nfc
 
 try:
-    from . import _scan
+    from optmem.recall import _scan
 except ImportError:  # built without a C compiler: recall uses fastcount
     _scan = None
 
@@ -83,7 +83,7 @@ ANYWHERE, AT_COMPOSER, BEFORE_COMPOSER = 0, 1, 2
 
 
 def available() -> bool:
-    """True when the C extension ``optmem._scan`` is importable."""
+    """True when the C extension ``optmem.recall._scan`` is importable."""
     return _scan is not None
 
 
@@ -109,7 +109,7 @@ class ScanCounter:
         (``rows``) a list of indexes, ``matching`` the undecided records'
         indexes whose line matches; None when ``_scan`` refuses the chunk or
         gives up (then ``usable`` turns False)."""
-        from .search import line_of
+        from optmem.recall.search import line_of
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
                           nfcspell.composer_table(), self.exceptions, method, rows)
         if got is False:  # over _scan's work bound: as costly on the next chunk
@@ -126,7 +126,7 @@ class ScanCounter:
         """The lines (``search.line_of``, as stored) of the records among
         the ``n`` in ``data`` that match, oldest first; None as ``count``
         gives None. Recall prints these for the newest chunks."""
-        from .search import line_of
+        from optmem.recall.search import line_of
         got = self._scan(data, rows=True)
         if got is None:
             return None

@@ -23,8 +23,9 @@ import os
 import shlex
 import subprocess
 
-from . import blocks, core, handover, protocol
-from .errors import BadInput, MemoError
+from optmem import blocks, protocol
+from optmem.engine import core, handover
+from optmem.errors import BadInput, MemoError
 
 #: An import of more memories than this asks for ``--yes``. High on purpose
 #: (the issue asks for at least 10,000): an import a program runs as part

@@ -15,7 +15,7 @@ exactly that set of lines, faster.
   the output budget is full; every older chunk is only counted. When the
   pattern is a literal, a set of literals or ``\\b``-bounded words, one
   compiled pass a chunk decides the records (``scancount``, over the
-  optional C extension ``optmem._scan``; it also finds the printed lines
+  optional C extension ``optmem.recall._scan``; it also finds the printed lines
   where RE2 is absent), else ``fastcount`` counts with CPython's byte
   methods (each module's docstring proves its count equal), else line by
   line. Peak memory is one chunk plus the kept lines, however large the
@@ -51,7 +51,7 @@ exactly that set of lines, faster.
   machine; CPU time gives the same pattern the same answer on any machine
   that runs Python at a similar speed. The alarm is a signal, which only
   the main thread can receive: ``memo mcp`` runs recall in a child process
-  of its own for that reason (``optmem.mcp_server``).
+  of its own for that reason (``optmem.mcp``).
 - Planning (the prefilter, the compiled counters) runs under the same
   alarm: a pattern with hundreds of distinct non-ASCII letters costs some
   16 ms of ``case_class`` each, and planning that passes ``TIME_BOUND`` is
@@ -73,10 +73,10 @@ import signal
 import sys
 import unicodedata
 
-from . import fastcount, nfcspell, scancount
-from .errors import BadInput
-from .textform import nfc
-from .store import LOG_RECORD, displayable
+from optmem.recall import fastcount, nfcspell, scancount
+from optmem.errors import BadInput
+from optmem.textform import nfc
+from optmem.store.memory import LOG_RECORD, displayable
 
 CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
@@ -842,7 +842,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
             alarm.arm()
             try:
                 prefilter, precheck = _plan(pattern)
-                # One compiled pass a chunk (optmem._scan) for a set of
+                # One compiled pass a chunk (optmem.recall._scan) for a set of
                 # literals, for the chunks printed and for those only counted.
                 scanner = scancount.counter_for(pattern, case_class, search)
                 alarm.disarm()
@@ -876,7 +876,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         # Too many candidates: the word is frequent here.
                         # Count the next chunks without asking RE2 first.
                         dense = DENSE_SKIP
-                    if scanning:  # one compiled pass (optmem._scan)
+                    if scanning:  # one compiled pass (optmem.recall._scan)
                         count = scanner.count(data, n)
                         if count is not None:
                             total += count

@@ -1,4 +1,4 @@
-"""The ``memo`` command: a thin click layer over ``optmem.core``.
+"""The ``memo`` command: a thin click layer over ``optmem.engine.core``.
 
 Each command parses its arguments, calls one core function and prints what
 it returns. Errors are turned into one line on stderr in one place
@@ -15,8 +15,9 @@ import sys
 
 import click
 
-from . import __version__, core, protocol
-from .errors import BadInput, MemoError
+from optmem import __version__, protocol
+from optmem.engine import core
+from optmem.errors import BadInput, MemoError
 
 
 def _one_line(text: str) -> str:
@@ -31,7 +32,7 @@ _ARGV: list = []
 def _unechoed(text: str) -> str:
     """``text`` with every argument a credential rule matches named by its
     position (``argument 2``) instead of repeated (``errors.unechoed``)."""
-    from .errors import unechoed
+    from optmem.errors import unechoed
     return unechoed(text, [(f"argument {pos}", word) for pos, word in enumerate(_ARGV, 1)])
 
 
@@ -443,7 +444,7 @@ def _scope(notice: bool = True):
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     if "optmem.scope" not in meta:
-        from .scope import resolve
+        from optmem.scope import resolve
         sc = meta["optmem.scope"] = resolve(meta.get("optmem.scope_flag"))
         if sc.problem and notice:
             click.echo(f"memo: {sc.unresolved_line()}", err=True)
@@ -464,7 +465,7 @@ def _named_scope(what: str, command: str, rest: str):
 
 def _store(path: str | None = None):
     """Open the store at ``path`` (default: the global store of the scope)."""
-    from .store import Store
+    from optmem.store.memory import Store
     store = Store.open(path or _scope().root)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
@@ -571,8 +572,8 @@ def _text_arg(words: tuple, what: str, limit: int) -> str:
 
 def _engines() -> str:
     """One line: which of recall's optional engines this install has."""
-    from . import scancount, search
-    counter = ("C counter built (optmem._scan)" if scancount.available() else
+    from optmem.recall import scancount, search
+    counter = ("C counter built (optmem.recall._scan)" if scancount.available() else
                "no C counter (no C compiler at install; pure Python, slower counts)")
     re2 = ("google-re2 installed" if search._re2_module() is not None else
            "no google-re2 (the fast extra; rare words slower)")
@@ -611,13 +612,13 @@ def init(project):
     With --project [NAME], a person adds a project store beside the global
     one, bound to this git repository (every worktree of it).
     """
-    from .store import Store
-    from .scope import memory_dir
+    from optmem.store.memory import Store
+    from optmem.scope import memory_dir
     root = memory_dir(creating=True)
     if project is None:
         project = click.get_current_context().meta.get("optmem.scope_flag") or None
     if project is not None:
-        from . import projects
+        from optmem import projects
         _, _, lines = projects.init_project(root, project)
         for line in lines:
             click.echo(line)
@@ -652,13 +653,13 @@ def wake(part, t, tp, max_bytes):
     if tp is not None and pstore is None:  # as click says it without projects
         raise click.UsageError(f"Got unexpected extra argument ({tp})")
     if max_bytes is not None:
-        from . import hook
+        from optmem.engine import wakedoc as hook
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
                            "and T, or page through the parts instead. Run: memo wake")
         budget = core.parse_count(max_bytes, "--max-bytes")
         if pstore is not None:
-            from . import scoped as two
+            from optmem import scoped as two
             click.echo(two.wake_max_bytes(sc, store, pstore, budget))
             return
         click.echo(hook.wake_max_bytes(store, budget))
@@ -666,7 +667,7 @@ def wake(part, t, tp, max_bytes):
     k = core.parse_count(part, "PART") if part is not None else 1
     T = core.parse_count(t, "T") if t is not None else None
     if pstore is not None:
-        from . import scoped as two
+        from optmem import scoped as two
         TP = core.parse_count(tp, "TP") if tp is not None else None
         ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
     else:
@@ -697,7 +698,7 @@ def _handover(sc, gstore, pstore, prompt):
             text = core.compression(gstore, flag="--global")
             return None if text == core.NOTHING_LEFT else text
         return prompt
-    from . import scoped as two
+    from optmem import scoped as two
     text = two.handover(sc, gstore, pstore)
     return None if text == core.NOTHING_LEFT else text
 
@@ -773,7 +774,7 @@ def sleep(block, text, with_cmd):
         return
     if block is None:
         if pstore is not None:
-            from . import scoped as two
+            from optmem import scoped as two
             prompt = two.handover(sc, gstore, pstore)
             core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
             click.echo(prompt)
@@ -788,17 +789,17 @@ def sleep(block, text, with_cmd):
     # ``Nothing left to compress.`` nor handed over without its scope.
     follow = None
     if pstore is None and sc.forced_global:
-        from .scope import resolve
+        from optmem.scope import resolve
         ambient = resolve(None)
         if ambient.project:
-            from . import scoped as two
+            from optmem import scoped as two
             pfollow = _store(ambient.project_root)
             follow = lambda: two.handover(ambient, gstore, pfollow)  # noqa: E731
     if block == "-":
         if pstore is None:
             _answer_batch(gstore, text, after=follow)
         else:
-            from . import scoped as two
+            from optmem import scoped as two
             _answer_batch(None, text, pick=lambda name: two.sleep_store(
                 sc, gstore, pstore, name, explicit), after=lambda: two.handover(
                 sc, gstore, pstore))
@@ -809,13 +810,13 @@ def sleep(block, text, with_cmd):
                        f"compression prompt show. {protocol.run('memo sleep')}")
     store = gstore
     if pstore is not None:
-        from . import scoped as two
+        from optmem import scoped as two
         store = two.sleep_store(sc, gstore, pstore, block, explicit)
     keeping("nothing was saved")
     said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
     if pstore is not None:
-        from .blocks import block_name
+        from optmem.blocks import block_name
         if said == protocol.saved_block(block_name(*core.parse_block(block))):
             with pstore.locked(repair=False):
                 two.forget_handover(sc, block)
@@ -835,7 +836,7 @@ def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     """``memo sleep -``: store a batched answer, print the reply. With two
     stores (issue #17), ``pick(first block name)`` chooses the store and
     ``after()`` gives the next hand-over of both."""
-    from . import handover
+    from optmem.engine import handover
     if items:
         lines = [_undo_surrogates(item) for item in items]
     else:
@@ -888,7 +889,7 @@ class _LateBar:
 
 def _pay_with(store, command: str, last: bool = True) -> None:
     """``memo sleep --with CMD``: pay every pending compression with CMD."""
-    from . import backlog
+    from optmem.engine import backlog
     bar = _LateBar("memo: paying compressions")
 
     def progress(saved, total):
@@ -960,7 +961,7 @@ def recall(pattern, as_json):
 def _recall_both(sc, gstore, pstore, pattern, as_json):
     """``recall`` over both stores: two headed sections, each with its own
     count line (JSON: ``{"global": [...], "project": [...]}``)."""
-    from . import scoped as two
+    from optmem import scoped as two
     budget = gstore.config().PART_CHARS
     sections = two.recall_sections(sc, gstore, pstore, _undo_surrogates(pattern), budget - 400)
     if as_json:
@@ -1005,7 +1006,7 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
     sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and not explicit:
-        from . import scoped as two
+        from optmem import scoped as two
         raise two.refuse_guess(command, arg, sc, person, rest)
     return _store(sc.project_root if sc.project else sc.root)
 
@@ -1018,7 +1019,7 @@ def forget(block):
     _named_scope("this forget", "forget", core.block_arg(block))
     store = _one_store("forget", core.block_arg(block))
     gone = core.forget(store, block)
-    from .blocks import block_name
+    from optmem.blocks import block_name
     click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
 
 
@@ -1057,7 +1058,7 @@ def import_(file, yes):
     creates; above 10,000 memories it asks for --yes. With a project active
     the lines go to the project (--global: the global memory).
     """
-    from . import backlog
+    from optmem.engine import backlog
     sc = _named_scope("this import", "import", "FILE")
     store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
@@ -1114,7 +1115,7 @@ def export(file):
     To standard output, or into FILE (a new file: never replaces one).
     `memo import` of an export into an empty store gives back the same log.
     """
-    from . import export as exporting
+    from optmem.engine import export as exporting
     store = _store()
     if file is None or file == "-":
         out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
@@ -1125,7 +1126,7 @@ def export(file):
             out.flush()
         return
     import shlex
-    from .backlog import IMPORT_ASK_ABOVE
+    from optmem.engine.backlog import IMPORT_ASK_ABOVE
     count = exporting.export_to_file(store, file)
     # Over IMPORT_ASK_ABOVE memories, memo import asks for --yes: say it.
     yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
@@ -1159,10 +1160,10 @@ def config_(settings, repair):
     sets_or_repair = bool(settings) or repair
     sc = _named_scope("this setting", "config", "NAME=VALUE") if sets_or_repair else _scope()
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    from .config import KNOBS
+    from optmem.store.config import KNOBS
     bare = [s for s in settings if "=" not in s]
     if bare:  # refused before any change, exit 1 as the later OptMem's usage line
-        from .errors import ConfigError
+        from optmem.errors import ConfigError
         raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
                           f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
                           f"no '='. The table shows every value. Run: memo config")
@@ -1183,7 +1184,7 @@ def stats(as_json):
     sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and not explicit:
-        from . import scoped as two
+        from optmem import scoped as two
         ginfo, pinfo = core.stats(_store(sc.root)), core.stats(_store(sc.project_root))
         if as_json:
             import json
@@ -1217,7 +1218,7 @@ def check(every, repair):
     in the log implies (its id, and its date when both neighbours share it),
     losing nothing, then checks.
     """
-    from .check import check as run_check
+    from optmem.engine.check import check as run_check
     sc = _named_scope("this repair", "check", "--repair") if repair else _scope()
 
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
@@ -1226,7 +1227,7 @@ def check(every, repair):
     else:
         targets = [(None, sc.root)]
         if every:
-            from . import projects
+            from optmem import projects
             targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
                         for p in [projects.project_root(sc.root, n)]]
         elif sc.project:
@@ -1238,7 +1239,7 @@ def check(every, repair):
         if heading:
             click.echo(heading)
         if repair:
-            from .check import repair as run_repair
+            from optmem.engine.check import repair as run_repair
             for line in run_repair(_store(path)):
                 click.echo(line)
         found, notes = run_check(_store(path))
@@ -1273,7 +1274,7 @@ def redact(memory_id, yes):
                        f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
     was = []
     gone = core.redact(store, i, was)
-    from . import replicas
+    from optmem.engine import replicas
     copies = replicas.files_holding(store, was[0]) if was and was[0] != core.REDACTED else []
     click.echo(f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
@@ -1293,7 +1294,7 @@ def redact(memory_id, yes):
 def scope_(**_):
     """Say which memory this folder uses: the global store, the active
     project, how it was found and the remotes seen (reads only)."""
-    from . import projects
+    from optmem import projects
     sc = _scope(notice=False)
     _store(sc.root)  # the global store must exist
     click.echo(f"Global memory: {sc.root}")
@@ -1337,7 +1338,7 @@ def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_sta
     file. Running it again changes nothing; --uninstall restores what was
     there. For people, not agents.
     """
-    from .harness import setup as harness_setup
+    from optmem.harness import setup as harness_setup
     if show_status:
         lines, ok = harness_setup.status(project=project)
         for line in lines:
@@ -1346,7 +1347,7 @@ def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_sta
             sys.exit(1)
         return
     if not harness:
-        from .harness import HARNESSES
+        from optmem.harness import HARNESSES
         raise click.UsageError(f"name the harness: memo setup {'|'.join(HARNESSES)}")
     for line in harness_setup.run(harness, scope_name, memory_dir, project, dry_run, uninstall):
         click.echo(line)
@@ -1398,7 +1399,7 @@ def session_start(harness_name, memory_dir, max_bytes):
     compact). Always exits 0: a problem becomes a line in the context.
     """
     import json
-    from .harness import HARNESSES, inject
+    from optmem.harness import HARNESSES, inject
     module = HARNESSES.get(harness_name)
     if module is None or not hasattr(module, "hook_output"):
         module = HARNESSES["claude"]
@@ -1427,7 +1428,7 @@ def mcp():
             raise BadInput(f"{name} is closed; memo mcp talks to its client over standard "
                            f"input and output: let an MCP client start it (memo setup "
                            f"claude-desktop|cursor writes the entry)")
-    from . import mcp_server
+    from optmem import mcp as mcp_server
     sys.exit(mcp_server.main())
 
 

@@ -9,7 +9,7 @@ reference OptMem):
 - ``TREE/<s>``: for each block size ``s`` (2, 4, 8, ...), record ``k`` at
   offset ``k*288`` is the summary of memories ``[k*s, (k+1)*s)``, padded to
   287 bytes, then ``\\n``. Each file is a dense prefix of its level.
-- ``config``: optional ``NAME=VALUE`` knobs (``optmem.config``).
+- ``config``: optional ``NAME=VALUE`` knobs (``optmem.store.config``).
 - ``.lock``: taken (``filelock``) by every write; ids are assigned under it.
 - ``recovered.txt``: the bytes of a torn last record, kept when it is cut.
 - ``.append``: this tool's journal of an append in flight: the log size
@@ -33,10 +33,10 @@ import stat as stat_mod
 from collections import namedtuple
 from contextlib import contextmanager
 
-from . import blocks
-from .config import Config, parse as parse_config, render as render_config
-from .config import update as update_config_text
-from .errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem import blocks
+from optmem.store.config import Config, parse as parse_config, render as render_config
+from optmem.store.config import update as update_config_text
+from optmem.errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
 
 LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
 TREE_RECORD = 288  #: bytes per ``TREE/<s>`` record, newline included
@@ -96,7 +96,7 @@ def displayable(text: str) -> str:
     if text.isprintable() and not _SUSPECT.search(text):
         if "<" not in text:
             return text
-        from .guard import frame_tags
+        from optmem.guard.text import frame_tags
         at = frame_tags(text)  # a regex pass, only for a line with a "<"
         if not at:
             return text
@@ -104,7 +104,7 @@ def displayable(text: str) -> str:
         for i in at:
             chars[i] = "\ufffd"
         return "".join(chars)
-    from .guard import shown  # only for the rare line that needs it
+    from optmem.guard.text import shown  # only for the rare line that needs it
     return shown(text)
 
 
@@ -309,9 +309,9 @@ class Store:
         store, or no permission for this user); no message orders
         ``memo init``: creating a store is a person's step."""
         if not root:
-            from .scope import check_memory_dir
+            from optmem.scope import check_memory_dir
             check_memory_dir(root)  # raises: not set
-        from .protocol import no_memory
+        from optmem.protocol import no_memory
         try:
             st = os.stat(root)
         except FileNotFoundError:
@@ -362,7 +362,7 @@ class Store:
         directory is 0700, ``LOG.txt`` and the commented ``config`` are 0600.
         """
         if not root:
-            from .scope import check_memory_dir
+            from optmem.scope import check_memory_dir
             check_memory_dir(root)  # raises: not set
         if os.path.islink(root) and not os.path.exists(root):
             raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which does "
@@ -445,14 +445,14 @@ class Store:
     def config_idle_lines(self) -> list:
         """``config.idle_lines`` of the ``config`` file: a line each for the
         lines that set nothing (``[]`` when the file is absent)."""
-        from .config import idle_lines
+        from optmem.store.config import idle_lines
         text = self._config_text()
         return [] if text is None else idle_lines(text, self.config_path)
 
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
         if self._config is None:
-            from .config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
+            from optmem.store.config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
             self._config = Config(**self.config_values())
             if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
                 self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
@@ -861,7 +861,7 @@ class Store:
         try:  # only writers pay for the import
             from filelock import FileLock, Timeout
         except ImportError:
-            from .deps import install_command
+            from optmem.deps import install_command
             raise MemoError(f"the Python package filelock is missing; install with: "
                             f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):

@@ -32,8 +32,9 @@ from __future__ import annotations
 import os
 import re
 
-from . import blocks, core, protocol
-from .errors import BadInput, MemoError
+from optmem import blocks, protocol
+from optmem.engine import core
+from optmem.errors import BadInput, MemoError
 
 #: The environment variable that chooses the hand-over (not a ``config``
 #: knob: the reference OptMem stops on a config name it does not know).

@@ -13,8 +13,9 @@ compressions. It still ends with ``You are awake.``.
 
 from __future__ import annotations
 
-from . import blocks, core, protocol
-from .errors import BadInput
+from optmem import blocks, protocol
+from optmem.engine import core
+from optmem.errors import BadInput
 
 #: An unbuilt block is shown as its built halves (down to raw memories)
 #: while that takes at most this many lines; beyond, as one placeholder line.
@@ -72,7 +73,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    from . import replicas
+    from optmem.engine import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     budget, with_intro = core.wake_budget(T, store.config().WAKE_LINES)
     # The intro is left out where plain wake leaves it out (WAKE_LINES below

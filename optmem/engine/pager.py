@@ -13,7 +13,7 @@ a part that is not the last ends with the order for the next one, carrying
 
 from __future__ import annotations
 
-from . import protocol
+from optmem import protocol
 
 AWAKE = protocol.AWAKE
 

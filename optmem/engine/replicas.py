@@ -43,8 +43,8 @@ import shlex
 from array import array
 from collections import namedtuple
 
-from . import blocks, dates
-from .store import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, CONFIG_NAME, Store
+from optmem import blocks, dates
+from optmem.store.memory import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, CONFIG_NAME, Store
 
 #: Where the README explains running one identity on several machines.
 README_SECTION = "README \"One identity on several machines\""
@@ -776,7 +776,7 @@ def defer(problem: str) -> str:
     """A problem line whose last step (``Run: memo forget ...``, ``Run: memo
     check --repair``, a person's ``memo redact``) waits until the copies are
     settled: a person's step then, never an agent's order."""
-    from .store import PERSON_REDACT, RESTORE_ORDER
+    from optmem.store.memory import PERSON_REDACT, RESTORE_ORDER
     for word in ("Run: memo forget", RESTORE_ORDER, PERSON_REDACT):
         at = problem.rfind(word)
         if at >= 0:

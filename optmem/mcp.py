@@ -70,8 +70,9 @@ import threading
 import time
 from contextlib import contextmanager
 
-from . import __version__, core, protocol, scope
-from .errors import BadInput, MemoError
+from optmem import __version__, protocol, scope
+from optmem.engine import core
+from optmem.errors import BadInput, MemoError
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
 SDK_REQUIREMENT = "mcp>=2.3,<3"
@@ -271,7 +272,7 @@ def _open_store(arguments=None, root=None) -> _Stores:
     and no git call is made. Raises ``NoStore`` (``No memory at <path>``, or
     an unknown project, naming the existing ones) or ``BadInput`` (a name
     that is no valid project name); creates nothing."""
-    from .store import Store
+    from optmem.store.memory import Store
     chosen = (arguments or {}).get("scope")
     sc = scope.resolve(_flag(arguments), cwd=_folder(root))
     g = Store.open(sc.root)
@@ -301,13 +302,13 @@ def _check(name: str, arguments) -> dict:
 
 
 def _wake(st, args) -> str:
-    from . import scoped as two
+    from optmem import scoped as two
     store = st.store
     if "max_bytes" in args:
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
                            "and at, or page through the parts instead")
-        from . import hook
+        from optmem.engine import wakedoc as hook
         if st.p is not None:
             return two.wake_max_bytes(st.sc, st.g, st.p, args["max_bytes"])
         return hook.wake_max_bytes(store, args["max_bytes"])
@@ -328,7 +329,7 @@ def _next(st, prompt):
     """The hand-over after a write, as the CLI gives it: with a project
     active, the next compression of both stores (global first); with
     ``scope`` "global" while projects exist, the order carries it."""
-    from . import scoped as two
+    from optmem import scoped as two
     if prompt and prompt.startswith("memo: "):
         return prompt
     if st.p is not None:
@@ -408,13 +409,13 @@ def _note(st, args) -> tuple:
 
 
 def _sleep(st, args):
-    from . import scoped as two
+    from optmem import scoped as two
     store = st.store
     if "batch" in args:
         if "block" in args or "summary" in args:
             raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
                            "block or summary with it")
-        from . import handover
+        from optmem.engine import handover
         items = handover.parse_items(args["batch"])
         if st.p is not None:
             first = next((arg for arg, _ in items if arg), None)
@@ -441,7 +442,7 @@ def _sleep(st, args):
         store = two.sleep_store(st.sc, st.g, st.p, args["block"], st.explicit)
     said, prompt = core.sleep(store, args["block"], args["summary"])
     if st.p is not None:
-        from .blocks import block_name
+        from optmem.blocks import block_name
         if said == protocol.saved_block(block_name(*core.parse_block(args["block"]))):
             with st.p.locked(repair=False):
                 two.forget_handover(st.sc, args["block"])
@@ -457,7 +458,7 @@ def _counted(result) -> list:
 
 
 def _recall(st, args) -> str:
-    from . import scoped as two
+    from optmem import scoped as two
     if st.p is not None and not st.explicit:  # both memories, each headed and counted
         budget = st.g.config().PART_CHARS
         lines = []
@@ -475,7 +476,7 @@ def _one_store(st, command: str, block: str):
     """The store ``zoom``/``forget`` act on, as the CLI picks it: with a
     project active and no ``scope``, refused (ids restart at #0 in every
     store), the refusal naming both calls."""
-    from . import scoped as two
+    from optmem import scoped as two
     if st.p is not None and not st.explicit:
         raise two.refuse_guess(command, block, st.sc)
     return st.p or st.g
@@ -487,13 +488,13 @@ def _zoom(st, args) -> str:
 
 
 def _forget(st, args) -> str:
-    from .blocks import block_name
+    from optmem.blocks import block_name
     gone = core.forget(_one_store(st, "forget", core.block_arg(args["block"])), args["block"])
     return protocol.forgot(gone, block_name(*core.parse_block(args["block"])))
 
 
 def _stats(st, args) -> str:
-    from . import scoped as two
+    from optmem import scoped as two
     if st.p is not None and not st.explicit:
         return "\n".join([two.heading_global(st.sc), core.stats_text(core.stats(st.g)),
                           two.heading_project(st.sc), core.stats_text(core.stats(st.p))])
@@ -654,7 +655,7 @@ def wake_document(root: str | None = None) -> tuple:
         store = None
         try:
             store = _open_store(None, root)
-            from . import scoped as two
+            from optmem import scoped as two
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
             parts, k = [], 1
@@ -1047,7 +1048,7 @@ DRAIN_IDLE = 60.0
 #: working directory (a repository the client opened) or the environment
 #: is imported, then the server's own ``sys.path`` (``argv[1]``).
 _MATCHER = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
-            "from optmem.mcp_server import serve_matcher; sys.exit(serve_matcher())")
+            "from optmem.mcp import serve_matcher; sys.exit(serve_matcher())")
 #: Recall processes running at once; a further recall waits for one.
 MATCHERS = 2
 #: Most bytes of one answer from a recall process (a result is at most

@@ -14,11 +14,12 @@ import os
 import re
 import stat as stat_mod
 
-from . import blocks, replicas
-from .errors import ConfigError, Damaged, MemoError
-from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
+from optmem import blocks
+from optmem.engine import replicas
+from optmem.errors import ConfigError, Damaged, MemoError
+from optmem.store.memory import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
                     problem_in_memory, problem_in_summary, unreadable)
-from .store import _date_shaped
+from optmem.store.memory import _date_shaped
 
 CHUNK_RECORDS = 8192
 #: What the stand-in line of a damaged record starts with (``core.DAMAGED_TEXT``,

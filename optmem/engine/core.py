@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 
-from . import blocks, pager, protocol
-from .errors import BadInput, Damaged, MemoError
-from .errors import NotBuilt
-from .dates import ZONE_SPAN_DAYS
-from .store import (LOG_RECORD, REDACTED, TREE_RECORD, Memory, Store, displayable,
+from optmem import blocks, protocol
+from optmem.engine import pager
+from optmem.errors import BadInput, Damaged, MemoError
+from optmem.errors import NotBuilt
+from optmem.dates import ZONE_SPAN_DAYS
+from optmem.store.memory import (LOG_RECORD, REDACTED, TREE_RECORD, Memory, Store, displayable,
                     encode_memory, is_date)
 
 AWAKE = protocol.AWAKE
@@ -36,8 +37,8 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
     the guard never judges more than ``limit`` (at most ``MAX_ENTRY_BYTES``)
     characters and its worst case is bounded (``benchmarks/guard.py``).
     """
-    from . import guard
-    from .textform import nfc
+    from optmem.guard import text as guard
+    from optmem.textform import nfc
     text = nfc(text.strip())
     if not text:
         raise BadInput(f"the {what} is empty; write one line of text")
@@ -58,7 +59,7 @@ def fold(text: str) -> str:
     """Fold text for the duplicate check: case, runs of white space,
     trailing punctuation and the Unicode form (NFC or NFD, ``textform``) do
     not count (DESIGN.md "Beyond the seed")."""
-    from .textform import nfc
+    from optmem.textform import nfc
     text = " ".join(nfc(nfc(text).casefold()).split())
     return text.rstrip(" .,;:!?…")
 
@@ -131,7 +132,7 @@ DAMAGED_TEXT = "[damaged record: memo check names its repair]"
 def damaged_in(store: Store, lo: int, hi: int) -> list:
     """``[(i, why), ...]``: the damaged records among memories ``[lo, hi)``
     (``why``: what is wrong, ``store.problem_in_memory``'s words). One read."""
-    from .store import problem_in_memory
+    from optmem.store.memory import problem_in_memory
     data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
     out = []
     for i in range(lo, hi):
@@ -187,7 +188,7 @@ def next_waits(store: Store, T: int | None = None, built: dict | None = None,
     """``waits_for_repair`` for the block a hand-over at ``T`` shows first
     (the next pending block; with ``MEMO_HANDOVER=batch`` the first in
     completion order), or None when that block holds no damaged record."""
-    from . import handover
+    from optmem.engine import handover
     T = store.count() if T is None else T
     built = store.built(T) if built is None else built
     if handover.batch_mode():
@@ -218,7 +219,7 @@ def shown(store: Store, lo: int, hi: int) -> list:
 
 def dates_of(store: Store, lo: int, hi: int) -> str:
     """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
-    from .dates import span
+    from optmem.dates import span
     first = store.date(lo) or "????-??-??"
     last = (store.date(hi - 1) or "????-??-??") if hi - lo > 1 else first
     first, last = span(first, last)  # another tool's log may run backwards
@@ -247,10 +248,10 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
     (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). ``flag`` is the
     scope flag the order carries (``--project NAME``, ``--global``; issue
     #17), empty without projects. With ``MEMO_HANDOVER=batch`` in the
-    environment it is the batched hand-over instead (``optmem.handover``),
+    environment it is the batched hand-over instead (``optmem.engine.handover``),
     its order carrying ``flag`` too.
     """
-    from . import handover
+    from optmem.engine import handover
     if handover.batch_mode():
         return handover.batch_prompt(store, T, form, flag)
     T = store.count() if T is None else T
@@ -275,7 +276,7 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
 
 def today() -> str:
     """Today's local date as ``YYYY-MM-DD`` (``optmem.dates.today``)."""
-    from . import dates
+    from optmem import dates
     return dates.today()
 
 
@@ -286,7 +287,7 @@ def note(store: Store, text: str, date: str | None = None) -> tuple:
     ``ENTRY_CHARS`` bytes, and an exact duplicate (after ``fold``) of one of
     the last ``WAKE_LINES`` memories, naming its id.
     """
-    from . import dates
+    from optmem import dates
     cfg = store.config()
     text = clean_text(text, cfg.ENTRY_CHARS, "memory")
     with store.locked():
@@ -590,8 +591,8 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
                        f"YYYY-MM-DD text lines") from None
     except OSError as err:
         raise BadInput(f"{path} cannot be read: {err.strerror}") from None
-    from . import dates
-    from .textform import nfc
+    from optmem import dates
+    from optmem.textform import nfc
     last = None  # the previous line's own date
     newest = dates.latest_today()
     lowest = dates.shift(floor, -dates.ZONE_SPAN_DAYS) if floor is not None else None
@@ -772,7 +773,7 @@ def wake_intro(store: Store, T: int) -> str:
         if store.count():
             return "Your memory as of T=0 holds nothing (wake without T shows all of it)."
         return "Your memory is empty: nothing has been noted yet."
-    from .dates import span
+    from optmem.dates import span
     first, last = span(shown(store, 0, 1)[0].date, shown(store, T - 1, T)[0].date)
     what = "1 memory (#0)" if T == 1 else f"{T} memories (#0-{T - 1})"
     return (f"Your memory: {what}, {first} to {last}, oldest first. "
@@ -785,7 +786,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
 
     At most ``WAKE_LINES`` lines of document, memo's intro line among them
     (``wake_budget``), cut into parts of ``PART_LINES`` of those lines
-    (``optmem.pager``).
+    (``optmem.engine.pager``).
 
     Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
     only when the document itself needs a summary that is not built: then
@@ -816,7 +817,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}. "
                        f"Run: memo wake")
-    from . import replicas
+    from optmem.engine import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     if count == 0:
         if part != 1:
@@ -827,7 +828,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     tiling = blocks.cover(T, budget)
     if T == count and pending_in(T, store.built(T)) and not store.writable():
         # A sleep could not be saved: show what is built instead of ordering it.
-        from . import hook
+        from optmem.engine import wakedoc as hook
         return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, store.built(T)):
         prompt = compression(store, form=form, flag=flag)
@@ -838,7 +839,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         if protocol.is_waiting(prompt):
             # The work waits for a repair: refusing would lock the agent out
             # of its memory, so show what is built, then why nothing is due.
-            from . import hook
+            from optmem.engine import wakedoc as hook
             return True, hook.wake_max_bytes(store, cfg.PART_CHARS, waiting=prompt)
         pending = pending_in(count, store.built(count))
         return False, replicas.insert_after_first_line(
@@ -887,9 +888,9 @@ class RecallResult:
 def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> RecallResult:
     """Search every log line (``#id date text``) for ``pattern``.
 
-    See ``optmem.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
+    See ``optmem.recall.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
     """
-    from . import search
+    from optmem.recall import search
     cfg = store.config()
     limit = cfg.PART_CHARS if limit_bytes is None else limit_bytes
     lines, total, cut = search.recall(store, pattern, limit)
@@ -1003,7 +1004,7 @@ def stats(store: Store) -> dict:
 def stats_text(info: dict) -> str:
     """``stats`` as text with a small chart of the wake shape."""
     T = info["memories"]
-    from .dates import span
+    from optmem.dates import span
     lines = [f"memories     {T}" + (" ({} to {})".format(*span(info['first_date'],
                                                              info['last_date'])) if T else ""),
              f"summaries    {info['summaries']} of {info['summaries_expected']} built, "
@@ -1028,7 +1029,7 @@ def stats_text(info: dict) -> str:
 def config_show(store: Store, names=None) -> str:
     """Each knob on one line, ``NAME VALUE`` first (the value in force),
     then its meaning and range (``protocol.config_line``)."""
-    from .config import KNOBS, limits
+    from optmem.store.config import KNOBS, limits
     values = store.config_values()
     out = []
     for name, (default, _low, _high, meaning) in KNOBS.items():
@@ -1043,8 +1044,8 @@ def config_set(store: Store, assignments, repair: bool = False) -> str:
     """Apply ``NAME=VALUE`` items (``NAME=`` restores the default) and write
     ``config`` atomically; with ``repair`` (or any change) lines that do not
     parse are commented out. Returns what was done, one line."""
-    from .config import KNOBS, check_value
-    from .errors import ConfigError
+    from optmem.store.config import KNOBS, check_value
+    from optmem.errors import ConfigError
     changes = {}
     said = []
     for item in assignments:

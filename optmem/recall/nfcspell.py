@@ -1536,7 +1536,7 @@ def partials(ch: str) -> list:
 
 
 def _inert(ch: str) -> bool:
-    from .fastcount import _nfc_inert
+    from optmem.recall.fastcount import _nfc_inert
     return _nfc_inert(ch)
 
 
@@ -1591,7 +1591,7 @@ def composer_table() -> bytes:
     before it under NFC (it is not NFC-inert: a mark, a jamo, or not its
     own NFC), else 0. ASCII first bytes are 0: an ASCII character is inert.
     On a Unicode version not in ``VERIFIED`` every non-ASCII first byte is
-    1 (nothing is trusted). ``optmem._scan`` reads it after a literal."""
+    1 (nothing is trusted). ``optmem.recall._scan`` reads it after a literal."""
     table = bytearray(65536)
     if unicodedata.unidata_version not in VERIFIED:
         table[0x8000:] = b"\x01" * 0x8000

@@ -54,7 +54,7 @@ import functools
 import re
 import unicodedata
 
-from .store import LOG_RECORD
+from optmem.store.memory import LOG_RECORD
 
 MAX_ALTERNATIVES = 64  #: literals a pattern may expand to and still be counted here
 MAX_PATTERN_CHARS = 1024  #: longer patterns are matched line by line (``literal_set``)
@@ -227,7 +227,7 @@ def literal_set(pattern: str):
     ``MAX_PATTERN_CHARS`` characters: expanding costs the length squared)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return None
-    from .search import _sre
+    from optmem.recall.search import _sre
     parser, c = _sre()
     try:
         tree = parser.parse(pattern, re.IGNORECASE)
