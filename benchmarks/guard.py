@@ -17,7 +17,7 @@ time mostly measures the other processes), and the same for a baseline in
 the same run: ``re.search`` of a simple word over the same text.
 
 No path in memo runs the guard on more than ``MAX_ENTRY_BYTES`` (287)
-characters: the length is checked first (``core.clean_text``). The larger
+characters: the length is checked first (``view.clean_text``). The larger
 sizes show what that check protects against.
 """
 

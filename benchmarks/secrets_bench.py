@@ -47,7 +47,6 @@ import os
 import random
 import re
 import string
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict

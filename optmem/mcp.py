@@ -71,7 +71,7 @@ import time
 from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
-from optmem.engine import core
+from optmem.engine import core, handover, view, wake as waking
 from optmem.errors import BadInput, MemoError
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
@@ -308,20 +308,19 @@ def _wake(st, args) -> str:
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
                            "and at, or page through the parts instead")
-        from optmem.engine import wakedoc as hook
         if st.p is not None:
             return two.wake_max_bytes(st.sc, st.g, st.p, args["max_bytes"])
-        return hook.wake_max_bytes(store, args["max_bytes"])
+        return waking.wake_max_bytes(store, args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
         raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave. "
                        f"Run: memo wake")
-    T = core.parse_count(at[0], "at") if at else None
+    T = view.parse_count(at[0], "at") if at else None
     if st.p is not None:
-        TP = core.parse_count(at[1], "at") if len(at) > 1 else None
+        TP = view.parse_count(at[1], "at") if len(at) > 1 else None
         _, text = two.wake(st.sc, st.g, st.p, args.get("part", 1), T, TP)
         return text
-    _, text = core.wake(store, args.get("part", 1), T)
+    _, text = waking.wake(store, args.get("part", 1), T)
     return text  # a wake blocked on a compression is a step, not an error
 
 
@@ -334,10 +333,10 @@ def _next(st, prompt):
         return prompt
     if st.p is not None:
         text = two.handover(st.sc, st.g, st.p)
-        return None if text == core.NOTHING_LEFT else text
+        return None if text == view.NOTHING_LEFT else text
     if prompt and st.sc.forced_global and st.explicit:
-        text = core.compression(st.g, flag=two.GLOBAL_FLAG)
-        return None if text == core.NOTHING_LEFT else text
+        text = handover.compression(st.g, flag=two.GLOBAL_FLAG)
+        return None if text == view.NOTHING_LEFT else text
     return prompt
 
 
@@ -361,14 +360,14 @@ def _retried(store, text: str):
     for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
         del _recent[key]
     try:
-        key = (store.root, core.fold(core.clean_text(text, store.config().ENTRY_CHARS)))
+        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
     except Exception:  # the call itself refuses it, as memo note does
         return None
     seen = _recent.get(key)
     if seen is None:
         return None
     try:
-        if core.fold(store.memory(seen[0]).text) == key[1]:
+        if view.fold(store.memory(seen[0]).text) == key[1]:
             return seen[0]
     except Exception:  # damaged or gone: note it as any other text
         pass
@@ -379,7 +378,7 @@ def _retried(store, text: str):
 def _saved(store, text: str, i: int) -> None:
     """Remember that memory ``i`` of ``store`` was saved with ``text``."""
     try:
-        key = (store.root, core.fold(core.clean_text(text, store.config().ENTRY_CHARS)))
+        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
     except Exception:  # pragma: no cover - it was just saved, so it is clean
         return
     _recent[key] = (i, time.monotonic())
@@ -390,8 +389,8 @@ def _note(st, args) -> tuple:
     i = _retried(store, args["text"])
     if i is not None:  # a retry: the first call's receipt, nothing stored twice
         try:
-            prompt = core.compression(store)
-            prompt = None if prompt == core.NOTHING_LEFT else prompt
+            prompt = handover.compression(store)
+            prompt = None if prompt == view.NOTHING_LEFT else prompt
         except MemoError as err:
             prompt = f"memo: {err}"
     else:
@@ -415,7 +414,6 @@ def _sleep(st, args):
         if "block" in args or "summary" in args:
             raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
                            "block or summary with it")
-        from optmem.engine import handover
         items = handover.parse_items(args["batch"])
         if st.p is not None:
             first = next((arg for arg, _ in items if arg), None)
@@ -425,7 +423,7 @@ def _sleep(st, args):
             store = two.sleep_store(st.sc, st.g, st.p, first, st.explicit)
         result = handover.store_batch(store, items)
         if st.p is not None or (st.sc.forced_global and st.explicit):
-            result.prompt = _next(st, core.compression(st.g)) or core.NOTHING_LEFT
+            result.prompt = _next(st, handover.compression(st.g)) or view.NOTHING_LEFT
         return "\n".join(handover.reply_lines(result)), result.refused is not None
     if "block" not in args:
         if "summary" in args:
@@ -433,8 +431,8 @@ def _sleep(st, args):
                            "last line shows")
         if st.p is not None:
             return two.handover(st.sc, st.g, st.p)
-        return _next(st, core.compression(store)) or core.NOTHING_LEFT
-    core.parse_block(args["block"])
+        return _next(st, handover.compression(store)) or view.NOTHING_LEFT
+    view.parse_block(args["block"])
     if "summary" not in args:
         raise BadInput("sleep: give your summary with the block, as the compression's "
                        "last line shows; or call sleep with no arguments for the next one")
@@ -443,13 +441,13 @@ def _sleep(st, args):
     said, prompt = core.sleep(store, args["block"], args["summary"])
     if st.p is not None:
         from optmem.blocks import block_name
-        if said == protocol.saved_block(block_name(*core.parse_block(args["block"]))):
+        if said == protocol.saved_block(block_name(*view.parse_block(args["block"]))):
             with st.p.locked(repair=False):
                 two.forget_handover(st.sc, args["block"])
         prompt = two.handover(st.sc, st.g, st.p)
     else:
-        prompt = _next(st, prompt) or core.NOTHING_LEFT
-    return said + "\n" + ("" if prompt == core.NOTHING_LEFT else "\n") + prompt
+        prompt = _next(st, prompt) or view.NOTHING_LEFT
+    return said + "\n" + ("" if prompt == view.NOTHING_LEFT else "\n") + prompt
 
 
 def _counted(result) -> list:
@@ -483,14 +481,14 @@ def _one_store(st, command: str, block: str):
 
 
 def _zoom(st, args) -> str:
-    store = _one_store(st, "zoom", core.block_arg(args["block"], allow_memory=True))
+    store = _one_store(st, "zoom", view.block_arg(args["block"], allow_memory=True))
     return "\n".join(core.zoom(store, args["block"]))
 
 
 def _forget(st, args) -> str:
     from optmem.blocks import block_name
-    gone = core.forget(_one_store(st, "forget", core.block_arg(args["block"])), args["block"])
-    return protocol.forgot(gone, block_name(*core.parse_block(args["block"])))
+    gone = core.forget(_one_store(st, "forget", view.block_arg(args["block"])), args["block"])
+    return protocol.forgot(gone, block_name(*view.parse_block(args["block"])))
 
 
 def _stats(st, args) -> str:
@@ -661,7 +659,7 @@ def wake_document(root: str | None = None) -> tuple:
             parts, k = [], 1
             while True:
                 ok, text = (two.wake(store.sc, store.g, store.p, k, T, TP) if TP is not None
-                            else core.wake(store.g, k, T))
+                            else waking.wake(store.g, k, T))
                 lines = text.split("\n")
                 if not ok or (T == 0 and not TP) or protocol.AWAKE in lines:
                     parts.append(text)

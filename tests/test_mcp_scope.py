@@ -7,7 +7,6 @@ scratch git repository whose project a person made with
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 

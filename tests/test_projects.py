@@ -605,9 +605,9 @@ def test_a_seed_client_lives_a_whole_life_in_a_repository_with_a_project(world, 
 
 
 def core_pending(store):
-    from optmem.engine import core
+    from optmem.engine import view
     T = store.count()
-    return core.pending_in(T, store.built(T))
+    return view.pending_in(T, store.built(T))
 
 
 def test_the_hook_takes_the_project_from_the_harness_cwd(world, memo, memory_dir,

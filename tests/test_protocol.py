@@ -622,7 +622,7 @@ def test_the_hook_and_mcp_wake_keep_the_stand_in_of_a_damaged_summary(memo, memo
     """Only the CLI's wake refuses: a startup hook (``wake --max-bytes``) and
     the MCP server's wake show the stand-in line and hand the repair over,
     so an agent is never left without its memory; check names the repair."""
-    from optmem.engine import core
+    from optmem.engine import wake as waking
     from optmem.store.memory import Store
     memo("init")
     _then(_built(4), _damaged_summary("0-1"), _config(WAKE_LINES=3))(memo, memory_dir, tmp_path)
@@ -631,7 +631,7 @@ def test_the_hook_and_mcp_wake_keep_the_stand_in_of_a_damaged_summary(memo, memo
     assert "Run: memo forget 0-1" in hook.stdout
     store = Store.open(str(memory_dir))
     try:
-        ok, text = core.wake(store, 1, None)  # what memo mcp's wake calls
+        ok, text = waking.wake(store, 1, None)  # what memo mcp's wake calls
     finally:
         store.close()
     assert ok and "[damaged summary" in text and text.rstrip().endswith("Run: memo forget 0-1")

@@ -16,7 +16,7 @@ import sys
 import click
 
 from optmem import __version__, protocol
-from optmem.engine import core
+from optmem.engine import core, handover, view, wake as waking
 from optmem.errors import BadInput, MemoError
 
 
@@ -653,25 +653,24 @@ def wake(part, t, tp, max_bytes):
     if tp is not None and pstore is None:  # as click says it without projects
         raise click.UsageError(f"Got unexpected extra argument ({tp})")
     if max_bytes is not None:
-        from optmem.engine import wakedoc as hook
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
                            "and T, or page through the parts instead. Run: memo wake")
-        budget = core.parse_count(max_bytes, "--max-bytes")
+        budget = view.parse_count(max_bytes, "--max-bytes")
         if pstore is not None:
             from optmem import scoped as two
             click.echo(two.wake_max_bytes(sc, store, pstore, budget))
             return
-        click.echo(hook.wake_max_bytes(store, budget))
+        click.echo(waking.wake_max_bytes(store, budget))
         return
-    k = core.parse_count(part, "PART") if part is not None else 1
-    T = core.parse_count(t, "T") if t is not None else None
+    k = view.parse_count(part, "PART") if part is not None else 1
+    T = view.parse_count(t, "T") if t is not None else None
     if pstore is not None:
         from optmem import scoped as two
-        TP = core.parse_count(tp, "TP") if tp is not None else None
+        TP = view.parse_count(tp, "TP") if tp is not None else None
         ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
     else:
-        ok, text = core.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
+        ok, text = waking.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
     click.echo(text)
     if not ok:
         sys.exit(1)
@@ -695,12 +694,12 @@ def _handover(sc, gstore, pstore, prompt):
     if pstore is None:
         if prompt and ((sc.how == "--global" and sc.forced_global) or sc.problem):
             # say which store (where the project is unknown, every write names one)
-            text = core.compression(gstore, flag="--global")
-            return None if text == core.NOTHING_LEFT else text
+            text = handover.compression(gstore, flag="--global")
+            return None if text == view.NOTHING_LEFT else text
         return prompt
     from optmem import scoped as two
     text = two.handover(sc, gstore, pstore)
-    return None if text == core.NOTHING_LEFT else text
+    return None if text == view.NOTHING_LEFT else text
 
 
 @cli.command(cls=TextCommand)
@@ -776,11 +775,11 @@ def sleep(block, text, with_cmd):
         if pstore is not None:
             from optmem import scoped as two
             prompt = two.handover(sc, gstore, pstore)
-            core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+            view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
             click.echo(prompt)
             return
-        prompt = _handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT
-        core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+        prompt = _handover(sc, gstore, None, handover.compression(gstore)) or view.NOTHING_LEFT
+        view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
         click.echo(prompt)
         return
     # ``--global`` where a project is active: the hand-over after a saved
@@ -804,7 +803,7 @@ def sleep(block, text, with_cmd):
                 sc, gstore, pstore, name, explicit), after=lambda: two.handover(
                 sc, gstore, pstore))
         return
-    core.parse_block(block)
+    view.parse_block(block)
     if not text:
         raise BadInput(f"give your summary line after the block, as the last lines of the "
                        f"compression prompt show. {protocol.run('memo sleep')}")
@@ -817,17 +816,17 @@ def sleep(block, text, with_cmd):
     keeping(f"the summary of {block} was saved")
     if pstore is not None:
         from optmem.blocks import block_name
-        if said == protocol.saved_block(block_name(*core.parse_block(block))):
+        if said == protocol.saved_block(block_name(*view.parse_block(block))):
             with pstore.locked(repair=False):
                 two.forget_handover(sc, block)
         prompt = two.handover(sc, gstore, pstore)
     elif follow is not None and not (prompt or "").startswith("memo: "):
         prompt = follow()
     else:
-        prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
+        prompt = _handover(sc, gstore, None, prompt) or view.NOTHING_LEFT
     click.echo(said)
-    core.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
-    if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
+    view.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
+    if prompt != view.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
         click.echo("")
     click.echo(prompt)
 
@@ -836,7 +835,6 @@ def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     """``memo sleep -``: store a batched answer, print the reply. With two
     stores (issue #17), ``pick(first block name)`` chooses the store and
     ``after()`` gives the next hand-over of both."""
-    from optmem.engine import handover
     if items:
         lines = [_undo_surrogates(item) for item in items]
     else:
@@ -905,7 +903,7 @@ def _pay_with(store, command: str, last: bool = True) -> None:
         click.echo(f"Saved {paid.saved:,} {'summary' if paid.saved == 1 else 'summaries'} "
                    f"from {paid.runs:,} {'run' if paid.runs == 1 else 'runs'} of the command.")
     if last:
-        click.echo(core.NOTHING_LEFT)
+        click.echo(view.NOTHING_LEFT)
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
@@ -1016,11 +1014,11 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
 @scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("this forget", "forget", core.block_arg(block))
-    store = _one_store("forget", core.block_arg(block))
+    _named_scope("this forget", "forget", view.block_arg(block))
+    store = _one_store("forget", view.block_arg(block))
     gone = core.forget(store, block)
     from optmem.blocks import block_name
-    click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
+    click.echo(protocol.forgot(gone, block_name(*view.parse_block(block))))
 
 
 def _spool_lines(source, sink) -> None:
@@ -1078,7 +1076,6 @@ def import_(file, yes):
             bar.close()
 
     if file == "-":  # stdin is read once; the import reads its file twice
-        import shutil
         import tempfile
         source = _stdin("lines to import", "give the path of a file to import")
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
@@ -1143,7 +1140,7 @@ def zoom(block):
     if block is None:  # exit 1, as the later OptMem: a client checks it
         raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
                        "memory: memo zoom 7). Run: memo wake")
-    store = _one_store("zoom", core.block_arg(block, allow_memory=True))
+    store = _one_store("zoom", view.block_arg(block, allow_memory=True))
     for line in core.zoom(store, block, strict=True):
         click.echo(line)
 
@@ -1265,7 +1262,7 @@ def redact(memory_id, yes):
     asked to have removed). The id and date stay; the text becomes
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
-    i = core.parse_count(memory_id.lstrip("#"), "ID")
+    i = view.parse_count(memory_id.lstrip("#"), "ID")
     _named_scope("this redaction", "redact", f"{i} --yes")
     store = _one_store("redact", str(i), person=True, rest=" --yes")
     if not yes:
@@ -1404,7 +1401,7 @@ def session_start(harness_name, memory_dir, max_bytes):
     if module is None or not hasattr(module, "hook_output"):
         module = HARNESSES["claude"]
     try:
-        budget = core.parse_count(max_bytes, "--max-bytes") if max_bytes else None
+        budget = view.parse_count(max_bytes, "--max-bytes") if max_bytes else None
         text = inject.context(module, _hook_stdin(),
                               memory_dir if memory_dir is not None
                               else os.environ.get("MEMORY_DIR"), os.environ, budget)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat as stat_mod
 
 from optmem import blocks
 from optmem.engine import replicas
@@ -22,7 +21,7 @@ from optmem.store.memory import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECOR
 from optmem.store.memory import _date_shaped
 
 CHUNK_RECORDS = 8192
-#: What the stand-in line of a damaged record starts with (``core.DAMAGED_TEXT``,
+#: What the stand-in line of a damaged record starts with (``view.DAMAGED_TEXT``,
 #: and the older wording): a summary holding it was written from the stand-in.
 STAND_IN = b"[damaged record"
 _HEAD = re.compile(r"^#(\d+) (\d\d\d\d-\d\d-\d\d) ", re.MULTILINE)

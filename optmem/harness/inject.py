@@ -4,7 +4,7 @@ context when a session starts, resumes, is cleared or is compacted.
 What reaches the model is one string: a header line that frames what
 follows as the agent's own notes (data to weigh, not instructions: a note
 can quote text someone else wrote), then the one-part document of
-``memo wake --max-bytes`` (``optmem.engine.wakedoc``) sized so the whole string fits
+``memo wake --max-bytes`` (``optmem.engine.wake``) sized so the whole string fits
 the harness's cap, ending ``You are awake.``. Pending compressions never
 empty it; they are named as an order (``Run: memo sleep``). A store that
 cannot be read gives one clear line instead (the hook itself always exits
@@ -23,7 +23,7 @@ import os
 import shlex
 import time
 
-from optmem.engine import wakedoc as wake_hook
+from optmem.engine import wake as waking
 from optmem import scope
 from optmem.errors import MemoError
 from optmem.harness import agent_block, state
@@ -163,7 +163,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         top = header(store_path, T, source) + unknown
         room = budget - len(top.encode("utf-8")) - 1
         try:
-            body = wake_hook.wake_max_bytes(store, room) if room > 0 else None
+            body = waking.wake_max_bytes(store, room) if room > 0 else None
         except MemoError:
             body = None
         if body is None:

@@ -49,7 +49,7 @@ KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 #: Ids ``memo redact`` blanked whose block has not been summarised since: a
 #: compression handed over before the redaction showed the old text
-#: (``core.redacted_since``). One decimal id a line; the reference ignores it.
+#: (``view.redacted_since``). One decimal id a line; the reference ignores it.
 REDACTED_NAME = ".redacted"
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
