@@ -53,7 +53,7 @@ PROJECTS = "projects"
 REMOTES = "REMOTES"
 #: The git setting that binds a repository to a project.
 GIT_KEY = "optmem.project"
-#: How a person's step is printed (the same words as ``optmem.scope.PERSON``).
+#: How a person's step is printed (the same words as ``optmem.store.paths.PERSON``).
 PERSON = "A person can run:"
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,62}")

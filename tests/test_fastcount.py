@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from optmem.recall.pattern import line_of, inert_char
 from optmem.recall import fastcount, scancount, search
 from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
@@ -97,7 +98,7 @@ def build(tmp_path, recs) -> Store:
 
 
 def lines_of(recs) -> list:
-    return [search.line_of(r) for r in recs]
+    return [line_of(r) for r in recs]
 
 
 class small_chunks:
@@ -213,7 +214,7 @@ def test_a_word_glued_to_a_non_ascii_letter_is_left_to_re():
 
 
 def test_nfc_inert_rests_on_true_facts_about_unicode():
-    """``fastcount._nfc_inert`` calls a character inert unless it is a mark,
+    """``pattern.inert_char`` calls a character inert unless it is a mark,
     a Hangul jamo or changed by NFC alone. Over every code point: each
     character with a combining class, and each second character of a
     canonical composition, is a mark or a jamo."""
@@ -226,9 +227,9 @@ def test_nfc_inert_rests_on_true_facts_about_unicode():
         if len(parts) == 2 and not parts[0].startswith("<"):
             seconds.add(chr(int(parts[1], 16)))
     for ch in seconds:
-        assert not fastcount._nfc_inert(ch), hex(ord(ch))
+        assert not inert_char(ch), hex(ord(ch))
     for ch in "\u1161\u11a8":  # Hangul vowel and final jamo compose algorithmically
-        assert not fastcount._nfc_inert(ch)
+        assert not inert_char(ch)
 
 
 def test_case_class_shortcuts_equal_the_scan():

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from optmem.recall.pattern import line_of
 from optmem.recall import nfcspell, search
 from optmem.store.memory import Store, encode_memory
 
@@ -109,7 +110,7 @@ def _want(store, pattern: str) -> int:
     rx = re.compile(unicodedata.normalize("NFC", pattern), re.IGNORECASE)
     with open(store.log_path, "rb") as f:
         data = f.read()
-    lines = [search.line_of(data[k:k + 320]) for k in range(0, len(data), 320)]
+    lines = [line_of(data[k:k + 320]) for k in range(0, len(data), 320)]
     return sum(1 for line in lines if rx.search(unicodedata.normalize("NFC", line)))
 
 

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from optmem.recall.pattern import line_of
 from optmem.recall import nfcspell, scancount, search
 from optmem.store.memory import LOG_RECORD, encode_memory
 
@@ -45,7 +46,7 @@ def nfc(text: str) -> str:
 
 def definition(recs: list, pattern: str) -> int:
     rx = re.compile(nfc(pattern), re.IGNORECASE)
-    return sum(1 for r in recs if rx.search(nfc(search.line_of(r))))
+    return sum(1 for r in recs if rx.search(nfc(line_of(r))))
 
 
 def whole(recs: list) -> bool:

@@ -18,7 +18,7 @@ import tempfile
 
 import pytest
 
-from optmem.scope import check_memory_dir, memory_dir
+from optmem.store.paths import check_memory_dir, memory_dir
 from optmem.errors import NoStore
 from conftest import REPO
 

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
+from optmem.recall.pattern import line_of
 from optmem.recall import scancount, search
 from optmem.errors import BadInput
 from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
@@ -181,7 +182,7 @@ def test_line_of_is_the_oracle_line(store):
         data = f.read()
     lines = oracle_lines(store)
     for k, line in enumerate(lines):
-        assert search.line_of(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) == line
+        assert line_of(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) == line
 
 
 # -- patterns from a small grammar ------------------------------------------

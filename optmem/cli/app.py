@@ -31,8 +31,8 @@ _ARGV: list = []
 
 def _unechoed(text: str) -> str:
     """``text`` with every argument a credential rule matches named by its
-    position (``argument 2``) instead of repeated (``errors.unechoed``)."""
-    from optmem.errors import unechoed
+    position (``argument 2``) instead of repeated (``optmem.guard.unecho``)."""
+    from optmem.guard.unecho import unechoed
     return unechoed(text, [(f"argument {pos}", word) for pos, word in enumerate(_ARGV, 1)])
 
 
@@ -613,7 +613,7 @@ def init(project):
     one, bound to this git repository (every worktree of it).
     """
     from optmem.store.memory import Store
-    from optmem.scope import memory_dir
+    from optmem.store.paths import memory_dir
     root = memory_dir(creating=True)
     if project is None:
         project = click.get_current_context().meta.get("optmem.scope_flag") or None

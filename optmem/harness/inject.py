@@ -25,6 +25,7 @@ import time
 
 from optmem.engine import wake as waking
 from optmem import scope
+from optmem.store import paths
 from optmem.errors import MemoError
 from optmem.harness import agent_block, state
 
@@ -127,7 +128,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
     session = str(event.get("session_id") or "")
     budget = max_bytes or harness.HOOK_MAX_BYTES
     try:
-        store_path = scope.memory_dir(memory_dir)
+        store_path = paths.memory_dir(memory_dir)
     except MemoError as err:
         return failure(str(err))
     from optmem.store.memory import Store

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from optmem import scope
+from optmem.store import paths
 from optmem.errors import BadInput, MemoError
 from optmem.harness import HARNESSES, Context, edit, launcher
 
@@ -36,7 +36,7 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
     raw = memory_dir if memory_dir is not None else environ.get("MEMORY_DIR")
     what = "--memory-dir" if memory_dir is not None else "MEMORY_DIR"
     if need_store or raw:
-        store = scope.memory_dir(raw, what)
+        store = paths.memory_dir(raw, what)
     if need_store:
         from optmem.store.memory import Store
         Store.open(store).close()
@@ -152,7 +152,7 @@ def status(environ=None, project: str | None = None) -> tuple:
                 continue
             ctx.memory_dir = None
             try:
-                ctx.memory_dir = scope.memory_dir(environ.get("MEMORY_DIR"))
+                ctx.memory_dir = paths.memory_dir(environ.get("MEMORY_DIR"))
             except MemoError:
                 pass
             parts = []
@@ -179,7 +179,7 @@ def status(environ=None, project: str | None = None) -> tuple:
         if value is None:
             continue
         try:
-            scope.memory_dir(value)
+            paths.memory_dir(value)
         except MemoError as err:
             ok = False
             lines.append(f"{path}: env MEMORY_DIR {value!r} is refused: {err}")

@@ -32,7 +32,7 @@ Why a byte count equals ``re``'s answer, on a chunk that passes ``_shape``
 3. Padding. ``line_of`` strips trailing white space; a literal whose last
    character cannot be white space cannot end in it, so the padded record
    and the stripped line hold the same matches.
-4. NFC. A chunk whose characters are all "NFC-inert" (``_nfc_inert``:
+4. NFC. A chunk whose characters are all "NFC-inert" (``inert_char``:
    no combining mark, no Hangul jamo, each its own NFC) is its own NFC,
    line by line; any other chunk is decoded, normalised and re-encoded
    first (a newline is never composed with, so lines stay lines).
@@ -54,6 +54,7 @@ import functools
 import re
 import unicodedata
 
+from optmem.recall.pattern import inert_char, is_word, sre_modules
 from optmem.store.memory import LOG_RECORD
 
 MAX_ALTERNATIVES = 64  #: literals a pattern may expand to and still be counted here
@@ -71,17 +72,6 @@ class _NotCountable(Exception):
     pass
 
 
-@functools.lru_cache(maxsize=4096)
-def _nfc_inert(ch: str) -> bool:
-    """True if ``ch`` can never change, or change a neighbour, under NFC:
-    not a mark (every combining character, and every character that is the
-    second of a canonical composition, is a mark or a Hangul jamo; the test
-    checks this over every code point), not a jamo, and its own NFC."""
-    if unicodedata.category(ch).startswith("M") or "\u1100" <= ch <= "\u11ff":
-        return False
-    return unicodedata.normalize("NFC", ch) == ch
-
-
 @functools.lru_cache(maxsize=4)  # recall asks twice about one chunk
 def nfc_inert(residue: bytes) -> bool:
     """True if the text whose non-ASCII bytes (in order, ASCII bytes
@@ -93,18 +83,18 @@ def nfc_inert(residue: bytes) -> bool:
     if residue.isascii():
         return True
     text = residue.decode("utf-8", "replace")
-    return all(map(_nfc_inert, set(text)))
+    return all(map(inert_char, set(text)))
 
 
 def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
     """The records (indexes in ``[0, n)``, a set) of a chunk whose line
-    (``search.line_of``) is not its own NFC, or None when the chunk is not
+    (``pattern.line_of``) is not its own NFC, or None when the chunk is not
     ``n`` whole records each ending in its only newline (the caller then
     normalises every line). ``rest``: ``residue(data)`` when the caller
     has it.
 
     Only records holding a character that is not NFC-inert can change
-    (``_nfc_inert``; a text of inert characters is its own NFC). Those
+    (``inert_char``; a text of inert characters is its own NFC). Those
     characters are read off the residue (every valid character of ``data``
     is whole in it, see ``nfc_inert``), each is found in ``data`` with
     ``bytes.find`` (an occurrence of a valid sequence is that character in
@@ -122,7 +112,7 @@ def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
     rows = set()
     find = data.find
     for ch in set(rest.decode("utf-8", "replace")):
-        if _nfc_inert(ch):
+        if inert_char(ch):
             continue
         spelling = ch.encode("utf-8", "surrogatepass")
         pos = find(spelling)
@@ -227,8 +217,7 @@ def literal_set(pattern: str):
     ``MAX_PATTERN_CHARS`` characters: expanding costs the length squared)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return None
-    from optmem.recall.search import _sre
-    parser, c = _sre()
+    parser, c = sre_modules()
     try:
         tree = parser.parse(pattern, re.IGNORECASE)
         if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
@@ -245,11 +234,6 @@ def literal_set(pattern: str):
             return None
         out.append((left, "".join(body), right))
     return out
-
-
-def _is_word(ch: str) -> bool:
-    """Python ``re``'s Unicode ``\\w`` for one character."""
-    return ch.isalnum() or ch == "_"
 
 
 class Counter:
@@ -384,7 +368,7 @@ def counter_for(pattern: str, case_class, search):
         if letters and not (len({x.lower() for x in letters}) == 1
                             and all(x.lower() in cls and x.upper() in cls for x in letters)):
             return None  # bytes.lower() would not map this class onto one member
-        if len({_is_word(x) for x in cls}) != 1:
+        if len({is_word(x) for x in cls}) != 1:
             return None
     for lit in literals:
         if any(x.isspace() for x in classes[lit[-1]]):
@@ -394,6 +378,6 @@ def counter_for(pattern: str, case_class, search):
                 ([lit[-1] for lit in literals] if right else [])
         if len(literals) > 1:
             words = list("".join(literals))  # sentinels stand for whole words
-        if not all(_is_word(ch) for ch in words):
+        if not all(is_word(ch) for ch in words):
             return None
     return Counter(literals, left, right, classes, search)

@@ -9,7 +9,7 @@ byte pattern must also find every raw spelling that NFC turns into a
 character of the needle. ``spellings`` gives those spellings.
 
 Why they are enough. Let ``x`` be a character that is NFC-inert
-(``fastcount._nfc_inert``: not a mark, not a Hangul jamo, its own NFC), so
+(``pattern.inert_char``: not a mark, not a Hangul jamo, its own NFC), so
 it starts a segment of NFC's output and nothing before it composes with
 it. If ``x`` begins a segment of ``NFC(s)``, the part of ``s`` that segment
 came from is a run ``c0 c1 ... cj`` whose NFD begins with the starter of
@@ -1448,7 +1448,7 @@ _BY_STARTER = {
 
 
 #: The UTF-8 blocks (first byte << 8 | second byte) holding a character that
-#: is not NFC-inert (``fastcount._nfc_inert``) on Unicode 13.0, 14.0 or 15.1,
+#: is not NFC-inert (``pattern.inert_char``) on Unicode 13.0, 14.0 or 15.1,
 #: as inclusive runs; ``tests/test_nfcspell.py`` checks that every such
 #: character of the running Python is in one (``_scan_blocks``). Only a
 #: character that is not inert can change the one before it under NFC.
@@ -1536,8 +1536,8 @@ def partials(ch: str) -> list:
 
 
 def _inert(ch: str) -> bool:
-    from optmem.recall.fastcount import _nfc_inert
-    return _nfc_inert(ch)
+    from optmem.recall.pattern import inert_char
+    return inert_char(ch)
 
 
 @functools.lru_cache(maxsize=1024)

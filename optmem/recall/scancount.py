@@ -18,7 +18,7 @@ line). For each record ``_scan`` reports one of three things:
 
 - *certain*: its raw bytes hold a *spelling* of a literal whose
   neighbours decide it. A spelling writes each character of the literal as
-  a member of its ``case_class`` that is NFC-inert (``fastcount._nfc_inert``:
+  a member of its ``case_class`` that is NFC-inert (``inert_char``:
   not a mark, not a jamo, its own NFC), ASCII letters in either case. Such
   a character begins a segment of NFC's output and nothing before it
   composes with it, so NFC keeps the spelling when the character after it
@@ -64,6 +64,7 @@ import itertools
 import unicodedata
 
 from optmem.recall import fastcount, nfcspell
+from optmem.recall.pattern import inert_char, is_word
 from optmem.store.memory import LOG_RECORD
 from optmem.textform import nfc
 
@@ -109,7 +110,7 @@ class ScanCounter:
         (``rows``) a list of indexes, ``matching`` the undecided records'
         indexes whose line matches; None when ``_scan`` refuses the chunk or
         gives up (then ``usable`` turns False)."""
-        from optmem.recall.search import line_of
+        from optmem.recall.pattern import line_of
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
                           nfcspell.composer_table(), self.exceptions, method, rows)
         if got is False:  # over _scan's work bound: as costly on the next chunk
@@ -123,10 +124,10 @@ class ScanCounter:
                          if search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD])))]
 
     def lines(self, data: bytes, n: int):
-        """The lines (``search.line_of``, as stored) of the records among
+        """The lines (``pattern.line_of``, as stored) of the records among
         the ``n`` in ``data`` that match, oldest first; None as ``count``
         gives None. Recall prints these for the newest chunks."""
-        from optmem.recall.search import line_of
+        from optmem.recall.pattern import line_of
         got = self._scan(data, rows=True)
         if got is None:
             return None
@@ -157,7 +158,7 @@ def _spelling_chars(ch: str, case_class, exceptions: dict):
     members = case_class(ch) or ch
     letters = {x for x in members if x.isascii() and x.isalpha()}
     inert = [x for x in members
-             if unicodedata.is_normalized("NFC", x) and fastcount._nfc_inert(x)]
+             if unicodedata.is_normalized("NFC", x) and inert_char(x)]
     extras = []
     if letters:
         lower = {x.lower() for x in letters}
@@ -184,7 +185,7 @@ def _spelling_chars(ch: str, case_class, exceptions: dict):
         for w in whole:
             if w in chars or w in extras or (folds and w.isascii() and w.lower() in chars):
                 continue
-            kind = ANYWHERE if fastcount._nfc_inert(w) else AT_COMPOSER
+            kind = ANYWHERE if inert_char(w) else AT_COMPOSER
             exceptions[(w.encode("utf-8"), kind)] = None
         for h in heads:
             exceptions[(h.encode("utf-8"), BEFORE_COMPOSER)] = None
@@ -224,7 +225,7 @@ def counter_for(pattern: str, case_class, search):
         if any(x.isspace() for x in (case_class(body[-1]) or body[-1])):
             return None  # could end in the padding that line_of strips
         for edge, wanted in ((body[0], left), (body[-1], right)):
-            if wanted and not all(map(fastcount._is_word, case_class(edge) or edge)):
+            if wanted and not all(map(is_word, case_class(edge) or edge)):
                 return None  # \b next to a character that is not always a word character
         base, full = [], []
         for ch in body:

@@ -74,6 +74,7 @@ import sys
 import unicodedata
 
 from optmem.recall import fastcount, nfcspell, scancount
+from optmem.recall.pattern import line_of, sre_modules
 from optmem.errors import BadInput
 from optmem.textform import nfc
 from optmem.store.memory import LOG_RECORD, displayable
@@ -134,26 +135,7 @@ def compile_pattern(pattern: str):
                        f"are used, e.g. memo recall 'click (7|8)\\.0'") from None
 
 
-def line_of(record: bytes) -> str:
-    """The line recall matches for one ``LOG.txt`` record (``bytes``, 320
-    of them for a whole record, trailing newline included).
-
-    UTF-8 with U+FFFD for undecodable bytes, a newline read as a space (a
-    damaged record may hold one), trailing white space (the padding)
-    stripped. For a valid record this is ``#<id> <date> <text>``.
-    """
-    return record.decode("utf-8", "replace").replace("\n", " ").rstrip()
-
-
 # -- required literals -----------------------------------------------------
-
-def _sre():
-    try:
-        from re import _constants as constants, _parser as parser  # Python >= 3.11
-    except ImportError:  # pragma: no cover - Python 3.9, 3.10
-        import sre_constants as constants
-        import sre_parse as parser
-    return parser, constants
 
 
 def requirements(pattern: str) -> list:
@@ -170,7 +152,7 @@ def requirements(pattern: str) -> list:
     conditionals, classes and anything unknown require nothing, which is
     always safe. Returns ``[]`` when nothing is known.
     """
-    parser, c = _sre()
+    parser, c = sre_modules()
     try:
         tree = parser.parse(pattern, re.IGNORECASE)
     except Exception:  # noqa: BLE001 - the caller compiles it; be conservative

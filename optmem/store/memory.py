@@ -309,7 +309,7 @@ class Store:
         store, or no permission for this user); no message orders
         ``memo init``: creating a store is a person's step."""
         if not root:
-            from optmem.scope import check_memory_dir
+            from optmem.store.paths import check_memory_dir
             check_memory_dir(root)  # raises: not set
         from optmem.protocol import no_memory
         try:
@@ -362,7 +362,7 @@ class Store:
         directory is 0700, ``LOG.txt`` and the commented ``config`` are 0600.
         """
         if not root:
-            from optmem.scope import check_memory_dir
+            from optmem.store.paths import check_memory_dir
             check_memory_dir(root)  # raises: not set
         if os.path.islink(root) and not os.path.exists(root):
             raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which does "
