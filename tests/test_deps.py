@@ -45,9 +45,9 @@ def test_installed_google_re2_is_used():
     try:
         version("google-re2")
     except PackageNotFoundError:
-        assert search._re2_module() is None
+        assert search.re2_module() is None
     else:
-        assert search._re2_module() is not None
+        assert search.re2_module() is not None
 
 
 @pytest.mark.parametrize("names", [[], ["click"], ["filelock"], ["click", "filelock"]])

@@ -114,7 +114,7 @@ def _want(store, pattern: str) -> int:
     return sum(1 for line in lines if rx.search(unicodedata.normalize("NFC", line)))
 
 
-ENGINES = [False] + ([True] if search._re2_module() is not None else [])
+ENGINES = [False] + ([True] if search.re2_module() is not None else [])
 
 
 @settings(max_examples=60, deadline=None)

@@ -36,7 +36,7 @@ WORDS = (
 #: (optmem.recall._scan) alone, which then finds the printed lines too. "python"
 #: and "re2" run without the C counter, as an install without a C compiler
 #: does (the C counter beside RE2: tests/test_fastcount.py).
-ENGINES = ["python"] + (["re2"] if search._re2_module() is not None else []) + \
+ENGINES = ["python"] + (["re2"] if search.re2_module() is not None else []) + \
     (["c"] if scancount.available() else [])
 #: The engines that match every candidate line with ``re`` (the C counter
 #: decides most lines of a plain word without it).
@@ -283,7 +283,7 @@ def test_ascii_folds_hold_every_non_ascii_match_of_an_ascii_character():
 def test_re2_needle_matches_every_spelling_re_accepts(text):
     """Every string ``re`` (IGNORECASE) matches with the literal ``text``
     is matched, as UTF-8 bytes, by the RE2 needle built for it."""
-    re2 = search._re2_module()
+    re2 = search.re2_module()
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     rx = re2.compile(search._re2_syntax(text)[0].encode("ascii"), options)

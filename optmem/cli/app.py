@@ -575,7 +575,7 @@ def _engines() -> str:
     from optmem.recall import scancount, search
     counter = ("C counter built (optmem.recall._scan)" if scancount.available() else
                "no C counter (no C compiler at install; pure Python, slower counts)")
-    re2 = ("google-re2 installed" if search._re2_module() is not None else
+    re2 = ("google-re2 installed" if search.re2_module() is not None else
            "no google-re2 (the fast extra; rare words slower)")
     return f"recall: {counter}; {re2}"
 

@@ -385,7 +385,9 @@ def _re2_syntax(needle: str) -> tuple:
     return "".join(out), complete
 
 
-def _re2_module():
+def re2_module():
+    """The google-re2 module, or None when it is absent, another package
+    named ``re2``, or turned off (``USE_RE2`` False)."""
     if not USE_RE2:
         return None
     try:
@@ -614,7 +616,7 @@ def _plan(pattern: str) -> tuple:
     """``(prefilter or None, precheck or None)`` for ``pattern``."""
     options = requirements(pattern)
     prefilter, chosen = None, None
-    re2 = _re2_module()
+    re2 = re2_module()
     if re2 is not None:
         chosen, needles = _best(options, _re2_needle)
         if needles:

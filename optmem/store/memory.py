@@ -136,7 +136,7 @@ def _record_digest(record: bytes) -> str:
     return hashlib.blake2b(record, digest_size=8).hexdigest()
 
 
-def _date_shaped(value: str) -> bool:
+def date_shaped(value: str) -> bool:
     """True for ``YYYY-MM-DD`` in ASCII digits, calendar or not: a record
     another tool wrote with ``2025-02-30`` (the seed imported such dates) is
     read and shown as it is; only new writes need a real date (``is_date``)."""
@@ -232,7 +232,7 @@ def problem_in_memory(i: int, record: bytes) -> str | None:
     if not line.startswith(head):
         found = line.split(" ", 1)[0][:24]
         return f"holds {found!r} where #{i} belongs"
-    if not _date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
+    if not date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
         return "has no valid YYYY-MM-DD date after its id"
     return None
 
@@ -255,7 +255,7 @@ def restored_record(i: int, record: bytes, date: str | None = None) -> bytes | N
     candidate = head + record[len(head):]
     if problem_in_memory(i, candidate) is None:
         return candidate
-    if date is not None and _date_shaped(date):
+    if date is not None and date_shaped(date):
         candidate = b"#%d %s " % (i, date.encode("ascii")) + record[len(head) + 12:]
         if candidate[len(head) + 12:].strip(b" \n") and problem_in_memory(i, candidate) is None:
             return candidate
@@ -530,19 +530,19 @@ class Store:
         NUL bytes (space a crash allocated, cut by the next write)."""
         n = self.log_size() // LOG_RECORD
         if os.path.lexists(self.journal_path):
-            journal = self._read_journal()
+            journal = self.read_journal()
             if journal is not None and journal["before"] // LOG_RECORD < n:
                 # Hide the append in flight, unless another tool has appended
                 # after it (then every record stays readable), read twice so
                 # a live append moving to its next batch is not mistaken.
-                foreign = self._foreign_after(journal, n * LOG_RECORD)
-                if foreign is None or self._read_journal() != journal:
+                foreign = self.foreign_after(journal, n * LOG_RECORD)
+                if foreign is None or self.read_journal() != journal:
                     n = journal["before"] // LOG_RECORD
         if n and self.read_log(n * LOG_RECORD - LOG_RECORD, 1) == b"\x00":
             n = self._last_non_nul_record(n) + 1
         return n
 
-    def _read_journal(self):
+    def read_journal(self):
         """The ``.append`` journal as a dict, or None when absent or unreadable.
 
         Keys: ``before``, ``after`` (log sizes in bytes), and either
@@ -571,7 +571,7 @@ class Store:
             return None  # not a journal memo wrote: it describes nothing to undo
         return out
 
-    def _foreign_after(self, journal: dict, size: int):
+    def foreign_after(self, journal: dict, size: int):
         """The offset of the first whole record after ``journal["before"]``
         that the journalled append did not write (another tool's), or None
         when every byte up to ``size`` may be its own.
@@ -737,7 +737,7 @@ class Store:
         head = self.read_log(i * LOG_RECORD, len(prefix) + 11)
         if head.startswith(prefix) and head[-1:] == b" ":
             date = head[len(prefix):len(prefix) + 10].decode("ascii", "replace")
-            if _date_shaped(date):
+            if date_shaped(date):
                 return date
         return None
 
@@ -930,11 +930,11 @@ class Store:
                 raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
                               f"be made safely; once it is moved out of the store memo makes a "
                               f"new one. {self.move_aside(self.journal_path)}")
-            journal = self._read_journal()
+            journal = self.read_journal()
             size = self.log_size()
             if journal is not None and size > journal["before"]:
                 before = journal["before"]
-                foreign = self._foreign_after(journal, size)
+                foreign = self.foreign_after(journal, size)
                 if foreign is None:
                     # Every byte after ``before`` is this tool's unfinished
                     # append: roll it back (it was never acknowledged).
