@@ -399,7 +399,7 @@ def recall_table(sizes, results, baselines) -> str:
     for T in sizes:
         head += [f"{T:,}: memo s", "grep s", "ratio", "MiB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for label, pattern, _ in RECALL:
+    for label, _pattern, _ in RECALL:
         shown = next(p for r, p, _ in recall_patterns(sizes[-1]) if r.startswith(f"recall {label} '"))
         cells = [label, "`" + shown.replace("|", "\\|") + "`"]
         for T in sizes:

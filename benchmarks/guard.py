@@ -36,9 +36,10 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
+from test_guard import ADVERSARIAL  # noqa: E402
+
 from optmem.guard import text as guard  # noqa: E402
 from optmem.store.config import MAX_ENTRY_BYTES  # noqa: E402
-from test_guard import ADVERSARIAL  # noqa: E402
 
 
 def timed(fn, text: str, runs: int) -> float:

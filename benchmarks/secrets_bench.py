@@ -52,11 +52,11 @@ import time
 from collections import Counter, defaultdict
 
 try:
-    import re._parser as sre_parse  # Python 3.11+
     import re._constants as C
+    import re._parser as sre_parse  # Python 3.11+
 except ImportError:  # pragma: no cover - older Pythons
-    import sre_parse  # type: ignore
     import sre_constants as C  # type: ignore
+    import sre_parse  # type: ignore
 
 try:
     import tomllib
@@ -448,7 +448,7 @@ def main(argv=None) -> int:
     print(f"overall {tot_r}/{tot_n} ({100 * tot_r / max(tot_n, 1):.1f}%); rules fully refused "
           f"{full} of {rated}, not at all {none}")
     print("weakest rules (alone and named forms):")
-    for ratio, rid, r, n, miss in sorted(weak)[:5]:
+    for _ratio, rid, r, n, miss in sorted(weak)[:5]:
         print(f"  {rid}: {r}/{n}" + (f"  e.g. {miss[0][:100]}" if miss else ""))
     print(f"secrets echoed: {len(echoed)}")
     for rid, msg in echoed:

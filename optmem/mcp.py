@@ -71,7 +71,8 @@ import time
 from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
-from optmem.engine import core, handover, view, wake as waking
+from optmem.engine import core, handover, view
+from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
@@ -1247,6 +1248,7 @@ def build_server(held: dict | None = None, flight: Flight | None = None,
             uri=params.uri, mime_type="text/plain", text=text)])
 
     import warnings
+
     from mcp.shared.exceptions import MCPDeprecationWarning
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)  # roots: see _Roots._ask
@@ -1265,10 +1267,10 @@ def main() -> int:
         return 1
     import logging
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    import io
+
     import anyio
     from mcp.server.stdio import stdio_server
-
-    import io
 
     held = {}
 

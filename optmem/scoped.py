@@ -11,7 +11,8 @@ the same. Pure protocol over ``Store`` and ``core``; no click, no git.
 from __future__ import annotations
 
 from optmem import blocks, projects, protocol
-from optmem.engine import core, pager, view, wake as waking
+from optmem.engine import core, pager, view
+from optmem.engine import wake as waking
 from optmem.engine.handover import compression
 from optmem.errors import BadInput, NotBuilt
 

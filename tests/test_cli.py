@@ -9,11 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import (answer_all, set_config, snapshot, stand_in_summary,
-                      write_import)
-
-from optmem.engine import pager
+from conftest import answer_all, set_config, snapshot, stand_in_summary, write_import
 from optmem.cli.app import cli
+from optmem.engine import pager
 
 AWAKE = "You are awake."
 NOTHING = "Nothing left to compress.\n"

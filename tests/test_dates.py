@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from optmem import dates
 from conftest import REPO, write_import
+from optmem import dates
 
 EAST, WEST = "EAST-14", "WEST+12"
 

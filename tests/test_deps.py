@@ -13,7 +13,6 @@ import textwrap
 import pytest
 
 from conftest import REPO
-
 from optmem import deps
 from optmem.recall import search
 

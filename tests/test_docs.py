@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import REPO
-
 from optmem.cli.app import cli
 
 README = REPO / "README.md"

@@ -20,9 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import (SLEEP_ORDER, answer_all, data_file, snapshot, tree_records,
-                      write_import)
-
+from conftest import SLEEP_ORDER, answer_all, data_file, snapshot, tree_records, write_import
 from optmem.cli.app import cli
 from optmem.engine.core import wake_budget
 
@@ -286,7 +284,7 @@ def test_zoom_leaves_out_a_half_past_the_end_of_the_log(memo, inited, tmp_path):
     assert "#4-5 " in out
     assert not re.search(r"#6\b|#6-7\b|#7\b", out)
     out = ok(memo("zoom", "0-7"))
-    shown = {(lo, hi) for lo, hi, _ in id_lines([l.strip() for l in out.splitlines()])}
+    shown = {(lo, hi) for lo, hi, _ in id_lines([line.strip() for line in out.splitlines()])}
     assert (0, 4) in shown and (4, 6) in shown
     assert not any(hi > 6 and lo >= 6 for lo, hi in shown)
     assert not re.search(r"#6\b|#6-7\b|#7\b", out)

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optmem.recall.pattern import line_of, inert_char
 from optmem.recall import fastcount, scancount, search
+from optmem.recall.pattern import inert_char, line_of
 from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = [

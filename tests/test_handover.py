@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem.engine import backlog, handover, view
 from optmem import blocks
+from optmem.engine import backlog, handover, view
 
 HEAD = re.compile(r"^Compress memories #(\d+)-(\d+) into one line of at most (\d+) bytes\.$")
 

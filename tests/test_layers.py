@@ -47,8 +47,9 @@ def test_no_import_circle():
 
 
 def test_no_private_name_crosses_a_module():
-    """No module imports another module's ``_name`` (a dunder such as ``__version__`` and the compiled ``_scan``
-    extension, a module of its own, aside)."""
+    """No module imports another module's ``_name`` (a dunder such as
+    ``__version__`` and the compiled ``_scan`` extension, a module of its
+    own, aside)."""
     import ast
     bad = []
     for folder, _, files in os.walk(os.path.join(ROOT, "optmem")):

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import answer_all, data_file, tree_records
-
 from optmem.cli.app import cli
 
 T = 1000

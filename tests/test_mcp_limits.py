@@ -39,7 +39,7 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 from optmem import mcp as mcp_server  # noqa: E402
-from optmem.recall import search
+from optmem.recall import search  # noqa: E402
 from optmem.store.memory import Store  # noqa: E402
 
 ENV = {"PYTHONPATH": str(REPO), "PYTHONWARNINGS": "default"}

@@ -16,7 +16,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-
 from test_projects import GIT, make_repo, needs_git
 
 if sys.version_info < (3, 10):
@@ -26,9 +25,11 @@ pytest.importorskip("mcp", reason="the MCP SDK is not installed")
 import anyio  # noqa: E402
 from mcp import ClientSession, types  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
-from optmem import mcp as mcp_server, protocol  # noqa: E402
 from test_mcp import call, run  # noqa: E402
 from test_mcp_scope import memo_in, server_in  # noqa: E402
+
+from optmem import mcp as mcp_server  # noqa: E402
+from optmem import protocol
 
 
 def file_uri(path) -> str:

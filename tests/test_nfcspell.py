@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem.recall.pattern import line_of
 from optmem.recall import nfcspell, search
+from optmem.recall.pattern import line_of
 from optmem.store.memory import Store, encode_memory
 
 KNOWN = unicodedata.unidata_version in nfcspell.VERIFIED

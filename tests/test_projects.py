@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO
 from optmem import blocks, projects, scoped
@@ -613,6 +614,7 @@ def core_pending(store):
 def test_the_hook_takes_the_project_from_the_harness_cwd(world, memo, memory_dir,
                                                         monkeypatch, tmp_path):
     import json
+
     from optmem.harness import HARNESSES, inject
     memo("note", "the widget builds with make")
     memo("note", "--global", "the user writes British English")

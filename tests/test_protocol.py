@@ -13,7 +13,6 @@ import re
 import pytest
 
 from conftest import answer_all, set_config, write_import
-
 from optmem import protocol
 
 
@@ -771,6 +770,7 @@ LATER = {
 
 def _later_life():
     import importlib.util
+
     from conftest import REPO
     spec = importlib.util.spec_from_file_location("later_client_life",
                                                   REPO / "examples" / "later-client-life.py")

@@ -82,6 +82,7 @@ def test_the_readme_knob_table_is_the_config_table():
     WAKE_LINES 1..1,000,000): every knob's default and range there must be
     ``optmem.store.config.KNOBS``."""
     import re
+
     from optmem.store.config import KNOBS
     text = (REPO / "README.md").read_text(encoding="utf-8")
     rows = dict((m.group(1), (m.group(2), m.group(3), m.group(4))) for m in re.finditer(

@@ -198,7 +198,7 @@ def test_wake_during_the_last_compression_is_refusal_or_whole_document(memory_di
     (memory_dir / "TREE" / "16").unlink()
     final = None
     outcomes = {0: 0, 1: 0}
-    for round_ in range(3):
+    for _round in range(3):
         # Readers start all through the writer's life, so some run before,
         # during and after the summary lands.
         readers = [spawn(memory_dir, "wake")]
@@ -362,7 +362,7 @@ def test_an_import_killed_midway_is_rolled_back_by_the_next_write(memory_dir, tm
     path = tmp_path / "big.txt"
     path.write_text("".join(f"{today} imported line {i} i{i}q\n" for i in range(40000)))
     log = memory_dir / "LOG.txt"
-    for attempt in range(3):
+    for _attempt in range(3):
         p = spawn(memory_dir, "import", "--yes", str(path))
         while p.poll() is None:  # the import ends by itself: 40,000 lines
             if log.stat().st_size > len(before):

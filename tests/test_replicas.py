@@ -17,9 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import answer_all
-
-from optmem.engine import replicas
 from optmem.cli.app import cli
+from optmem.engine import replicas
 
 LOG = 320
 HAS_GIT = shutil.which("git") is not None

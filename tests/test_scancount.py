@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem.recall.pattern import line_of
 from optmem.recall import nfcspell, scancount, search
+from optmem.recall.pattern import line_of
 from optmem.store.memory import LOG_RECORD, encode_memory
 
 pytestmark = pytest.mark.skipif(
@@ -197,8 +197,9 @@ def test_needles_that_overlap_themselves_give_up_and_recall_still_counts(tmp_pat
     length at every byte: ``_scan`` gives up (False) once a chunk costs over
     16 comparisons a byte, the counter stops being used, and recall counts
     those chunks another way with the same answer."""
-    from optmem.recall import _scan
     from test_fastcount import build, small_chunks
+
+    from optmem.recall import _scan
     pattern = "\\b" + "a" * 200 + "[abcdefghijklmnopqrstuvwxyz0123456789_]\\b"
     recs = [encode_memory(i, "2024-05-01", "a" * 280) for i in range(40)]
     scanner = counter(pattern)

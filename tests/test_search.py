@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from optmem.recall.pattern import line_of
-from optmem.recall import scancount, search
 from optmem.errors import BadInput
+from optmem.recall import scancount, search
+from optmem.recall.pattern import line_of
 from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = (

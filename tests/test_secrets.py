@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import data_file
-
 from optmem.guard import secrets
-from optmem.store.config import MAX_ENTRY_BYTES
 from optmem.guard.text import find_problem
+from optmem.store.config import MAX_ENTRY_BYTES
 
 ALPHABETS = {
     "a": string.ascii_lowercase + string.digits,
@@ -238,7 +237,7 @@ def test_every_family_has_a_shape_and_a_source():
 
 def test_placeholder_shapes_are_not_in_the_table():
     """Shapes are generated: no template is a literal credential."""
-    for how, shape in SHAPES.values():
+    for _how, shape in SHAPES.values():
         assert "{" in shape or shape.startswith(("Authorization: Basic", '"auth"', "PuTTY", "apiVersion")) \
             or "seed phrase" in shape
 

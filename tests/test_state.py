@@ -10,10 +10,9 @@ with ``You are awake.``; recall of a memory's unique token finds exactly it.
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,8 +20,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
-                                 rule)
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from optmem import blocks
 from optmem.cli.app import cli
@@ -309,7 +307,8 @@ class StoreMachine(RuleBasedStateMachine):
         for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]):
             want.append(self.memory_line(lo) if hi - lo == 1 else self.summary_line(lo, hi))
         assert body == want
-        event(f"wake: {k} part(s), {sum(1 for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]) if hi - lo > 1)} summaries shown")
+        shown = sum(1 for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]) if hi - lo > 1)
+        event(f"wake: {k} part(s), {shown} summaries shown")
 
     @precondition(lambda self: self.T > 0)
     @rule(data=st.data())

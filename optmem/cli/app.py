@@ -16,7 +16,8 @@ import sys
 import click
 
 from optmem import __version__, protocol
-from optmem.engine import core, handover, view, wake as waking
+from optmem.engine import core, handover, view
+from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
 
 
@@ -1123,6 +1124,7 @@ def export(file):
             out.flush()
         return
     import shlex
+
     from optmem.engine.backlog import IMPORT_ASK_ABOVE
     count = exporting.export_to_file(store, file)
     # Over IMPORT_ASK_ABOVE memories, memo import asks for --yes: say it.
@@ -1396,6 +1398,7 @@ def session_start(harness_name, memory_dir, max_bytes):
     compact). Always exits 0: a problem becomes a line in the context.
     """
     import json
+
     from optmem.harness import HARNESSES, inject
     module = HARNESSES.get(harness_name)
     if module is None or not hasattr(module, "hook_output"):

@@ -16,9 +16,18 @@ import re
 from optmem import blocks
 from optmem.engine import replicas
 from optmem.errors import ConfigError, Damaged, MemoError
-from optmem.store.memory import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
-                    problem_in_memory, problem_in_summary, unreadable)
-from optmem.store.memory import date_shaped
+from optmem.store.memory import (
+    JOURNAL_NAME,
+    KEPT_NAME,
+    LOG_RECORD,
+    TREE_RECORD,
+    Store,
+    date_shaped,
+    is_date,
+    problem_in_memory,
+    problem_in_summary,
+    unreadable,
+)
 
 CHUNK_RECORDS = 8192
 #: What the stand-in line of a damaged record starts with (``view.DAMAGED_TEXT``,
@@ -200,7 +209,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         more = len(stand_ins) - 1
         problems.append(f"{store.level_path(size)} record {k}, the summary of {name}, quotes the "
                         f"stand-in line of a damaged record instead of the memory"
-                        f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "
+                        f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "  # noqa: E501
                         f"forgotten, it is written again from the log once the record is "
                         f"repaired. Run: memo forget {name}")
     for size, n in sorted(lengths.items()):

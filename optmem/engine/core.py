@@ -10,14 +10,29 @@ from __future__ import annotations
 
 import os
 
-from optmem.engine.handover import compression
-from optmem.engine.view import (NOTHING_LEFT, RAW_PROMPT_MAX, clean_text, damaged_error, dates_of, fold, memory_line, next_pending, parse_block, pending_in, redacted_since, refuse_damaged, shown, shown_summary, summary_repair)
-from optmem.engine.view import wake_budget
 from optmem import blocks, protocol
-from optmem.errors import BadInput, Damaged, MemoError
-from optmem.errors import NotBuilt
 from optmem.dates import ZONE_SPAN_DAYS
-from optmem.store.memory import (LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date)
+from optmem.engine.handover import compression
+from optmem.engine.view import (
+    NOTHING_LEFT,
+    RAW_PROMPT_MAX,
+    clean_text,
+    damaged_error,
+    dates_of,
+    fold,
+    memory_line,
+    next_pending,
+    parse_block,
+    pending_in,
+    redacted_since,
+    refuse_damaged,
+    shown,
+    shown_summary,
+    summary_repair,
+    wake_budget,
+)
+from optmem.errors import BadInput, Damaged, MemoError, NotBuilt
+from optmem.store.memory import LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date
 
 HEREDOC_TAG = protocol.SUMMARY_TAG
 saved_as = protocol.saved_as
@@ -589,8 +604,8 @@ def config_set(store: Store, assignments, repair: bool = False) -> str:
     """Apply ``NAME=VALUE`` items (``NAME=`` restores the default) and write
     ``config`` atomically; with ``repair`` (or any change) lines that do not
     parse are commented out. Returns what was done, one line."""
-    from optmem.store.config import KNOBS, check_value
     from optmem.errors import ConfigError
+    from optmem.store.config import KNOBS, check_value
     changes = {}
     said = []
     for item in assignments:

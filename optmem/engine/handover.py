@@ -31,12 +31,20 @@ from __future__ import annotations
 
 import re
 
-from optmem.engine.view import (NOTHING_LEFT, RAW_PROMPT_MAX, memory_line, next_pending, pending_in, shown, summary_line, waits_for_repair)
-from optmem.store.memory import Store
 from optmem import blocks, protocol
 from optmem.engine import view
+from optmem.engine.view import (
+    NOTHING_LEFT,
+    RAW_PROMPT_MAX,
+    memory_line,
+    next_pending,
+    pending_in,
+    shown,
+    summary_line,
+    waits_for_repair,
+)
 from optmem.errors import BadInput, MemoError
-
+from optmem.store.memory import Store
 
 # -- choosing and rendering a batch -----------------------------------------
 

@@ -50,8 +50,9 @@ def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars
     With ``intro_counts`` False the intro is one line more in part 1, not
     counted against ``part_lines`` (wake: where the memories take fewer
     lines than ``WAKE_LINES``, the intro stands beside the later OptMem's
-    document instead of in the place of one of its lines). ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
-    document of two stores (issue #17: the footer carries both snapshots).
+    document instead of in the place of one of its lines). ``head(k, n)``
+    and ``foot(k, n)`` replace ``header``/``footer`` for a document of two
+    stores (docs/scopes.md: the footer carries both snapshots).
     """
     head = head or (lambda k, n: header(k, n, T))
     foot = foot or (lambda k, n: footer(k, n, T))

@@ -44,7 +44,7 @@ from array import array
 from collections import namedtuple
 
 from optmem import blocks, dates
-from optmem.store.memory import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, CONFIG_NAME, Store
+from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
 README_SECTION = "README \"One identity on several machines\""
@@ -429,7 +429,6 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
                 f"lines into the log, so from #{first} on its records are out of place "
                 f"({size:,} bytes). Every memory of both machines is still in the file, "
                 f"between the markers: nothing is lost yet.")
-        fork = first
     elif damage.misplaced:
         n = len(damage.misplaced)
         pos, ids = damage.misplaced[0], damage.misplaced_ids[0]
@@ -441,15 +440,13 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
                 f"holds #{ids}" + (f" (in all, ids {ids_text} appear at positions that are not "
                                    f"theirs)" if n > 1 else "")
                 + ". Ids that repeat are what a line-by-line merge leaves (git with "
-                f"merge=union, or copies joined by hand): both machines' new memories, one "
-                f"after the other. Each record is a real memory: nothing is lost yet.")
-        fork = min(damage.misplaced_ids)
+                "merge=union, or copies joined by hand): both machines' new memories, one "
+                "after the other. Each record is a real memory: nothing is lost yet.")
     else:
         head = (f"{log} is shifted from record #{first} (offset {first * LOG_RECORD:,}) on: "
                 f"bytes were inserted or removed there ({size:,} bytes in all), by an edit or "
                 f"a merge tool. The memories are still in the file, only out of step: "
                 f"nothing is lost yet.")
-        fork = first
     this, other = git.this_side(), git.other_side()
     keep = _aside(store, "LOG-as-found.txt")
     steps = [f"keep this file as it is: a person can run: cp -p {_q(log)} {_q(keep)}"]

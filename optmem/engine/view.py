@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import os
 
-from optmem.errors import NotBuilt
-from optmem.store.memory import LOG_RECORD
 from optmem import blocks, protocol
-from optmem.errors import BadInput, Damaged
-from optmem.store.memory import Memory, Store, displayable
-
+from optmem.errors import BadInput, Damaged, NotBuilt
+from optmem.store.memory import LOG_RECORD, Memory, Store, displayable
 
 AWAKE = protocol.AWAKE
 

@@ -5,7 +5,8 @@ pending work. The most detailed document that fits is chosen: the largest
 line budget, from ``WAKE_LINES`` down, whose document fits. Sizes are not
 monotone in the budget (one long summary can outweigh its two short
 halves), so up to ``SCAN_ALL`` budgets every one is tried, each block's
-lines computed once; a larger ``WAKE_LINES`` is bisected first. A block whose summary is not built yet is shown as its built halves
+lines computed once; a larger ``WAKE_LINES`` is bisected first. A block
+whose summary is not built yet is shown as its built halves
 (down to raw memories) when that takes a few lines, else as one line that
 says it is not summarised yet; the document then orders the pending
 compressions. It still ends with ``You are awake.``.
@@ -13,15 +14,23 @@ compressions. It still ends with ``You are awake.``.
 
 from __future__ import annotations
 
-from optmem.engine import pager
-from optmem.engine.handover import compression
-from optmem.engine.view import (NOTHING_LEFT, damaged_error, memory_line, missing_in, pending_in, shown, shown_summary, strict_damage, summary_repair,
-                                wake_budget)
-from optmem.errors import NotBuilt
-from optmem.store.memory import Store
 from optmem import blocks, protocol
-from optmem.engine import view
-from optmem.errors import BadInput
+from optmem.engine import pager, view
+from optmem.engine.handover import compression
+from optmem.engine.view import (
+    NOTHING_LEFT,
+    damaged_error,
+    memory_line,
+    missing_in,
+    pending_in,
+    shown,
+    shown_summary,
+    strict_damage,
+    summary_repair,
+    wake_budget,
+)
+from optmem.errors import BadInput, NotBuilt
+from optmem.store.memory import Store
 
 #: An unbuilt block is shown as its built halves (down to raw memories)
 #: while that takes at most this many lines; beyond, as one placeholder line.

@@ -34,8 +34,8 @@ import re
 import unicodedata
 
 from optmem.errors import BadText
-from optmem.protocol import FRAME_TAGS
 from optmem.guard.secrets import find_credential
+from optmem.protocol import FRAME_TAGS
 
 # ---------------------------------------------------------------- characters
 

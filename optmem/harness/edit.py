@@ -93,7 +93,7 @@ def _legacy(lines: list, path: str) -> Optional[tuple]:
     block: the markdown section (its heading up to the next heading of the
     same or a higher level, trailing blank lines left out) that holds one of
     ``agent_block.LEGACY_MARKS``. None when there is none."""
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines):  # noqa: B007 - read after the break
         if any(mark in line for mark in agent_block.LEGACY_MARKS):
             break
     else:
@@ -283,7 +283,7 @@ def _text(obj, indent) -> str:
         mark = "\u0001optmem-" + os.urandom(8).hex()
         numbers = []
 
-        def default(value):
+        def default(value, numbers=numbers, mark=mark):
             if isinstance(value, RawNumber):
                 numbers.append(value.text)
                 return f"{mark}{len(numbers) - 1}{mark}"

@@ -23,11 +23,11 @@ import os
 import shlex
 import time
 
-from optmem.engine import wake as waking
 from optmem import scope
-from optmem.store import paths
+from optmem.engine import wake as waking
 from optmem.errors import MemoError
 from optmem.harness import agent_block, state
+from optmem.store import paths
 
 #: Sources that always get the whole memory again (the context was emptied).
 REFILL = ("startup", "clear", "compact")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from optmem.store import paths
 from optmem.errors import BadInput, MemoError
 from optmem.harness import HARNESSES, Context, edit, launcher
+from optmem.store import paths
 
 
 def _short(path: str, home: str) -> str:
@@ -89,7 +89,8 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
         if step.note:
             out.append(f"  unchanged {where}: {step.note}")
         elif not step.changed:
-            out.append(f"  unchanged {where}: {'nothing of memo in it' if uninstall else step.edit.what + ' already there'}")
+            held = 'nothing of memo in it' if uninstall else step.edit.what + ' already there'
+            out.append(f"  unchanged {where}: {held}")
         elif uninstall:
             out.append(f"  {'removed' if step.new is None else 'restored'} {where}"
                        + ("" if step.new is None else f": took out the {step.edit.what}"))

@@ -123,7 +123,8 @@ def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
     changed = set()
     normalize = unicodedata.normalize
     for r in rows:
-        line = data[r * LOG_RECORD:(r + 1) * LOG_RECORD].decode("utf-8", "replace").replace("\n", " ").rstrip()
+        record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
+        line = record.decode("utf-8", "replace").replace("\n", " ").rstrip()
         if normalize("NFC", line) != line:
             changed.add(r)
     return changed
@@ -334,7 +335,7 @@ class Counter:
                     # An inert chunk is its own NFC: the line is as stored.
                     total += bool(self.search(data[a:b].decode("utf-8", "replace").rstrip())) - own
                 return total
-        for old, new, rx in present:
+        for _old, new, rx in present:
             low = rx.sub(new, low)
         return self._count(low)
 

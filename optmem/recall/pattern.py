@@ -24,7 +24,8 @@ def line_of(record: bytes) -> str:
 
 def sre_modules():
     try:
-        from re import _constants as constants, _parser as parser  # Python >= 3.11
+        from re import _constants as constants  # Python >= 3.11
+        from re import _parser as parser
     except ImportError:  # pragma: no cover - Python 3.9, 3.10
         import sre_constants as constants
         import sre_parse as parser

@@ -73,11 +73,11 @@ import signal
 import sys
 import unicodedata
 
+from optmem.errors import BadInput
 from optmem.recall import fastcount, nfcspell, scancount
 from optmem.recall.pattern import line_of, sre_modules
-from optmem.errors import BadInput
-from optmem.textform import nfc
 from optmem.store.memory import LOG_RECORD, displayable
+from optmem.textform import nfc
 
 CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
@@ -755,7 +755,8 @@ def _exact(data, n: int, search, prefilter, precheck, probe: bool = True,
     return found
 
 
-FEW_CANDIDATES = 512  #: candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test
+#: Candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test.
+FEW_CANDIDATES = 512
 DENSE_SKIP = 8  #: chunks counted without trying ``_named`` after a chunk that had too many candidates
 
 

@@ -34,9 +34,11 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 from optmem import blocks
-from optmem.store.config import Config, parse as parse_config, render as render_config
-from optmem.store.config import update as update_config_text
 from optmem.errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.store.config import Config
+from optmem.store.config import parse as parse_config
+from optmem.store.config import render as render_config
+from optmem.store.config import update as update_config_text
 
 LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
 TREE_RECORD = 288  #: bytes per ``TREE/<s>`` record, newline included
@@ -57,6 +59,7 @@ REDACTED_NAME = ".redacted"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
 import errno as _errno  # noqa: E402
+
 #: What ``flock`` answers on a filesystem without lock support: no waiting
 #: can help, so a write says so at once (``Store.locked``).
 _NO_LOCK_ERRNOS = frozenset(e for e in (_errno.ENOLCK, _errno.ENOSYS,
@@ -76,6 +79,7 @@ Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``tex
 _CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160),
                                    0x2028, 0x2029]))
 import re as _re  # noqa: E402  (cheap: click imports it anyway)
+
 _CONTROL = _re.compile("[" + _re.escape(_CONTROL_CHARS) + "]")
 #: Characters that may need a look before printing, besides those
 #: ``str.isprintable`` already flags (controls, every format character, line
