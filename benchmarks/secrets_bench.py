@@ -9,7 +9,7 @@ local copy of gitleaks (its checkout, or just its ``config/gitleaks.toml``)::
     OPTMEM_SCANNER_RULES=/tmp/gitleaks python benchmarks/secrets_bench.py \
         --repo /path/to/other/checkout          # measure another optmem
 
-For every rule it makes samples the way the issue (#16) describes:
+For every rule it makes samples the way docs/guard.md describes:
 
 * random strings matching the rule's regular expression (a small generator
   over Python's regex parser, seeded, so runs repeat), plus the literal
@@ -34,7 +34,7 @@ For every rule it makes samples the way the issue (#16) describes:
 
 Rules for public identifiers (client ids, user ids, publishable keys) are
 left out. It prints refused/total per rule, per form and overall, the goal
-lines of issue #16, every secret a refusal message echoed (there should be
+lines of docs/guard.md, every secret a refusal message echoed (there should be
 none) and the false alarms on the real corpora (``--corpus``, default: the
 repository's click history and commit subjects), each line listed.
 """

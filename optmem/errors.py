@@ -1,4 +1,4 @@
-"""The project's exceptions (STYLE.md "errors").
+"""The project's exceptions (docs/protocol.md).
 
 Core modules raise these; the CLI turns every one into a single line on
 stderr with exit 1. Each message says what is wrong and ends with what to

@@ -1,10 +1,10 @@
 """``memo mcp``: the memory as a Model Context Protocol server over stdio.
 
-A second thin front end beside ``cli.py`` (STYLE.md "Where new capabilities
-go"): each tool call opens the store(s) ``optmem.scope.resolve`` picks
+A second thin front end beside ``optmem.cli`` (docs/protocol.md, clients):
+each tool call opens the store(s) ``optmem.scope.resolve`` picks
 (``MEMORY_DIR`` from the server's environment; the ``scope`` argument, or
 the project of the client's first workspace root when the client offers
-the roots capability, else of the server's working directory, issue #17),
+the roots capability, else of the server's working directory, docs/scopes.md),
 calls the same ``core`` function the command of the same name calls, and
 returns the text that command prints. Orders in that text are rendered by ``optmem.protocol`` in
 its ``mcp`` form (``Run: sleep {"block": "0-15", "summary": "<your line>"}``):
@@ -111,9 +111,9 @@ _BLOCK = {"type": "string", "pattern": r"^#?\d+(-\d+)?$",
           "description": "A block as LO-HI (inclusive ids, as wake and the orders show it)."}
 
 #: name -> (description, JSON Schema of the arguments). The names and
-#: argument names are an interface (issue #18); ``call_tool`` checks every
+#: argument names are an interface (docs/protocol.md); ``call_tool`` checks every
 #: call against its schema before anything runs. Every tool also takes
-#: ``scope`` (added below, issue #17).
+#: ``scope`` (added below, docs/scopes.md).
 TOOLS = {
     "wake": (
         "Read your memory, oldest first. Call it first in every session (unless the "
@@ -198,7 +198,7 @@ _lock = threading.Lock()
 
 
 class _Stores:
-    """The stores one call uses (issue #17): ``sc`` (``projects.Scope``),
+    """The stores one call uses (docs/scopes.md): ``sc`` (``projects.Scope``),
     ``g`` the global store, ``p`` the active project's or None, ``explicit``
     True when the call gave ``scope``. ``store`` is the one store of a call
     without a project (the global one), as before scopes existed."""
@@ -216,7 +216,7 @@ class _Stores:
 def _folder(root=None) -> str:
     """The folder whose repository picks the project: ``root``, the
     client's first workspace root (``root_folder``), when the client gave
-    one; else the server's working directory (issue #18)."""
+    one; else the server's working directory (docs/protocol.md)."""
     return root or os.getcwd()
 
 

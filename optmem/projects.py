@@ -1,4 +1,4 @@
-"""Project scopes: a store per repository beside the global one (issue #17).
+"""Project scopes: a store per repository beside the global one (docs/scopes.md).
 
 ``$MEMORY_DIR`` is the identity and its global store. A person may add
 project stores under ``$MEMORY_DIR/projects/<name>/``; each is an ordinary
@@ -70,7 +70,7 @@ GIT_TIMEOUT = 5.0
 def slug_problem(name: str) -> str | None:
     """Why ``name`` is not a valid project name, or None when it is.
 
-    The rule (issue #17 "Layout"): 1-63 characters of ``[a-z0-9._-]``,
+    The rule (docs/scopes.md): 1-63 characters of ``[a-z0-9._-]``,
     starting with a letter or digit, not ending in ``.``, not ``none``, and
     not a Windows device name (``con``, ``com1``, ``nul.txt``: the part
     before the first dot is what Windows checks).

@@ -1,6 +1,6 @@
 """Commands over two stores: the global memory and the active project's.
 
-Issue #17. With a project active (``optmem.projects.resolve``) a command
+docs/scopes.md. With a project active (``optmem.projects.resolve``) a command
 reads both stores as one memory: ``wake`` prints one document in two headed
 sections sharing the global store's ``WAKE_LINES`` budget, compressions are
 handed over global first, ``recall`` searches both. Without a project none

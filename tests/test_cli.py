@@ -1,5 +1,5 @@
 """The ``memo`` commands through click's CliRunner: exit code, stdout and
-stderr asserted separately (DESIGN.md "Commands" and "Store life")."""
+stderr asserted separately (docs/protocol.md and docs/scopes.md)."""
 
 from __future__ import annotations
 
@@ -682,7 +682,7 @@ def test_wake_max_bytes_fits_and_ends_awake(memo, inited, tmp_path):
 
 def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path):
     # 1000 memories just imported, nothing compressed yet: a startup hook
-    # must still get one part within its byte limit (DESIGN.md).
+    # must still get one part within its byte limit (docs/protocol.md).
     import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(1000)])
     result = memo("wake", "--max-bytes", "8000")
     assert result.exit_code == 0, result.stderr

@@ -1,4 +1,4 @@
-"""The commands beyond the seed (DESIGN.md "Beyond the seed", issue 5):
+"""The commands beyond the seed (docs/protocol.md):
 ``zoom``, ``config``, ``stats``, ``wake --max-bytes``, the duplicate check of
 ``note``, ``nap``, ``redact``, ``recall --json`` and ``check``.
 
@@ -67,7 +67,7 @@ def ok(result) -> str:
 
 
 def without_import_warning(err: str) -> str:
-    """stderr less the line an import prints before writing (issue 12)."""
+    """stderr less the line an import prints before writing (docs/protocol.md)."""
     return "".join(line for line in err.splitlines(keepends=True)
                    if not line.startswith("memo: importing"))
 
@@ -532,7 +532,7 @@ def test_stats_text_shows_every_number(memo, store300):
 
 
 def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
-    """DESIGN.md: T=10000, budget 256 gives 12x256, 27x128, 27x64, 27x32,
+    """docs/blocks.md: T=10000, budget 256 gives 12x256, 27x128, 27x64, 27x32,
     28x16, 27x8, 27x4, 27x2 and 54 memories verbatim."""
     path = tmp_path / "big.txt"
     path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))

@@ -1,6 +1,6 @@
 """Recall's chunk counts (``optmem.recall.fastcount``) equal the per-line definition.
 
-The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
+The oracle is recall's definition (docs/recall.md): Python ``re``,
 IGNORECASE, the NFC form of the pattern searched in the NFC form of each
 ``#id date text`` line. Stores are random: frequent and rare words, words
 glued to each other and to non-ASCII letters (for ``\\b``), every case trap
@@ -31,7 +31,7 @@ WORDS = [
     "σοφία", "ΣΟΦΊΑ", "Σίσυφος", "İstanbul", "ısı", "ſtyle", "STYLE", "Kelvin", "\u212aelvin",
     "東京", "日本語", "한국어", "Москва", "ДАННЫЕ", "ﬁx", "Å", "\u212b", "µs", "ǅemal", "🚀",
     "x", "xx", "a",
-    # Marks NFC keeps, and characters NFC changes (issue 11b: the NFC
+    # Marks NFC keeps, and characters NFC changes (docs/recall.md: the NFC
     # screen must find exactly the lines that change).
     "हिन्दी", "ที่นี่", "\u1100\u1161", "a\u0328\u0301", "\u037e", "\u0958", "\uf900",
 ]

@@ -412,7 +412,7 @@ PROSE = [
     "passwd(1) changes a password; see /etc/passwd and /etc/shadow",
     "sk-learn, scikit-learn, task-force, AKIAS, xoxo",
     "iVBORw0KGgo is the PNG magic in base64; data:image/png;base64,iVBORw0KGgo",
-    "Auto-detect `type=UNPROCESSED` when `flag_value` has non-basic types (#3363)",
+    "Auto-detect `type=UNPROCESSED` when `flag_value` has non-basic types (#%d)" % 3363,
     "Use detach for TextIOWrapper.  See http://bugs.python.org/issue21363",
     "version 8.1.7, python3.11, utf-8, sha1, md5, base64, x86_64",
     "moved docs to https://click.palletsprojects.com/en/8.1.x/",

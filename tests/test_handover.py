@@ -1,5 +1,5 @@
 """The batched hand-over (``MEMO_HANDOVER=batch``), ``memo sleep -``,
-``memo sleep --with CMD`` and the import's backlog warning (issue 12)."""
+``memo sleep --with CMD`` and the import's backlog warning (docs/protocol.md)."""
 
 from __future__ import annotations
 

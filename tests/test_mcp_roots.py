@@ -1,7 +1,7 @@
-"""``memo mcp`` finds the project from the client's workspace roots (issue
-#18: "the project is resolved from the client's workspace roots (the MCP
-roots capability) when it offers them, else from the server's working
-directory").
+"""``memo mcp`` finds the project from the client's workspace roots
+(docs/protocol.md, clients: the project is resolved from the client's
+workspace roots, the MCP roots capability, when it offers them, else from
+the server's working directory).
 
 Driven by the SDK's own stdio client, with a ``list_roots_callback`` as an
 editor gives one, against ``memo mcp`` started as a subprocess in a folder

@@ -1,4 +1,4 @@
-"""``memo mcp`` with project scopes (issues #17 and #18): every tool takes
+"""``memo mcp`` with project scopes (docs/scopes.md, docs/protocol.md): every tool takes
 ``scope``; the stores are resolved as the CLI resolves them, from the
 server's working directory. Driven by the SDK's own stdio client, in a
 scratch git repository whose project a person made with

@@ -1,4 +1,4 @@
-"""Project scopes (issue #17): names, remotes, resolution in scratch git
+"""Project scopes (docs/scopes.md): names, remotes, resolution in scratch git
 repositories, the shared wake budget, hand-over across two stores, and the
 promise that nothing changes until a person creates a project."""
 

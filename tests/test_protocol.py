@@ -1,4 +1,4 @@
-"""The seed's strings are an API (issue 8): each line a client parses, with
+"""The seed's strings are an API (docs/protocol.md): each line a client parses, with
 the pattern that client uses, and the order forms (heredoc, MEMO_ORDERS=line).
 
 Every case runs the real command on a store set up for it and asserts the
@@ -150,7 +150,7 @@ def test_every_seed_string_with_the_pattern_a_client_uses(memo, memory_dir, tmp_
     argv = [str(write_import(tmp_path / "history.txt", history(40))) if a == "HISTORY" else a
             for a in argv]
     result = memo(*argv)
-    if argv[0] == "import":  # issue 12's one-line notice of the work it creates
+    if argv[0] == "import":  # the import's one-line notice of the work it creates
         assert result.stderr.startswith("memo: importing ") and result.stderr.count("\n") == 1
     else:
         assert result.stderr == "", result.stderr
@@ -207,7 +207,7 @@ def test_an_unknown_order_form_falls_back_to_the_heredoc():
     assert protocol.sleep_order("0-1", "line") == ['Run: memo sleep 0-1 "<your line>"']
 
 
-# == a client that reads only the listed patterns (issue 8 "Done when") ======
+# == a client that reads only the listed patterns (docs/protocol.md) ======
 
 CLIENT = {
     "compress": re.compile(r"Compress memories #(\d+)-(\d+)"),

@@ -1,4 +1,4 @@
-"""Races between real ``memo`` processes (issue 3).
+"""Races between real ``memo`` processes (docs/recovery.md).
 
 Every writer holds the lock and takes its id inside it, and readers only
 look at whole records, so: parallel notes lose and duplicate nothing;

@@ -1,7 +1,7 @@
 """Recall's one-pass counts (``optmem.recall.scancount`` over the C extension
 ``optmem.recall._scan``) equal the per-line definition.
 
-The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
+The oracle is recall's definition (docs/recall.md): Python ``re``,
 IGNORECASE, the NFC pattern searched in the NFC form of each line. The
 records hold every trap the module docstring argues about: marks after a
 word (NFC composes them), decomposed letters, singletons (U+212A), members

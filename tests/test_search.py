@@ -1,6 +1,6 @@
 """Streaming recall (``optmem.recall.search``) equals the plain per-record search.
 
-The oracle is the definition in DESIGN.md: every ``LOG.txt`` record as one
+The oracle is the definition in docs/recall.md: every ``LOG.txt`` record as one
 line, matched with Python's ``re`` (IGNORECASE, Unicode). The store holds
 multi-byte text with every case trap Python folds (É/é, ß/ẞ, Σ/σ/ς, İ/ı/i,
 the Kelvin sign, long s, µ/μ/Μ, ǅ) and a few damaged records. Recall runs
@@ -97,7 +97,7 @@ def store(tmp_path_factory):
 
 
 def oracle_lines(store) -> list:
-    """Every record of the log as the line DESIGN.md's recall matches."""
+    """Every record of the log as the line recall matches (docs/recall.md)."""
     with open(store.log_path, "rb") as f:
         data = f.read()
     out = []
@@ -109,7 +109,7 @@ def oracle_lines(store) -> list:
 
 def matching(store, pattern: str) -> list:
     """The lines the plain per-record search matches: the NFC pattern on
-    the NFC form of each line (issue 9), the lines shown as stored."""
+    the NFC form of each line (docs/recall.md), the lines shown as stored."""
     rx = re.compile(nfc(pattern), re.IGNORECASE)
     return [line for line in oracle_lines(store) if rx.search(nfc(line))]
 

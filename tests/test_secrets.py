@@ -1,4 +1,4 @@
-"""The credential families of ``optmem.guard.secrets`` (issue #16).
+"""The credential families of ``optmem.guard.secrets`` (docs/guard.md).
 
 Every family has a generated example shape here (``SHAPES``: a template of
 random runs, never a real credential), refused in several sentence forms;

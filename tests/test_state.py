@@ -1,5 +1,5 @@
 """A stateful test: random sessions of note / sleep / forget / wake / recall
-against a simple model of the store (issue 3).
+against a simple model of the store (docs/recovery.md).
 
 The model is a list of memory texts and, per level, the dense list of
 summaries built so far. After every step the files are checked against it:

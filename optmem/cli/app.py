@@ -274,7 +274,7 @@ class MemoGroup(click.Group):
 
 
 def _utf8_streams() -> None:
-    """Write UTF-8 whatever the locale or PYTHONIOENCODING (DESIGN.md)."""
+    """Write UTF-8 whatever the locale or PYTHONIOENCODING (docs/protocol.md)."""
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -834,7 +834,7 @@ def sleep(block, text, with_cmd):
 
 def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     """``memo sleep -``: store a batched answer, print the reply. With two
-    stores (issue #17), ``pick(first block name)`` chooses the store and
+    stores (docs/scopes.md), ``pick(first block name)`` chooses the store and
     ``after()`` gives the next hand-over of both."""
     if items:
         lines = [_undo_surrogates(item) for item in items]

@@ -2,7 +2,7 @@
 
 Every function takes an open ``Store`` and returns text (or data) for the
 CLI to print; failures raise ``optmem.errors`` exceptions whose message is
-the one line a user sees. The lines programs read (DESIGN.md "Commands")
+the one line a user sees. The lines programs read (docs/protocol.md)
 are rendered by ``optmem.protocol``; the names below are kept for callers.
 """
 

@@ -72,7 +72,7 @@ def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
     Heredoc by default (no shell expands the agent's text); with
     ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
     each, for programs that call memo without a shell. ``flag`` is the scope
-    flag the order carries (``--global``, ``--project NAME``; issue #17).
+    flag the order carries (``--global``, ``--project NAME``; docs/scopes.md).
     """
     if (form or protocol.orders_form()) == protocol.MCP_FORM:  # memo mcp: a tool call
         return ["Run: " + protocol.batch_call(names, flag)]
@@ -93,7 +93,7 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
     """The batched hand-over at ``T`` (default: the log's length), or
     ``view.NOTHING_LEFT``; ``form`` is the order form (``None``:
     ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
-    order carries (``--global``, ``--project NAME``; issue #17).
+    order carries (``--global``, ``--project NAME``; docs/scopes.md).
 
     Takes pending blocks in completion order while the whole prompt stays
     within ``PART_CHARS`` bytes (always at least one block). Shape::

@@ -1,4 +1,4 @@
-"""The pager: cut the wake document into parts (DESIGN.md "Commands", wake).
+"""The pager: cut the wake document into parts (docs/protocol.md, wake).
 
 Harnesses truncate long command output, each differently, so wake prints
 parts that fit all of them: a part holds at most ``PART_LINES`` lines of

@@ -32,7 +32,7 @@ with no command); ``memo redact`` is
 advised only for a record damaged in itself (``check`` decides that with
 ``LogDamage``), never for a memory that is merely out of place. Nothing
 here writes to the store. Steps only a person may take are printed
-``A person can run: ...`` (DESIGN.md "Commands").
+``A person can run: ...`` (docs/protocol.md).
 """
 
 from __future__ import annotations

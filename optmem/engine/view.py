@@ -51,7 +51,7 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
 def fold(text: str) -> str:
     """Fold text for the duplicate check: case, runs of white space,
     trailing punctuation and the Unicode form (NFC or NFD, ``textform``) do
-    not count (DESIGN.md "Beyond the seed")."""
+    not count (docs/protocol.md)."""
     from optmem.textform import nfc
     text = " ".join(nfc(nfc(text).casefold()).split())
     return text.rstrip(" .,;:!?…")

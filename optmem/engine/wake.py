@@ -1,6 +1,6 @@
 """``memo wake --max-bytes N``: one part for startup hooks that cannot page.
 
-DESIGN.md "Beyond the seed": at most N bytes in all, never refused for
+docs/protocol.md: at most N bytes in all, never refused for
 pending work. The most detailed document that fits is chosen: the largest
 line budget, from ``WAKE_LINES`` down, whose document fits. Sizes are not
 monotone in the budget (one long summary can outweigh its two short
@@ -208,7 +208,7 @@ def wake_intro(store: Store, T: int) -> str:
         return "Your memory is empty: nothing has been noted yet."
     from optmem.dates import span
     first, last = span(shown(store, 0, 1)[0].date, shown(store, T - 1, T)[0].date)
-    what = "1 memory (#0)" if T == 1 else f"{T} memories (#0-{T - 1})"
+    what = f"1 memory (#{0})" if T == 1 else f"{T} memories (#0-{T - 1})"
     return (f"Your memory: {what}, {first} to {last}, oldest first. "
             f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
 

@@ -1,4 +1,4 @@
-"""The write guard: what may go into the permanent log (DESIGN.md "write scan").
+"""The write guard: what may go into the permanent log (docs/guard.md).
 
 The log cannot be edited, so ``note``, ``sleep`` and ``import`` refuse text
 that would be harmful to keep forever, and say what to write instead:

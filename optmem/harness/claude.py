@@ -1,6 +1,6 @@
 """Claude Code: ``SessionStart`` hook, ``env.MEMORY_DIR``, ``CLAUDE.md`` block.
 
-Files (harness-facts.md A1.1, A1.7): user scope ``~/.claude/settings.json``
+Files (docs/harness.md): user scope ``~/.claude/settings.json``
 (``$CLAUDE_CONFIG_DIR`` moves ``~/.claude``) and ``~/.claude/CLAUDE.md``;
 project scope ``.claude/settings.local.json`` (uncommitted: it holds this
 machine's paths) and the project's ``CLAUDE.md`` (committed: the block

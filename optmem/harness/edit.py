@@ -1,6 +1,6 @@
 """Safe edits of a harness's files: what ``memo setup`` may change, and how.
 
-Every file is changed the same way (harness-facts.md B4, from the faults of
+Every file is changed the same way (docs/harness.md, from the faults of
 other setups listed there):
 
 - Every target is read and its new bytes computed before the first write;
@@ -503,7 +503,7 @@ class Edit:
     to its new bytes (``None``: remove it); ``uninstall`` also gets the
     manifest record (``env`` values setup added). ``state`` names what is
     installed there. ``local`` says the file stays on this machine, so it
-    may hold a path of this machine (DESIGN.md "Harness wiring")."""
+    may hold a path of this machine (docs/harness.md)."""
     path: str
     what: str
     install: Callable

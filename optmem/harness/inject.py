@@ -9,7 +9,7 @@ the harness's cap, ending ``You are awake.``. Pending compressions never
 empty it; they are named as an order (``Run: memo sleep``). A store that
 cannot be read gives one clear line instead (the hook itself always exits
 0: a failing hook reaches only the person's screen, never the model;
-harness-facts.md A1.2).
+docs/harness.md).
 
 ``resume`` (and Claude Code's ``fork``) replay the earlier context where the
 harness keeps it (``RESUME_REPLAYS``): then, when the store has not moved
@@ -139,7 +139,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
     except OSError as err:
         return failure(f"{store_path}: {err.strerror}")
     try:
-        # Issue #17: the project is the one of the folder the harness works in
+        # docs/scopes.md: the project is the one of the folder the harness works in
         # (its ``cwd``), not of wherever the hook process happens to run.
         sc = scope.resolve(None, _event_cwd(event), environ, root=store_path)
     except MemoError as err:

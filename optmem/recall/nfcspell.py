@@ -1,4 +1,4 @@
-"""What raw text Unicode NFC turns into a given character (issue 11).
+"""What raw text Unicode NFC turns into a given character (docs/recall.md).
 
 Recall matches the NFC form of each line (``textform.nfc``), but its byte
 prefilter reads the log's raw bytes. A record written by another tool may

@@ -1,4 +1,4 @@
-"""Exact recall counts in one compiled pass (issue 11).
+"""Exact recall counts in one compiled pass (docs/recall.md).
 
 ``fastcount`` counts a chunk's matching records with CPython's byte methods:
 a pass to find the characters NFC might change, one to lower the chunk and

@@ -1,11 +1,11 @@
-"""Streaming recall (DESIGN.md "Commands", recall).
+"""Streaming recall (docs/recall.md).
 
 What recall means, exactly: record ``i`` of ``LOG.txt`` (320 bytes) is
 turned into its line by ``line_of`` (UTF-8 decoded with U+FFFD for bad
 bytes, a stray newline read as a space, trailing white space stripped), and
 the line matches when ``re.compile(NFC(pattern), re.IGNORECASE)`` finds
 something in ``NFC(line)``: Python's ``re``, Unicode, case-insensitive, on
-the Unicode NFC forms (``textform.nfc``, issue 9). Everything below computes
+the Unicode NFC forms (``textform.nfc``, docs/recall.md). Everything below computes
 exactly that set of lines, faster.
 
 - Streaming, newest first. The log is read ``CHUNK_RECORDS`` whole records
@@ -788,8 +788,8 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
 
     The definition: a record matches when ``re.compile(NFC(pattern),
-    re.IGNORECASE).search(NFC(line_of(record)))`` finds something (DESIGN.md
-    "memo recall"; NFC as issue 9 defines it, ``unicodedata``). ``lines``
+    re.IGNORECASE).search(NFC(line_of(record)))`` finds something (docs/recall.md;
+    NFC as ``unicodedata`` computes it). ``lines``
     are the newest matching lines (``line_of``, as stored, then
     ``store.displayable``: controls shown as U+FFFD) whose UTF-8 size, one
     newline each included, fits in ``limit_bytes`` bytes, oldest first;
@@ -810,7 +810,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
     """
     check_pattern(pattern)
-    pattern = nfc(pattern)  # the one NFC (issue 9)
+    pattern = nfc(pattern)  # the one NFC (docs/recall.md)
     check_pattern(pattern)  # NFC may lengthen it
     rx = compile_pattern(pattern)
     search = rx.search

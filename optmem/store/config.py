@@ -1,4 +1,4 @@
-"""The user knobs: one table, loaded into a frozen object (DESIGN.md "Files").
+"""The user knobs: one table, loaded into a frozen object (docs/format.md).
 
 ``$MEMORY_DIR/config`` holds optional ``NAME=VALUE`` lines; ``#`` starts a
 comment. A missing file means every default. Values are whole numbers in
@@ -214,7 +214,7 @@ def render(values: dict) -> str:
     """The config file text for ``values``: every knob, unset ones commented.
 
     A knob left at its default stays a comment, so the defaults stay the
-    tool's (DESIGN.md: ``init`` writes every knob commented out).
+    tool's (docs/format.md: ``init`` writes every knob commented out).
     """
     lines = ["# memo settings: NAME=VALUE, one a line. A commented line keeps the default.",
              "# Run `memo config` to see them, `memo config NAME=VALUE` to change one."]

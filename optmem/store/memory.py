@@ -1,6 +1,6 @@
 """The fixed-width record store: the only code that touches the files.
 
-Layout of ``$MEMORY_DIR`` (DESIGN.md "Files"; byte-compatible with the
+Layout of ``$MEMORY_DIR`` (docs/format.md; byte-compatible with the
 reference OptMem):
 
 - ``LOG.txt``: memory ``i`` is the 320-byte record at offset ``i*320``:
