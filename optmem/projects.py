@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 
+from optmem import gitcall
 from optmem.errors import BadInput, NoStore
 
 #: The folder under ``MEMORY_DIR`` that holds the project stores.
@@ -323,12 +323,8 @@ def recorded_remotes(path: str) -> list:
 
 #: The environment variable that sets ``GIT_TIMEOUT`` (seconds, above 0).
 GIT_TIMEOUT_ENV = "MEMO_GIT_TIMEOUT"
-#: Environment variables of git's that would point it somewhere else than
-#: the folder's own repository; memo's git calls run without them.
-_GIT_POINTERS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-                 "GIT_INDEX_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 #: ``_git`` statuses for a git that could not be asked (real exits are >= 0).
-GIT_MISSING, GIT_SLOW, GIT_BROKEN = -1, -2, -3
+GIT_MISSING, GIT_SLOW, GIT_BROKEN = gitcall.MISSING, gitcall.SLOW, gitcall.BROKEN
 
 
 def git_timeout(environ=None) -> float:
@@ -384,26 +380,13 @@ def _git(cwd: str | None, *args: str, person: bool = False) -> tuple:
     Status ``GIT_MISSING`` when git is not found, ``GIT_SLOW`` on that
     timeout, ``GIT_BROKEN`` when it cannot be started otherwise.
     """
-    env = dict(os.environ)
-    for key in _GIT_POINTERS:
-        env.pop(key, None)
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    env = gitcall.git_env(gitcall.POINTERS, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     if person:
         env["GIT_DIR"] = os.path.join(os.devnull, "no-repository")
     else:
         env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-    where = ["-C", cwd] if cwd else []
-    try:
-        done = subprocess.run(["git", *where, *args], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                              timeout=git_timeout())
-    except FileNotFoundError:
-        return GIT_MISSING, ""
-    except subprocess.TimeoutExpired:
-        return GIT_SLOW, ""
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return GIT_BROKEN, ""
-    return done.returncode, done.stdout[:GIT_OUTPUT_LIMIT].decode("utf-8", "replace")
+    answer = gitcall.run_git(list(args), cwd, env, git_timeout())
+    return answer.status, answer.out[:GIT_OUTPUT_LIMIT].decode("utf-8", "replace")
 
 
 def git_problem(status: int) -> str | None:

@@ -43,7 +43,7 @@ import shlex
 from array import array
 from collections import namedtuple
 
-from optmem import blocks, dates
+from optmem import blocks, dates, gitcall
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
@@ -275,15 +275,8 @@ def _markers(store: Store, start: int) -> list:
 def _git(root: str, *args: str) -> str | None:
     """Output of ``git -C root args`` (stripped), or None when git is absent,
     fails, or takes over 10 s."""
-    import subprocess
-    try:
-        done = subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=10,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode:
-        return None
-    return done.stdout.decode("utf-8", "replace").strip()
+    answer = gitcall.run_git(list(args), root, gitcall.git_env(GIT_OPTIONAL_LOCKS="0", LC_ALL="C"))
+    return answer.text() if answer.ok else None
 
 
 def _git_top(root: str) -> str | None:
@@ -529,7 +522,7 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
         for rev in (this, other):
             procs.append(subprocess.Popen(
                 ["git", "-C", root, "show", f"{rev}:./{LOG_NAME}"], stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}))
+                stderr=subprocess.DEVNULL, env=gitcall.git_env(GIT_OPTIONAL_LOCKS="0")))
         out = _agree(procs[0].stdout, procs[1].stdout)
         codes = [p.wait(timeout=10) for p in procs]
     except (OSError, subprocess.SubprocessError):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from optmem import gitcall
 from optmem.harness import edit
 
 NAME = "claude"
@@ -78,14 +79,7 @@ def _committable(project: str, rel: str) -> bool:
     """Whether ``rel`` would be committed in the git work tree at
     ``project``: it is a work tree and ``git check-ignore`` says the file is
     not ignored. False when there is no git, or no repository."""
-    import subprocess
-    try:
-        inside = subprocess.run(["git", "-C", project, "rev-parse", "--is-inside-work-tree"],
-                                capture_output=True, text=True)
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            return False
-        ignored = subprocess.run(["git", "-C", project, "check-ignore", "-q", rel],
-                                 capture_output=True)
-    except OSError:
+    inside = gitcall.run_git(["rev-parse", "--is-inside-work-tree"], project, timeout=30)
+    if not inside.ok or inside.text() != "true":
         return False
-    return ignored.returncode == 1
+    return gitcall.run_git(["check-ignore", "-q", rel], project, timeout=30).status == 1

@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from optmem import gitcall
 from optmem.errors import MemoError
 from optmem.harness import agent_block, state
 
@@ -552,20 +553,13 @@ def committable(path: str) -> Optional[str]:
     or untracked and not ignored); None when it is ignored, not in a work
     tree, or git cannot be asked. The repository's fsmonitor stays off, and
     ``GIT_DIR``-style variables are dropped so git looks where the file is."""
-    import subprocess
-    git = ["git", "-c", "core.fsmonitor=false", "-C", os.path.dirname(path)]
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")}
-    try:
-        top = subprocess.run(git + ["rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, timeout=30, env=env)
-        if top.returncode != 0 or not top.stdout.strip():
-            return None
-        ignored = subprocess.run(git + ["check-ignore", "-q", "--", path], capture_output=True,
-                                 timeout=30, env=env)
-    except (OSError, subprocess.SubprocessError):
+    git = ["-c", "core.fsmonitor=false", "-C", os.path.dirname(path)]
+    env = gitcall.git_env(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"))
+    top = gitcall.run_git(git + ["rev-parse", "--show-toplevel"], env=env, timeout=30)
+    if not top.ok or not top.text():
         return None
-    return os.path.normpath(top.stdout.strip()) if ignored.returncode == 1 else None
+    ignored = gitcall.run_git(git + ["check-ignore", "-q", "--", path], env=env, timeout=30)
+    return os.path.normpath(top.text()) if ignored.status == 1 else None
 
 
 # -- reading targets --------------------------------------------------------
