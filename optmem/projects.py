@@ -43,7 +43,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from optmem import gitcall
+from optmem import atomic, gitcall
 from optmem.errors import BadInput, NoStore
 
 #: The folder under ``MEMORY_DIR`` that holds the project stores.
@@ -810,11 +810,5 @@ def record_handover(path: str, name: str, which: str | None) -> None:
     if which is not None:
         lines.append(f"{name} {which}")
     lines = lines[-HANDOVER_KEEP:]
-    tmp = target + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, "".join(ln + "\n" for ln in lines).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
+    atomic.replace_file(target, "".join(ln + "\n" for ln in lines).encode("utf-8"),
+                        tmp=target + ".tmp")

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from conftest import SLEEP_ORDER, answer_all, data_file, snapshot, tree_records, write_import
 from optmem.cli.app import cli
-from optmem.engine.core import wake_budget
+from optmem.engine.view import wake_budget
 
 AWAKE = "You are awake."
 LOG = 320

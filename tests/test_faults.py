@@ -227,7 +227,7 @@ def test_a_damaged_memory_is_named_by_wake_and_check_and_redact_recovers(memo, i
     # wake shows #2 verbatim: it works around the damage (one bad record must
     # never lock an agent out of its memory) and points at memo check.
     out = awake(memo("wake"))
-    from optmem.engine.core import DAMAGED_TEXT
+    from optmem.engine.view import DAMAGED_TEXT
     assert f"#2 ????-??-?? {DAMAGED_TEXT}" in out
     assert "#1 " in out and "#3 " in out
     # recall works around it (the other memories are still found).

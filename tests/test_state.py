@@ -24,7 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from optmem import blocks
 from optmem.cli.app import cli
-from optmem.engine.core import wake_budget  # memo's intro is one of WAKE_LINES
+from optmem.engine.view import wake_budget  # memo's intro is one of WAKE_LINES
 
 LOG, TREE = 320, 288
 WAKE_LINES = 12

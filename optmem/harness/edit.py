@@ -41,12 +41,11 @@ import json
 import os
 import re
 import stat as stat_mod
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from optmem import gitcall
+from optmem import atomic, gitcall
 from optmem.errors import MemoError
 from optmem.harness import agent_block, state
 
@@ -834,7 +833,6 @@ def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = Non
         if _BY_FD:
             return _write_in(target, data, new_mode, root)
     made = state.private_dirs(os.path.dirname(target.real))
-    folder = os.path.dirname(target.real)
     if target.data is not None and target.nlink > 1:
         # Several names, one file: rewrite in place so the names stay one.
         with open(target.real, "r+b") as f:
@@ -843,21 +841,7 @@ def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = Non
             f.flush()
             os.fsync(f.fileno())
         return made
-    mode = target.mode if target.mode is not None else new_mode
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target.real)}.optmem-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, target.real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic.replace_file(target.real, data, target.mode if target.mode is not None else new_mode)
     return made
 
 
@@ -877,23 +861,8 @@ def _write_in(target: Target, data: bytes, new_mode: int, root: str) -> list:
                 f.flush()
                 os.fsync(f.fileno())
             return made
-        mode = target.mode if target.mode is not None else new_mode
-        tmp = f".{name}.optmem-{os.urandom(6).hex()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
-                     dir_fd=dfd)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-                os.fchmod(f.fileno(), mode)
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-            raise
+        atomic.replace_file(name, data, target.mode if target.mode is not None else new_mode,
+                            dir_fd=dfd)
         return made
     finally:
         os.close(dfd)

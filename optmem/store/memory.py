@@ -33,7 +33,7 @@ import stat as stat_mod
 from collections import namedtuple
 from contextlib import contextmanager
 
-from optmem import blocks
+from optmem import atomic, blocks
 from optmem.errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
@@ -473,16 +473,8 @@ class Store:
             text = self._config_text()
             new, notes = update_config_text(render_config({}) if text is None else text,
                                             changes)
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-            try:
-                self._write_new(tmp, new.encode("utf-8", "surrogateescape"))
-                os.replace(tmp, self.config_path)
-            except BaseException:
-                if os.path.lexists(tmp):
-                    os.unlink(tmp)
-                raise
-            self._fsync_dir(self.root)
+            atomic.replace_file(self.config_path, new.encode("utf-8", "surrogateescape"),
+                                tmp=tmp, sync_dir=True)
         self._config = None
         return notes
 
@@ -1027,16 +1019,7 @@ class Store:
 
     @staticmethod
     def _fsync_dir(path: str) -> None:
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        atomic.sync_folder(path)
 
     def check_last_memory(self) -> None:
         """Raise ``Damaged`` if the last record is bad: never append behind one.
@@ -1102,14 +1085,7 @@ class Store:
         digests = " ".join(_record_digest(batch[k:k + LOG_RECORD])
                            for k in range(0, len(batch), LOG_RECORD))
         data = f"v2 {before} {after} {start}\n{digests}\n".encode()
-        tmp = self.journal_path + ".tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.journal_path)
+        atomic.replace_file(self.journal_path, data, tmp=self.journal_path + ".tmp")
 
     def _prepare_level(self, size: int) -> int:
         """Under the lock: cut a torn tail off ``TREE/<size>``; return its records."""
@@ -1201,11 +1177,8 @@ class Store:
             if os.path.lexists(path):
                 os.unlink(path)
             return
-        tmp = path + ".tmp"
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        self._write_new(tmp, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"))
-        os.replace(tmp, path)
+        atomic.replace_file(path, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"),
+                            tmp=path + ".tmp")
 
     def shown_since_redaction(self, ids) -> None:
         """A compression showing memories ``ids`` as they are now was handed
