@@ -230,8 +230,8 @@ def test_a_config_of_assignments_only_names_nothing(memo, inited):
 
 @pytest.mark.parametrize("code", [errno.ENOSYS, errno.ENOLCK])
 def test_a_filesystem_without_locks_is_named_at_once(memo, inited, monkeypatch, code):
-    import optmem.store.memory
-    monkeypatch.setattr(optmem.store.memory, "LOCK_TIMEOUT", 0.2)  # never the thing asserted
+    import optmem.store.lock
+    monkeypatch.setattr(optmem.store.lock, "LOCK_TIMEOUT", 0.2)  # never the thing asserted
     real = fcntl.flock
 
     def flock(fd, op):

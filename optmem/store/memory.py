@@ -34,7 +34,8 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 from optmem import atomic, blocks
-from optmem.errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.store import lock as store_lock
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
 from optmem.store.config import render as render_config
@@ -57,13 +58,6 @@ REDACTED_NAME = ".redacted"
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
-import errno as _errno  # noqa: E402
-
-#: What ``flock`` answers on a filesystem without lock support: no waiting
-#: can help, so a write says so at once (``Store.locked``).
-_NO_LOCK_ERRNOS = frozenset(e for e in (_errno.ENOLCK, _errno.ENOSYS,
-                                        getattr(_errno, "EOPNOTSUPP", None)) if e)
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 #: The order that restores records whose head alone is damaged (``restorable``).
 RESTORE_ORDER = "Run: memo check --repair"
@@ -854,30 +848,11 @@ class Store:
         unfinished appends. Raises ``Busy`` after ``timeout`` seconds
         (default ``LOCK_TIMEOUT``).
         """
-        try:  # only writers pay for the import
-            from filelock import FileLock, Timeout
-        except ImportError:
-            from optmem.deps import install_command
-            raise MemoError(f"the Python package filelock is missing; install with: "
-                            f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
-        self._lock_support()
-        lock = FileLock(self.lock_path, mode=0o600,
-                        timeout=LOCK_TIMEOUT if timeout is None else timeout)
-        try:
-            lock.acquire()
-        except NotImplementedError:  # filelock 3.x: flock is ENOSYS here
-            raise MemoError(self._no_locks_line("flock is not implemented")) from None
-        except OSError as err:
-            if err.errno in _NO_LOCK_ERRNOS:
-                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
-            raise
-        except Timeout:
-            raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
-                       f"wait for it to finish, then run the command again") from None
+        lock = store_lock.acquire(self.lock_path, timeout)
         self._held += 1
         try:
             if repair:
@@ -886,36 +861,6 @@ class Store:
         finally:
             self._held -= 1
             lock.release()
-
-    def _no_locks_line(self, why: str) -> str:
-        """The one line for a filesystem that cannot lock files."""
-        return (f"{self.lock_path}: the filesystem under MEMORY_DIR does not support file "
-                f"locks ({why}), so no write can be made safely; nothing was written. "
-                f"A person moves MEMORY_DIR to a filesystem with locks (a local disk)")
-
-    def _lock_support(self) -> None:
-        """Raise ``MemoError`` at once when ``flock`` cannot work on the
-        store's filesystem (``ENOLCK``, ``ENOSYS``, ``EOPNOTSUPP``): filelock
-        would otherwise fall back to a marker file, and a lock file left by
-        an earlier write would then look held for ``LOCK_TIMEOUT`` seconds.
-        A lock held by another process (``EWOULDBLOCK``) passes: it works."""
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: filelock uses the system's own locks
-            return
-        try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
-        except OSError:
-            return  # filelock's own open names the problem
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            if err.errno in _NO_LOCK_ERRNOS:
-                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
-        else:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
 
     def _recover(self) -> None:
         """Under the lock: undo an append that never finished (journal) when
