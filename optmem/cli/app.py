@@ -1,185 +1,46 @@
-"""The ``memo`` command: a thin click layer over ``optmem.engine.core``.
+"""The ``memo`` command: the click group and its commands.
 
-Each command parses its arguments, calls one core function and prints what
-it returns. Errors are turned into one line on stderr in one place
-(``MemoGroup.invoke``): ``MemoError`` and ``OSError`` exit 1, click's usage
-errors exit 2, and nothing ever shows a traceback.
+Each command reads its arguments (``optmem.cli.argv``, ``optmem.cli.stdio``),
+chooses its stores (``optmem.scope``, ``optmem.scoped``), calls the engine
+(``optmem.engine``) and prints what it returns. ``MemoGroup`` turns every
+failure into one line on stderr in one place (``optmem.cli.render``):
+``MemoError`` and ``OSError`` exit 1, usage errors exit 2, and nothing ever
+shows a traceback. ``main`` is the console entry point.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 
 import click
 
 from optmem import __version__, protocol
+from optmem.cli.argv import FileCommand, TextCommand, scoped
+from optmem.cli.render import ARGV, MemoFailure, UsageFailure, oserror_line
+from optmem.cli.stdio import (
+    EXIT_PIPE,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    STDIN_LIMIT,
+    Interrupted,
+    PipeClosed,
+    closed_streams,
+    hook_stdin,
+    keeping,
+    kept,
+    on_sigterm,
+    open_stdin,
+    quiet_stdout,
+    read_stdin,
+    text_arg,
+    undo_surrogates,
+    utf8_streams,
+)
 from optmem.engine import core, handover, view
 from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
-
-
-def _one_line(text: str) -> str:
-    """``text`` as one line, whatever a path or an argument inside it holds."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
-#: The words ``memo`` was run with (after ``memo``), for ``_unechoed``.
-_ARGV: list = []
-
-
-def _unechoed(text: str) -> str:
-    """``text`` with every argument a credential rule matches named by its
-    position (``argument 2``) instead of repeated (``optmem.guard.unecho``)."""
-    from optmem.guard.unecho import unechoed
-    return unechoed(text, [(f"argument {pos}", word) for pos, word in enumerate(_ARGV, 1)])
-
-
-class MemoFailure(click.ClickException):
-    """A failure: ``memo: <message>`` on stderr as one line, exit 1; then
-    ``orders`` (``MemoError.orders``), each on its own line."""
-
-    def __init__(self, message: str, orders=()):
-        super().__init__(message)
-        self.orders = tuple(orders)
-
-    def show(self, file=None):
-        click.echo(f"memo: {_one_line(_unechoed(self.format_message()))}", err=True)
-        for order in self.orders:
-            click.echo(_one_line(_unechoed(order)), err=True)
-
-
-def _oserror_line(err: OSError) -> str:
-    """The one line for a filesystem error, naming the path. A path outside
-    ``MEMORY_DIR`` (an export's FILE, an import's) is the user's to check:
-    no store advice, and no ``memo check`` order that could not help."""
-    if (err.errno == errno.ENOENT and _cwd_gone()
-            and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
-        return ("the working directory no longer exists (it was deleted or moved), so "
-                "memo cannot tell which folder it runs in; nothing was written. Change to "
-                "a folder that exists and run the command again")
-    store = os.environ.get("MEMORY_DIR", "")
-    where = err.filename or store
-    what = err.strerror or str(err)
-    outside = bool(err.filename and store and isinstance(err.filename, str)
-                   and not os.path.abspath(err.filename).startswith(
-                       os.path.abspath(os.path.expanduser(store)).rstrip(os.sep) + os.sep))
-    if outside and err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        return f"{where}: {what}; nothing was written there. Check the path and run the command again"
-    if err.errno == errno.ELOOP and err.filename:  # a link in the store: never written through
-        import shlex
-        return (f"{where} is a link, and memo never writes through a link in its store; "
-                f"nothing was half-written. Once it is moved away memo makes a new file. "
-                f"A person can run: mv -- {shlex.quote(str(where))} "
-                f"{shlex.quote(str(where) + '.link-moved')}")
-    if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        hint = "free some space (or raise the file size limit) and run the command again"
-    elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
-    else:
-        hint = "Run: memo check"
-    return f"{where}: {what}; nothing was half-written. {hint}"
-
-
-def _cwd_gone() -> bool:
-    """True when the working directory was deleted (or moved out of reach)."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return False
-
-
-class UsageFailure(click.UsageError):
-    """A usage error as one line: ``memo: <what>. Run: memo <command> --help``
-    on stderr, exit 2 (README "Errors"; click's own form takes four lines)."""
-
-    def show(self, file=None):
-        path = " ".join(["memo", *(self.ctx.command_path.split()[1:] if self.ctx else [])])
-        what = _unechoed(self.format_message()).replace("\r", "\\r").replace(
-            "\n", "\\n").rstrip(".")
-        click.echo(f"memo: {what}. Run: {path} --help", err=True)
-
-
-#: Exit statuses for a stop from outside (README "Interrupts and pipes"):
-#: 128 + the signal's number, as a shell reports a process the signal ended.
-EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
-
-
-class Interrupted(KeyboardInterrupt):
-    """Raised by the SIGTERM handler (SIGINT raises ``KeyboardInterrupt``),
-    so a stop unwinds through every ``finally`` (the store's append rolls
-    back) and ends as one line saying what was kept."""
-
-    signum = 15
-
-
-def _on_sigterm(signum, frame):
-    raise Interrupted()
-
-
-def _kept(ctx) -> str:
-    """What a stop keeps, as the running command last declared it."""
-    return ctx.meta.get("optmem.kept", "nothing was changed") if ctx else "nothing was changed"
-
-
-def keeping(what: str) -> None:
-    """Declare what an interrupt at this point keeps (``nothing was imported``,
-    ``memory #4 was saved``): the line a stop prints."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.meta["optmem.kept"] = what
-
-
-class PipeClosed(Exception):
-    """Standard output was closed by its reader (``memo recall x | head``);
-    carried past click, which would turn it into a silent exit 1."""
-
-
-def _quiet_stdout() -> None:
-    """After a closed output pipe: point stdout at /dev/null so the flush at
-    exit cannot fail again (and print nothing)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def _closed_streams() -> None:
-    """Give a closed standard stream (``memo note x >&-``) ``/dev/null``.
-
-    Run before any file is opened: a closed fd 0, 1 or 2 would otherwise be
-    the number the next ``open`` returns, so a store file could become the
-    "stdout" a child process (``sleep --with``) writes into. Python starts
-    with ``sys.stdout``/``sys.stderr`` set to ``None`` for a closed fd; they
-    get a stream on ``/dev/null``, so the command runs to the end and its
-    output is dropped, as a reader that closed it asked. ``sys.stdin`` stays
-    ``None``: reading a closed stdin is refused as "standard input is
-    closed" (``_stdin``).
-    """
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            try:
-                got = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
-                if got != fd:
-                    os.dup2(got, fd)
-                    os.close(got)
-            except OSError:
-                pass
-    for name in ("stdout", "stderr"):
-        if getattr(sys, name) is None:
-            try:
-                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
-            except OSError:
-                pass
 
 
 class MemoGroup(click.Group):
@@ -191,15 +52,15 @@ class MemoGroup(click.Group):
         Usage errors are one line (exit 2); Ctrl-C and SIGTERM say what was
         kept (exit 130, 143); a closed output pipe ends quietly (exit 141),
         whether the output was still buffered or not."""
-        _closed_streams()
+        closed_streams()
         args = list(sys.argv[1:] if args is None else args)
         if not args:
             args = ["--help"]
-        _ARGV[:] = [a for a in args if isinstance(a, str)]
+        ARGV[:] = [a for a in args if isinstance(a, str)]
         import signal
         old = None
         try:
-            old = signal.signal(signal.SIGTERM, _on_sigterm)
+            old = signal.signal(signal.SIGTERM, on_sigterm)
         except (ValueError, OSError):  # not the main thread (tests): leave it
             pass
         try:
@@ -222,7 +83,7 @@ class MemoGroup(click.Group):
                 code = 1
             sys.stdout.flush()
         except (BrokenPipeError, PipeClosed):
-            _quiet_stdout()
+            quiet_stdout()
             code = EXIT_PIPE
         except KeyboardInterrupt as err:  # between commands: nothing was running
             term = isinstance(err, Interrupted)
@@ -251,7 +112,7 @@ class MemoGroup(click.Group):
         except KeyboardInterrupt as err:
             sig = "SIGTERM" if isinstance(err, Interrupted) else "SIGINT"
             code = EXIT_SIGTERM if isinstance(err, Interrupted) else EXIT_SIGINT
-            failure = MemoFailure(f"stopped by {sig}; {_kept(ctx)}")
+            failure = MemoFailure(f"stopped by {sig}; {kept(ctx)}")
             failure.exit_code = code
             raise failure from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
@@ -263,7 +124,7 @@ class MemoGroup(click.Group):
         except OSError as err:
             if err.errno == errno.EPIPE:
                 raise PipeClosed() from None
-            raise MemoFailure(_oserror_line(err)) from None
+            raise MemoFailure(oserror_line(err)) from None
         except RecursionError:
             raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
         except MemoryError:
@@ -271,170 +132,6 @@ class MemoGroup(click.Group):
         except Exception as err:  # the last line of defence: never a traceback
             raise MemoFailure(f"internal error ({type(err).__name__}: {err}); nothing "
                               f"was half-written. Run: memo check, and please report this") from None
-
-
-def _utf8_streams() -> None:
-    """Write UTF-8 whatever the locale or PYTHONIOENCODING (docs/protocol.md)."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            try:
-                reconfigure(encoding="utf-8", errors="replace")
-            except (ValueError, OSError):
-                pass
-
-
-_OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(=.*)?", re.S)
-
-
-class FileCommand(click.Command):
-    """A command whose FILE argument may be ``-`` for standard input or
-    output (``import``, ``export``). After ``--`` every word is an operand
-    (README "What you type is what is stored"), so ``-- -`` names the file
-    called ``-``: it is passed on as ``./-``, the same file, which no code
-    below takes for a stream."""
-
-    def parse_args(self, ctx, args):
-        args = list(args)
-        if "--" in args:
-            at = args.index("--")
-            args[at + 1:] = [os.path.join(".", "-") if word == "-" else word
-                             for word in args[at + 1:]]
-        return super().parse_args(ctx, args)
-
-
-class TextCommand(click.Command):
-    """A command whose last argument is free text: ``note``, ``sleep``, ``recall``.
-
-    The argv rule (README "What you type is what is stored"):
-
-    * ``-h`` or ``--help`` as the first word shows the help, on every command;
-    * options come before the text (``recall`` also takes them right after
-      its one PATTERN);
-    * ``--`` before the text is a separator, taken once and never stored
-      (``sleep`` takes it before BLOCK or right after it);
-    * a first word shaped like an option (``-x``, ``--verbose``) that is not
-      one of the command's options is a usage error naming ``--``: it is never
-      stored; ``-5 degrees``, ``-`` and ``->`` are not option-shaped;
-    * from the first word of text on, every word is kept as typed, ``--``,
-      ``-h`` and ``--help`` included.
-
-    ``heads`` is how many positional words come before the text (``sleep``:
-    BLOCK); ``one_word`` marks a text of exactly one word (``recall``).
-    """
-
-    def __init__(self, *args, heads: int = 0, one_word: bool = False, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.heads, self.one_word = heads, one_word
-
-    def _flags(self) -> set:
-        return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
-
-    def _valued(self) -> set:
-        """Options that take a value (``--project NAME``, ``sleep --with CMD``):
-        the next word is it."""
-        return {o for p in self.params if isinstance(p, click.Option) and not p.is_flag
-                for o in p.opts}
-
-    def _take_options(self, args: list, i: int, opts: list) -> int:
-        """Move the options at ``args[i:]`` (with their values) to ``opts``;
-        return the index of the first word that is not one."""
-        flags, valued = self._flags(), self._valued()
-        while i < len(args):
-            word = args[i]
-            if word in valued:
-                if i + 1 >= len(args):
-                    raise click.UsageError(f"{word} needs a value", click.get_current_context(
-                        silent=True))
-                opts += args[i:i + 2]
-                i += 2
-            elif word in flags and word not in valued:
-                opts.append(word)
-                i += 1
-            elif "=" in word and word.split("=", 1)[0] in valued:
-                opts.append(word)
-                i += 1
-            else:
-                break
-        return i
-
-    def parse_args(self, ctx, args):
-        args = list(args)
-        opts, dashed = [], False
-        i = self._take_options(args, 0, opts)
-        if i < len(args) and args[i] == "--":
-            dashed, i = True, i + 1
-        heads = []
-        while len(heads) < self.heads and i < len(args):
-            if not dashed:
-                self._not_an_option(ctx, args[i], heads)
-            heads.append(args[i])
-            i += 1
-            if not dashed and i < len(args) and args[i] == "--":
-                dashed, i = True, i + 1
-            if not dashed and len(heads) == self.heads:  # a scope flag after BLOCK
-                i = self._take_options(args, i, opts)
-                if i < len(args) and args[i] == "--":
-                    dashed, i = True, i + 1
-        words = args[i:]
-        if words and not dashed:
-            self._not_an_option(ctx, words[0], heads)
-        if self.one_word and len(words) > 1:
-            extra = words[1:]
-            taken = []
-            if not dashed and self._take_options(extra, 0, taken) == len(extra):
-                opts += taken
-                words = words[:1]
-            else:
-                raise click.UsageError(
-                    f"{self.name} takes one {self.params[0].human_readable_name}; quote "
-                    f"it when it holds spaces", ctx)
-        if not dashed:
-            for word in words[1:]:
-                if _is_scope_word(word):
-                    raise click.UsageError(
-                        f"{word.split('=', 1)[0]} after the text would be stored as text; "
-                        f"put it before the text: memo {' '.join([self.name, word, *heads])} "
-                        f"<text>", ctx)
-        return super().parse_args(ctx, opts + ["--"] + heads + words)
-
-    def _not_an_option(self, ctx, word: str, heads: list) -> None:
-        """Show the help for ``-h``/``--help``; refuse any other option-shaped word."""
-        if word in ("-h", "--help"):
-            click.echo(ctx.get_help(), color=ctx.color)
-            ctx.exit(0)
-        if _OPTION_SHAPE.fullmatch(word):
-            raise click.UsageError(
-                f"{word.split('=', 1)[0]!r} is not an option of memo {self.name}; to "
-                f"write text that starts with '-', put -- before it "
-                f"(memo {' '.join([self.name, *heads])} -- {word[:20]} ...)", ctx)
-
-
-def _is_scope_word(word: str) -> bool:
-    """``--global``, ``--project`` or ``--project=NAME``: a scope flag."""
-    return word.split("=", 1)[0] in ("--global", "--project")
-
-
-def _set_scope(ctx, param, value):
-    """Record ``--project NAME`` / ``--global`` (given on the group or the
-    command) for ``_scope``; two different scopes are a usage error."""
-    if value is None or value is False:
-        return
-    flag = "" if param.name == "global_" else value
-    ctx.meta.setdefault("optmem.scope_flags", set()).add(flag)
-    if len(ctx.meta["optmem.scope_flags"]) > 1:
-        raise click.UsageError("give one scope: --project NAME or --global", ctx)
-    ctx.meta["optmem.scope_flag"] = flag
-
-
-def scoped(f):
-    """Add the scope flags ``--project NAME`` and ``--global`` to a command."""
-    f = click.option("--global", "global_", is_flag=True, expose_value=False,
-                     callback=_set_scope, help="Use the global memory (not the "
-                     "project's).")(f)
-    return click.option("--project", metavar="NAME", expose_value=False, callback=_set_scope,
-                        help="Use project NAME's memory (default: this repository's "
-                        "project, if a person created one).")(f)
 
 
 def _scope(notice: bool = True):
@@ -487,90 +184,6 @@ def _close(store) -> None:
         click.echo(f"memo: {line}", err=True)
 
 
-def _undo_surrogates(text: str) -> str:
-    """Arguments decoded under a non-UTF-8 locale carry raw bytes as
-    surrogates: read them as UTF-8 when they are (what is not stays, and the
-    write guard refuses it)."""
-    if any("\udc80" <= ch <= "\udcff" for ch in text):
-        try:
-            return os.fsencode(text).decode("utf-8")
-        except (UnicodeError, ValueError):
-            return text
-    return text
-
-
-#: Most bytes read for a note or summary on stdin: far above any record, so a
-#: longer input is refused as "over STDIN_LIMIT bytes" without reading on.
-STDIN_LIMIT = 1 << 16
-
-
-def _stdin(what: str, instead: str = ""):
-    """The binary standard input, after a one-line hint on stderr when it is a
-    terminal (a person typing); ``BadInput`` when it is closed."""
-    stream = sys.stdin
-    if stream is None or getattr(stream, "closed", False):
-        raise BadInput(f"standard input is closed; {instead or f'give the {what} as an argument'}"
-                       f", or pipe it in")
-    try:
-        if stream.isatty():
-            click.echo(f"memo: reading the {what} from the terminal; end it with Enter "
-                       f"and Ctrl-D", err=True)
-    except (ValueError, OSError):
-        pass
-    return getattr(stream, "buffer", None)
-
-
-def _read_stdin(what: str, instead: str, limit: int, too_long: str,
-                line_limit: int | None = None) -> str:
-    """All of standard input as text, for a ``-`` argument.
-
-    At most ``limit`` bytes are read: longer input is refused as "over
-    ``limit`` bytes" followed by ``too_long``; with ``line_limit``, so is a
-    line of more than ``line_limit`` bytes. A UTF-8 BOM is dropped.
-    ``instead`` says what to do when stdin is closed or unreadable. Raises
-    ``BadInput`` (closed, unreadable, too long, not UTF-8).
-    """
-    buffer = _stdin(what, instead)
-    try:
-        data = (buffer.read(limit + 1) if buffer is not None
-                else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
-    except OSError as err:
-        raise BadInput(f"standard input cannot be read ({err.strerror}); "
-                       f"{instead or f'give the {what} as an argument'}") from None
-    if len(data) > limit:
-        raise BadInput(f"the {what} on standard input is over {limit} bytes; {too_long}")
-    if line_limit is not None and len(data) > line_limit and \
-            max(map(len, data.split(b"\n"))) > line_limit:
-        raise BadInput(f"the {what} on standard input has a line over {line_limit} bytes; "
-                       f"{too_long}")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
-
-
-def _text_arg(words: tuple, what: str, limit: int) -> str:
-    """The text of a note or summary: the words joined, or stdin for ``-``.
-
-    Standard input may be closed (refused), empty (the core refuses an empty
-    text), a terminal (a hint on stderr first) or longer than
-    ``STDIN_LIMIT`` bytes (refused, saying so and naming ``limit``, the
-    ``ENTRY_CHARS`` in force). Raises ``BadInput``.
-    """
-    if words == ("-",):
-        text = _read_stdin(what, "", STDIN_LIMIT,
-                           f"the limit is {limit} bytes (ENTRY_CHARS) and a {what} is "
-                           f"one line: keep the fact, cut the rest")
-        if text.endswith("\n"):
-            text = text[:-1]
-            if text.endswith("\r"):
-                text = text[:-1]
-        return text
-    return _undo_surrogates(" ".join(words))
-
-
 def _engines() -> str:
     """One line: which of recall's optional engines this install has."""
     from optmem.recall import scancount, search
@@ -600,7 +213,7 @@ def cli():
     """
     import warnings
     warnings.simplefilter("ignore")  # a user sees one-line answers, never warnings
-    _utf8_streams()
+    utf8_streams()
 
 
 @cli.command()
@@ -717,7 +330,7 @@ def note(text):
     pstore = _store(sc.project_root) if sc.project else None
     store = pstore or gstore
     keeping("nothing was saved")
-    i, prompt = core.note(store, _text_arg(text, "memory", store.config().ENTRY_CHARS))
+    i, prompt = core.note(store, text_arg(text, "memory", store.config().ENTRY_CHARS))
     keeping(f"memory #{i} was saved")
     click.echo(core.saved_as(i))
     line = _scope_line(sc)
@@ -813,7 +426,7 @@ def sleep(block, text, with_cmd):
         from optmem import scoped as two
         store = two.sleep_store(sc, gstore, pstore, block, explicit)
     keeping("nothing was saved")
-    said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
+    said, prompt = core.sleep(store, block, text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
     if pstore is not None:
         from optmem.blocks import block_name
@@ -837,9 +450,9 @@ def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     stores (docs/scopes.md), ``pick(first block name)`` chooses the store and
     ``after()`` gives the next hand-over of both."""
     if items:
-        lines = [_undo_surrogates(item) for item in items]
+        lines = [undo_surrogates(item) for item in items]
     else:
-        lines = _read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+        lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
                             1 << 24, "a batch answer is one short line per block",
                             line_limit=STDIN_LIMIT).split("\n")
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
@@ -936,7 +549,7 @@ def recall(pattern, as_json):
             return _recall_both(sc, store, _store(sc.project_root), pattern, as_json)
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, _undo_surrogates(pattern), max(budget - 200, budget // 2))
+    result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2))
     if as_json:
         import json
         out = []
@@ -962,7 +575,7 @@ def _recall_both(sc, gstore, pstore, pattern, as_json):
     count line (JSON: ``{"global": [...], "project": [...]}``)."""
     from optmem import scoped as two
     budget = gstore.config().PART_CHARS
-    sections = two.recall_sections(sc, gstore, pstore, _undo_surrogates(pattern), budget - 400)
+    sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400)
     if as_json:
         import json
         out = {}
@@ -1078,7 +691,7 @@ def import_(file, yes):
 
     if file == "-":  # stdin is read once; the import reads its file twice
         import tempfile
-        source = _stdin("lines to import", "give the path of a file to import")
+        source = open_stdin("lines to import", "give the path of a file to import")
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
             try:
                 _spool_lines(source if source is not None else sys.stdin.buffer, tmp)
@@ -1357,30 +970,6 @@ def hook():
     """What a harness runs; memo setup writes these commands for you."""
 
 
-def _hook_stdin(limit: int = 1 << 20, wait: float = 5.0) -> str:
-    """The harness's JSON on stdin: at most ``limit`` bytes, given up after
-    ``wait`` seconds of silence; empty for a terminal or closed stdin."""
-    stream = sys.stdin
-    if stream is None or stream.isatty():
-        return ""
-    try:
-        fd = stream.fileno()
-    except (OSError, ValueError, AttributeError):  # not a real file (tests)
-        return stream.read(limit) if hasattr(stream, "read") else ""
-    import select
-    chunks, size = [], 0
-    while size < limit:
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
 #: The harnesses ``memo hook session-start`` prints for (those with a hook).
 HOOK_HARNESSES = ("claude", "codex", "gemini")
 
@@ -1405,7 +994,7 @@ def session_start(harness_name, memory_dir, max_bytes):
         module = HARNESSES["claude"]
     try:
         budget = view.parse_count(max_bytes, "--max-bytes") if max_bytes else None
-        text = inject.context(module, _hook_stdin(),
+        text = inject.context(module, hook_stdin(),
                               memory_dir if memory_dir is not None
                               else os.environ.get("MEMORY_DIR"), os.environ, budget)
     except Exception as err:  # the hook never fails: the reason goes to the model
