@@ -1,51 +1,13 @@
-"""Exact recall counts for literal patterns, a whole chunk at a time, in C.
+"""Exact recall counts for literal patterns with CPython's byte methods.
 
-Recall's answer is defined line by line (``search``: Python ``re``,
-IGNORECASE, the NFC pattern on the NFC form of each ``#id date text``
-line). When half the lines of a log match, asking ``re`` about each of
-them runs at Python's speed. This module counts the matching lines of a
-chunk of ``LOG.txt`` records without looking at lines one by one, for the
-patterns where a byte search provably gives ``re``'s answer:
-
-- a literal (``release``, ``2024-05-01``, ``Zürich``, ``東京``), or a
-  finite set of them (``deploy|rollback``, ``v(1|2)``, ``[ab]c``), and
-- the same with ``\\b`` at both ends, or one end, of every alternative
-  (``\\bdeploy\\b``, ``\\b(deploy|rollback)\\b``), when the characters that
-  meet a ``\\b`` are word characters.
-
-Why a byte count equals ``re``'s answer, on a chunk that passes ``_shape``
-(every record ends in its only newline, no control byte):
-
-1. Case. Under IGNORECASE ``re`` compares a literal character ``c`` with
-   one character of the line, accepting exactly ``case_class(c)``. When
-   the classes of the pattern's characters are equal or disjoint, mapping
-   every member of a class to one representative (ASCII letters by
-   ``bytes.lower()``, other members by ``bytes.replace`` of their UTF-8)
-   turns "the line holds a spelling of the literal" into "the mapped line
-   holds the mapped literal". Characters outside every class stay as they
-   are and never become a representative.
-2. Bytes. UTF-8 is self-synchronising, and Python's decoder replaces each
-   invalid sequence by U+FFFD without swallowing an ASCII byte or a lead
-   byte that follows it, so a valid sequence in the bytes is the same
-   character in the decoded line and vice versa. Literals holding U+FFFD
-   or a newline are not counted here.
-3. Padding. ``line_of`` strips trailing white space; a literal whose last
-   character cannot be white space cannot end in it, so the padded record
-   and the stripped line hold the same matches.
-4. NFC. A chunk whose characters are all "NFC-inert" (``inert_char``:
-   no combining mark, no Hangul jamo, each its own NFC) is its own NFC,
-   line by line; any other chunk is decoded, normalised and re-encoded
-   first (a newline is never composed with, so lines stay lines).
-5. ``\\b``. With the literal's edge characters word characters, ``\\b``
-   before it holds when the previous character is not a word character.
-   An ASCII neighbour decides that in bytes; a non-ASCII neighbour makes
-   the chunk "undecided" and the caller asks ``re`` line by line.
-
-``count`` returns None whenever one of these conditions fails for a chunk;
-``search.recall`` then matches that chunk line by line. The property test
-in ``tests/test_search.py`` compares every answer with the per-line ``re``
-definition on random stores (NFD and NFC text, damaged records) and
-patterns with many matches.
+For a literal, a set of literals (``deploy|rollback``, ``v(1|2)``,
+``[ab]c``), each with or without ``\\b`` at either end, ``Counter.count``
+gives the number of matching records of a chunk from its bytes (case
+classes mapped to one representative, the chunk normalised first when a
+character in it may change under NFC), or None when the chunk does not
+meet the conditions; the caller then matches it line by line. Why the count
+equals recall's definition: docs/recall.md, "Counting without matching
+lines".
 """
 
 from __future__ import annotations

@@ -1,40 +1,14 @@
-"""What raw text Unicode NFC turns into a given character (docs/recall.md).
+"""What raw text Unicode NFC turns into a given character.
 
-Recall matches the NFC form of each line (``textform.nfc``), but its byte
-prefilter reads the log's raw bytes. A record written by another tool may
-hold text that NFC changes: ``u`` + U+0308 becomes ``ü``, the Kelvin sign
-U+212A becomes ``K``, a CJK compatibility ideograph becomes its unified
-ideograph. For the prefilter to skip a record without normalising it, its
-byte pattern must also find every raw spelling that NFC turns into a
-character of the needle. ``spellings`` gives those spellings.
-
-Why they are enough. Let ``x`` be a character that is NFC-inert
-(``pattern.inert_char``: not a mark, not a Hangul jamo, its own NFC), so
-it starts a segment of NFC's output and nothing before it composes with
-it. If ``x`` begins a segment of ``NFC(s)``, the part of ``s`` that segment
-came from is a run ``c0 c1 ... cj`` whose NFD begins with the starter of
-``NFD(x)`` (the NFD of a run is its characters' NFDs, marks reordered by
-class; UAX #15). So ``c0``'s own NFD begins with that starter: ``c0`` is
-that starter or one of the code points listed under it in
-``BY_STARTER``. Either the run is ``c0`` alone, and then ``NFC(c0)``
-begins with ``x`` (``x`` itself, a singleton such as U+212A for ``K``, a
-composition exclusion such as U+0958 for U+0915), or ``j >= 1`` and
-``c1 ... cj`` are marks or conjoining jamo, all non-ASCII. The second case
-needs ``x`` to decompose (else ``x`` is the starter, which composes with
-nothing in ``NFC``'s output here), except for Hangul, where the run is the
-syllable's jamo or a partial syllable and its jamo (``partials``). Two
-cases found by a breaker show why ``c0`` is any code point under the
-starter, not only ``x``'s partial compositions: ``À`` + U+0323 gives
-``ạ`` + U+0300 (marks reordered), and U+FB2A gives ``ש`` + U+05C1.
-
-The tables are generated (``nfc_tables``, written by ``gen_nfc_tables``):
-``SINGLETON_RUNS`` lists the singletons (every code point whose NFC is one
-other code point), ``BY_STARTER`` every decomposing code point under the
-first code point of its NFD, ``NOT_INERT_BLOCKS`` the UTF-8 blocks of the
-characters that are not NFC-inert. ``tests/test_nfcspell.py`` checks them
-against the running Python. On a Unicode version not in ``VERIFIED`` the
-tables are not trusted and ``spellings`` returns None (the caller then
-normalises records instead).
+Recall matches the NFC form of each line, but its byte prefilter reads the
+raw bytes: a record another tool wrote may hold ``u`` + U+0308 where the
+line has ``ü``, or U+212A where it has ``K``. ``spellings(ch)`` lists every
+raw text that NFC turns into text beginning with ``ch``, and
+``composer_table`` marks the UTF-8 blocks of the characters that may change
+the one before them. The tables are generated (``nfc_tables``, written by
+``gen_nfc_tables``) and trusted only on the Unicode versions in
+``VERIFIED``. Why these spellings are all of them: docs/recall.md, "Raw
+spellings NFC turns into a character".
 """
 
 from __future__ import annotations

@@ -1,61 +1,12 @@
-"""Exact recall counts in one compiled pass (docs/recall.md).
+"""Exact recall counts in one compiled pass (the optional C extension
+``optmem.recall._scan``, built by ``setup.py`` where a C compiler is).
 
-``fastcount`` counts a chunk's matching records with CPython's byte methods:
-a pass to find the characters NFC might change, one to lower the chunk and
-one to count, some 4x the time ``grep -c`` takes. When the optional C
-extension ``optmem.recall._scan`` is built (``setup.py``; it needs a C compiler at
-install), this module counts the same patterns in one pass that looks at
-each record once and skips the rest of a record once it is decided.
-
-The patterns: a literal, or a set of them (``deploy|rollback``, ``v(1|2)``,
-``[ab]c``), each with or without ``\\b`` at either end, when the
-characters that meet a ``\\b`` are word characters
-(``fastcount.literal_set`` reads them off the parsed pattern).
-
-Why the count equals recall's definition (``search.recall``: Python ``re``,
-IGNORECASE, the NFC pattern on the NFC form of each ``#id date text``
-line). For each record ``_scan`` reports one of three things:
-
-- *certain*: its raw bytes hold a *spelling* of a literal whose
-  neighbours decide it. A spelling writes each character of the literal as
-  a member of its ``case_class`` that is NFC-inert (``inert_char``:
-  not a mark, not a jamo, its own NFC), ASCII letters in either case. Such
-  a character begins a segment of NFC's output and nothing before it
-  composes with it, so NFC keeps the spelling when the character after it
-  cannot change the one before it: an ASCII byte, or a character outside
-  ``nfcspell.composer_table()``. A ``\\b`` is decided by an ASCII
-  neighbour (or the start of the line), which NFC keeps a word character
-  or not. Valid UTF-8 decodes as itself next to invalid bytes
-  (``fastcount`` point 2), and a literal never ends in white space, so the
-  padding ``line_of`` strips cannot hold part of it. So the line matches.
-- *maybe*: it holds a spelling with an undecided neighbour (a non-ASCII
-  byte next to a ``\\b``, or a character after it that NFC may compose),
-  or an *exception*: a member of a character's class that is not in the
-  spellings (``ſ`` for ``s``, ``ı`` for ``i``, which are spelled out
-  unless that makes over ``MAX_NEEDLES`` spellings: anywhere), or a raw text
-  that NFC turns into a member (``nfcspell.spellings``): a ``whole`` that
-  is not NFC-inert (U+212A for ``K``), or one of ``heads`` followed by a
-  mark or a jamo (``u`` + U+0308 for ``ü``). Those two start, or end
-  where starts, a character that is not NFC-inert, so ``_scan`` looks for
-  them only there (``nfcspell.composer_table``), not at every ``u``. The
-  caller matches these records one by one with ``re``.
-- nothing: then its NFC line cannot match. A match in the NFC line is a
-  run of class members; each one NFC did not create is in the raw bytes
-  as itself (a spelling character or an exception), and each one it did
-  create came from a ``whole`` or a ``head`` followed by non-ASCII bytes
-  (``nfcspell``'s argument), an exception. A spelling found whole in the
-  raw bytes whose ``\\b`` failed on an ASCII word character fails in the
-  NFC line too.
-
-``_scan`` also refuses (None) a chunk whose records do not each end in
-their only newline (a damaged record, whose line reads a newline as a
-space), and gives up (False) on one that would cost over 16 byte
-comparisons a byte (needles that overlap themselves); recall then counts
-it with ``fastcount`` or line by line. The same pass gives the matching
-records' lines for the chunks recall prints (``ScanCounter.lines``).
-``tests/test_scancount.py`` compares every count with the per-line
-definition on random records (NFD and NFC text, exceptions, damaged
-bytes) and patterns with many matches.
+The same patterns as ``fastcount`` (``fastcount.literal_set``), counted by
+looking at each record once: ``_scan`` calls each record certain, maybe
+(matched one by one with ``re``) or not a match, and also gives the lines
+of the chunks recall prints (``ScanCounter.lines``). A chunk it refuses is
+counted by ``fastcount`` or line by line. Why the three outcomes are
+right: docs/recall.md, "One compiled pass".
 """
 
 from __future__ import annotations

@@ -1,66 +1,22 @@
-"""Streaming recall (docs/recall.md).
+"""Streaming recall: ``recall(store, pattern)`` finds and counts the log
+lines that match, exactly as recall is defined (docs/recall.md): Python
+``re``, IGNORECASE, the NFC pattern on the NFC form of each line
+(``pattern.line_of``).
 
-What recall means, exactly: record ``i`` of ``LOG.txt`` (320 bytes) is
-turned into its line by ``line_of`` (UTF-8 decoded with U+FFFD for bad
-bytes, a stray newline read as a space, trailing white space stripped), and
-the line matches when ``re.compile(NFC(pattern), re.IGNORECASE)`` finds
-something in ``NFC(line)``: Python's ``re``, Unicode, case-insensitive, on
-the Unicode NFC forms (``textform.nfc``, docs/recall.md). Everything below computes
-exactly that set of lines, faster.
+The log is read in chunks of ``CHUNK_RECORDS`` whole records, newest first,
+from the count when the search starts; chunks are matched until the output
+budget is full, older ones only counted. A literal every match must contain
+(``requirements``) is searched in the raw bytes first (on RE2 when
+installed, else ``bytes.find``), and only the records it reports are
+matched with ``re``; literal patterns are counted by ``scancount`` or
+``fastcount`` without matching lines. Why each shortcut gives the
+definition's answer: docs/recall.md, "Why the counts are exact".
 
-- Streaming, newest first. The log is read ``CHUNK_RECORDS`` whole records
-  (1.25 MiB) at a time with ``Store.read_log``, from a fixed end (the
-  record count when the search starts, so a memory noted mid-scan shifts
-  nothing) back to the start. Chunks are matched line by line (below) until
-  the output budget is full; every older chunk is only counted. When the
-  pattern is a literal, a set of literals or ``\\b``-bounded words, one
-  compiled pass a chunk decides the records (``scancount``, over the
-  optional C extension ``optmem.recall._scan``; it also finds the printed lines
-  where RE2 is absent), else ``fastcount`` counts with CPython's byte
-  methods (each module's docstring proves its count equal), else line by
-  line. Peak memory is one chunk plus the kept lines, however large the
-  log is. (Reading into one reused ``bytearray`` with ``os.preadv`` costs
-  what a fresh ``os.pread`` per chunk costs here, so recall does not.)
-- NFC. A chunk holding a character that NFC might change
-  (``fastcount.nfc_inert``) is normalised before it is matched.
-- Prefilter. Most patterns hold a literal that every match must contain
-  (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
-  ``foo|bar``); ``requirements`` reads them off the parsed pattern. The raw
-  bytes of the chunk are searched for one of them, in every spelling
-  Python's case-insensitive ``re`` accepts, and only the records holding a
-  hit are decoded and matched with the real pattern. The byte search may
-  report too many records, never too few (``_re2_syntax`` and
-  ``_FindPrefilter`` say why), and each record it reports is confirmed with
-  ``re`` on its own line, so the result is the per-record search's.
-- The byte search runs on RE2 (``pip install google-re2``, module ``re2``)
-  when it is installed, with a pattern this module writes: explicit byte
-  alternatives, Latin-1 (byte) mode, so RE2's own Unicode, ``\\w``/``\\b``
-  and case-folding rules never come into play; RE2 only finds byte strings,
-  in linear time (about 1-3 GB/s for a word, 10 GB/s for a date here).
-  Without RE2 the chunk is ASCII-lowered and searched with ``bytes.find``
-  (about 0.4 GB/s): exact for ASCII literals, and the few non-ASCII letters
-  that ``re`` folds to ASCII (``ASCII_FOLDS``) make their records candidates.
-- A pattern with no usable literal (``.``, ``\\d+``, ``[ab]c``) is matched
-  line by line over each decoded chunk.
-- Python's ``re`` can backtrack exponentially (``(a+)+$``). The matching of
-  each chunk of ``CHUNK_RECORDS`` records runs under a ``TIME_BOUND`` alarm
-  of CPU time (``ITIMER_VIRTUAL``: the user time of this process, which
-  does not move while the process waits for a core; ``re`` checks signals
-  while it backtracks), and a pattern that exceeds it is refused with a
-  clear message. A wall-clock alarm refused plain words on a loaded
-  machine; CPU time gives the same pattern the same answer on any machine
-  that runs Python at a similar speed. The alarm is a signal, which only
-  the main thread can receive: ``memo mcp`` runs recall in a child process
-  of its own for that reason (``optmem.mcp``).
-- Planning (the prefilter, the compiled counters) runs under the same
-  alarm: a pattern with hundreds of distinct non-ASCII letters costs some
-  16 ms of ``case_class`` each, and planning that passes ``TIME_BOUND`` is
-  dropped, the chunks then matched line by line (the same answer, slower,
-  and still under the alarm).
-- A pattern is at most ``MAX_PATTERN_CHARS`` characters (``check_pattern``):
-  parsing a 5 MB literal took ``re`` half a minute of CPU before any alarm
-  could be armed, and no line (``#id date text``, 320 bytes) is long enough
-  to hold a literal of even 400 characters.
+Matching runs under a ``TIME_BOUND`` alarm of CPU time (``ITIMER_VIRTUAL``,
+so a loaded machine gives the same answer): a pattern that backtracks past
+it is refused in one line. The alarm is a signal only the main thread
+receives, so ``memo mcp`` runs recall in a child process (``optmem.mcp``).
+A pattern is at most ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
 """
 
 from __future__ import annotations
