@@ -332,7 +332,7 @@ def note(text):
     keeping("nothing was saved")
     i, prompt = core.note(store, text_arg(text, "memory", store.config().ENTRY_CHARS))
     keeping(f"memory #{i} was saved")
-    click.echo(core.saved_as(i))
+    click.echo(protocol.saved_as(i))
     line = _scope_line(sc)
     if line:
         click.echo(line)

@@ -1,9 +1,11 @@
-"""What each command does, without click: the protocol on top of the store.
+"""One store's commands, without click: note, sleep, forget, redact and
+import (writes), zoom, stats, recall and config (reads).
 
-Every function takes an open ``Store`` and returns text (or data) for the
-CLI to print; failures raise ``optmem.errors`` exceptions whose message is
-the one line a user sees. The lines programs read (docs/protocol.md)
-are rendered by ``optmem.protocol``; the names below are kept for callers.
+Every function takes an open ``Store`` and returns text (or data) for a
+front end to print; failures raise ``optmem.errors`` exceptions whose
+message is the one line a user sees. The lines programs read are rendered
+by ``optmem.protocol`` (docs/protocol.md); wake is ``optmem.engine.wake``,
+the hand-over ``optmem.engine.handover``.
 """
 
 from __future__ import annotations
@@ -34,8 +36,6 @@ from optmem.engine.view import (
 from optmem.errors import BadInput, Damaged, MemoError, NotBuilt
 from optmem.store.memory import LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date
 
-HEREDOC_TAG = protocol.SUMMARY_TAG
-saved_as = protocol.saved_as
 
 
 # -- text checks -----------------------------------------------------------
