@@ -36,8 +36,6 @@ from optmem.engine.view import (
 from optmem.errors import BadInput, Damaged, MemoError, NotBuilt
 from optmem.store.memory import LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date
 
-
-
 # -- text checks -----------------------------------------------------------
 
 
