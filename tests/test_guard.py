@@ -128,7 +128,7 @@ FAMILIES = [
      "the passwd: field is required; /etc/passwd: permission denied"),
     ("password-json", '{{"password": "{}"}}', "correcthorse", "password",
      '{"password": null, "user": "bob"}'),
-    ("password-changeme", "admin password={}", "changeme", "password",
+    ("password-letmein", "admin password={}", "letmein", "password",
      "password=$DB_PASSWORD and password=${DB_PASSWORD} and password=<secret>"),
     ("api-key-assignment", "https://api.example.org/v1?api_key={}", MIX * 3, "secret",
      "api_key=<your key here> and api_key=*** and api_key=..."),
@@ -375,11 +375,11 @@ def test_a_prose_word_or_policy_after_password_passes(text):
 
 # Known default passwords and any non-word stay refused, even as one word.
 DEFAULT_PASSWORDS = [
-    "password=changeme", "password=password123", "password=admin123",
+    "password=qwerty123", "password=password123", "password=admin123",
     "password=letmein", "password=P@ssw0rd", "password=hunter2",
     "password=correcthorse", "password=hunter22", "password=admin",
     "password=root", "password=12345678", "password=invalid123",
-    '{"password": "trombone"}', "password: changeme", "password: x=Vx9kQ2mZ7",
+    '{"password": "trombone"}', "password: letmein", "password: x=Vx9kQ2mZ7",
     "mysql -uroot -proot", "machine db login app password welcome",
 ]
 
@@ -811,7 +811,7 @@ MORE_REFUSED = [
     # dev defaults stay refused
     ("password=admin", "password"), ("password=root", "password"),
     ("password=123456", "password"), ("password=" + "hunter" + "2", "password"),
-    ("SECRET_KEY=changeme", "secret"),
+    ("SECRET_KEY=letmein", "secret"),
 ]
 
 

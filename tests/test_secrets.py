@@ -31,6 +31,7 @@ ALPHABETS = {
     "b": string.ascii_letters + string.digits + "+/",
     "u": string.ascii_letters + string.digits + "_-",
     "d": string.digits,
+    "B": string.ascii_uppercase + "234567",
 }
 
 
@@ -204,6 +205,18 @@ SHAPES = {
     "firebase-server-key": ("token", "AAAA{u:7}:APA91b{u:134}"),
     "service-account-key-id": ("phrase", '"private_key_id": "{h:40}"'),
     "assignment": ("phrase", "DATADOG_KEY={h:32}"),
+    "sentence-password": ("phrase", "ssh root@10.0.0.4 password {A:14}"),
+    "sentence-key": ("phrase", "the staging deploy uses abbysale API key {A:40} for auth"),
+    "sentence-token": ("phrase", "the staging bearer for the crawler is {u:40}"),
+    "sentence-secret": ("phrase", "deploy user secret {b:40}"),
+    "sentence-cookie": ("phrase", "cookie session={A:40}"),
+    "sentence-seed": ("phrase", "the TOTP seed is JBSW{B:28}"),
+    "key-continuation": ("phrase", "{b:63}="),
+    "shell-export": ("phrase", "set -gx DB_PASS {A:14}"),
+    "quoted-p-password": ("phrase", "pg_restore -p'{A:14}' -d app"),
+    "user-then-password": ("phrase", "twine upload -u __token__ -p {A:24} dist/*"),
+    "stdin-password": ("phrase", "echo {A:20} | docker login --username ci --password-stdin"),
+    "vault-login": ("phrase", "vault login {A:26}"),
 }
 
 #: Sentence forms a standalone credential is refused in.
@@ -334,8 +347,26 @@ def test_work_is_bounded_by_the_text_length(monkeypatch, fragment):
     assert all(n <= len(text) + 1 for n in calls.values()), calls
 
 
-def test_readme_lists_every_family():
-    readme = Path(__file__).resolve().parent.parent / "README.md"
-    text = readme.read_text(encoding="utf-8")
+def test_docs_page_holds_the_table_of_every_family():
+    """docs/guard.md holds the table ``tests/guard_table.py`` writes: every
+    family, what it refuses, a refused and an allowed example."""
+    import guard_table
+
+    page = guard_table.PAGE.read_text(encoding="utf-8")
+    assert guard_table.page_table(page) == guard_table.render(), (
+        "docs/guard.md's table is out of date: run python tests/guard_table.py")
     for fam in secrets.FAMILIES:
-        assert f"| `{fam.id}` |" in text, fam.id
+        assert f"| `{fam.id}` |" in page, fam.id
+
+
+@pytest.mark.parametrize("fid", [fam.id for fam in secrets.FAMILIES])
+def test_docs_allowed_example_passes(fid):
+    import guard_table
+
+    example = guard_table.allowed_example(fid, SHAPES[fid][1])
+    assert find_problem(example) is None, (fid, example)
+
+
+def test_readme_points_to_the_docs_page():
+    readme = Path(__file__).resolve().parent.parent / "README.md"
+    assert "(docs/guard.md)" in readme.read_text(encoding="utf-8")

@@ -20,6 +20,10 @@ secrets. Identifiers pass too: a commit hash, ``sha256:`` digest, UUID or
 request id by itself, and a value after an identifier's name
 (``RequestToken``, ``cache_key``, ``--lock-token``) or an ARN.
 
+Sentences are read too: a credential word with a value next to it ("the
+staging API token is ..."), a key's body line noted alone, shell forms
+(see "credentials in sentences" below; ``docs/guard.md`` has the table).
+
 Pure: no I/O. A message never repeats the secret it found, only a fixed
 generic prefix.
 """
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from typing import Callable, NamedTuple
 
 # ------------------------------------------------------------ how values are judged
@@ -42,7 +47,8 @@ from typing import Callable, NamedTuple
 #   ``MYSQL_PWD=X``, ``ENCRYPTION_KEY=X``, ``private_key=X`` written tightly
 #   (``=`` or a quoted value), ``mysql -pX``, ``sshpass -p X``, a ``.netrc``
 #   line. X counts when it has 6+ characters, except:
-#   - a placeholder (``<pw>``, ``$VAR``, ``${VAR}``, ``***``, ``...``),
+#   - a placeholder (``<pw>``, ``$VAR``, ``${VAR}``, ``***``, ``...``,
+#     ``changeme``: a value that says to replace it),
 #     code (``args.password``, ``DB_PASSWORD``), a path or a file name
 #     (``~/.pgpass``, ``foo/pk``, ``key.pem``; a key name may also be
 #     followed by a snake_case file name such as ``id_rsa``);
@@ -51,7 +57,7 @@ from typing import Callable, NamedTuple
 #     a word of ``_PROSE_WORDS``, a word with a regular suffix (-ed, -ing,
 #     -tion, -less, ... up to 14 letters), or a hash or cipher name with
 #     its digits (sha256, pbkdf2, argon2id), in lower, Title or UPPER case.
-#   Known default passwords (``_WEAK`` and ``_DEFAULTS``: changeme,
+#   Known default passwords (``_WEAK`` and ``_DEFAULTS``:
 #   password123, admin123, letmein, P@ssw0rd, hunter2, admin, root, ...)
 #   always count, and so does any other single word (``correcthorse``,
 #   ``hunter22``, ``invalid123``): a word list cannot tell a chosen
@@ -86,11 +92,12 @@ _R = r"(?![A-Za-z0-9_-])"  # and ends here
 _PLACEHOLDER_WORDS = frozenset(
     "none null nil true false undefined empty required optional str string "
     "int bool bytes password passwd pass pwd secret token key apikey api_key "
-    "redacted hidden masked removed".split()
+    "redacted hidden masked removed changeme changeit change-me change_me "
+    "changethis replaceme".split()
 )
 #: Well-known default passwords: a secret even when they look like words.
 _WEAK = frozenset(
-    "changeme changeit letmein qwerty qwertyuiop iloveyou trustno1 "
+    "letmein qwerty qwertyuiop iloveyou trustno1 "
     "passw0rd p@ssw0rd p@ssword p4ssw0rd passw0rd! p@ssw0rd! admin1 admin12 "
     "admin123 admin1234 hunter2 password1 password12 password123 "
     "password1234 password! secret1 secret12 secret123 qwerty1 qwerty123 "
@@ -232,6 +239,13 @@ def _prose_word(v: str) -> bool:
     )
 
 
+def _digest(v: str) -> bool:
+    """A digest named by its algorithm (``sha256:<hex>``, ``sha384-<base64>``,
+    ``md5:<hex>``): an identifier of content, not a secret."""
+    return re.match(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2[bs]?|blake3)[:-]"
+                    r"[0-9A-Za-z+/=]{16,}", v) is not None
+
+
 def _path_like(v: str) -> bool:
     """A file name or a path of words (``foo/pk``, ``tpm2-private.pem``,
     ``projects/ID/locations/``): where a secret lives, not the secret."""
@@ -286,7 +300,7 @@ def _chosen_password(v: str) -> bool:
     if low in _WEAK or low in _DEFAULTS:
         return True
     if (len(v) < 6 or _placeholder(v) or _code(v) or _path_like(v)
-            or _expression(v)):
+            or _expression(v) or _digest(v)):
         return False
     parts = [x for x in re.split(r"[-_.]", v) if x]
     if all(x.isdigit() or _prose_word(x) for x in parts) or _prose_word(low.replace("-", "")):
@@ -301,7 +315,10 @@ def _chosen_password(v: str) -> bool:
 def _pw_like(m: re.Match) -> bool:
     """A value after a password word: machine-made, with a symbol, or chosen."""
     v = m.group("v")
-    return _loose_secret(v) or _chosen_password(v)
+    if _digest(v) or re.search(r"(?i)(?:sha[0-9]*|md5|blake[0-9a-z]*)[:-]$",
+                               m.string[max(0, m.start("v") - 8):m.start("v")]):
+        return False  # sha256:<hex> is a digest
+    return _loose_secret(v) or _chosen_password(v) or _mixed_letters(v.rstrip(".,;:!?"))
 
 
 def _quoted_phrase(m: re.Match) -> bool:
@@ -430,7 +447,14 @@ def _telegram(m: re.Match) -> bool:
 
 
 def _url_password(m: re.Match) -> bool:
+    """A password in a URL's user part. One with a raw ``/`` (which a URL
+    should encode, but people paste) must also look like a secret, and
+    never starts as a port and a path do (``host:443/@scope``)."""
     v = m.group("v")
+    if "/" in v:
+        if re.match(r"[0-9]*/", v):  # a port and a path, or 1//0<token>
+            return _sentence_secret(v.lstrip("0123456789/"), True)
+        return _sentence_secret(v, True)
     return len(v) >= 3 and not _placeholder(v)
 
 
@@ -466,7 +490,7 @@ def _prose_password(m: re.Match) -> bool:
     v = m.group("v").rstrip(".,;:!?)")
     if _chosen_password(v):
         return True
-    if len(v) < 8 or _placeholder(v):
+    if len(v) < 8 or _placeholder(v) or _digest(v):
         return False
     return _random(v) or (
         any(ch.isdigit() for ch in v)
@@ -507,7 +531,7 @@ def _assignment_value(m: re.Match) -> bool:
         return False
     quoted = m.group("qv") is not None
     v = m.group("qv") if quoted else m.group("v")
-    if _placeholder(v) or _code(v):
+    if _placeholder(v) or _code(v) or _digest(v):
         return False
     low = v.lower()
     stripped = re.sub(r"[^a-z0-9]", "", low)
@@ -683,8 +707,392 @@ def _header_value(m: re.Match) -> bool:
     """A credential in a request header (``-H "X-Api-Key: ..."``): 8+
     characters, not a placeholder, not one plain word."""
     v = m.group("v")
-    return len(v) >= 8 and not _placeholder(v) and not _code(v) and (
+    return len(v) >= 8 and not _placeholder(v) and not _code(v) and not _digest(v) and (
         _machine_made(v) or any(ch.isdigit() for ch in v))
+
+
+# ------------------------------------------------- credentials in sentences
+#
+# Agents write sentences, not .env lines: "the staging API token is <v>",
+# "deploy user secret <v>", "ssh root@host password <v>". A credential word
+# (``_SENTENCE_WORD``: password, key, token, secret, credential, auth,
+# bearer, cookie, session, seed, webhook and their spellings) counts when,
+# within a few words, a value follows (``_sentence_value``):
+#
+# * between them only connectors (``is``, ``was``, ``=``, ``:``, ``now``,
+#   ``set to``, ...) and prepositional phrases (``for the staging bot``,
+#   ``of prod``) may stand; after such a phrase a password must be
+#   introduced by a connector ("the password for root is X"), a generated
+#   value need not ("API key for abbysale <v>"); the word right after a
+#   preposition is its object, never the value ("the token for <hash>");
+# * the word names an identifier when the word before it says so (``cache
+#   key``, ``primary key``, ``public key``, ``page token``:
+#   ``_PUBLIC_NAME_WORDS``), or when its own next word does (``key id``,
+#   ``token budget``: anything that is not a connector ends the search);
+# * after a password word the value is one token a person chose
+#   (``_chosen_password``) or letters of both cases mixed as no word or
+#   identifier mixes them (``clsxHKifxi``: ``_mixed_letters``);
+# * after any other word the value must look generated (``_generated``).
+
+#: Words that may stand between a credential word and its value.
+_CONNECTORS = frozenset(
+    """is was are were be been being = == := : - -- -> => now still currently
+    set reset changed updated rotated regenerated to as here value equals
+    reads becomes became will would should must then just also literally
+    temporarily always today yesterday again new one ones api the a an
+    ist war sind est était es era é è são sono は が を 是 为 為 ：""".split()
+)
+#: Words between a value and the credential word after it.
+_BACK_CONNECTORS = frozenset("is was are were as that's thats it's its -> =>".split())
+#: Password words of other languages (``_sentence_word``).
+_PW_FOREIGN = frozenset(
+    "passwort kennwort passe contraseña contrasena senha パスワード 密码 口令".split()
+)
+#: Words after which a value is a digest or an identifier, not a credential.
+_DIGEST_WORDS = frozenset(
+    "sha1 sha256 sha384 sha512 md5 blake2b blake3 digest hash checksum commit "
+    "fingerprint id uuid".split()
+)
+#: Words that open a phrase naming what a credential is for.
+_PREPOSITIONS = frozenset(
+    "for of on in at from with under into via per by für von de du des del di da do della"
+    .split()
+)
+_ARTICLES = frozenset("the a an my our your their its this that these those".split())
+
+#: A generated value's entropy is at least this share of the most its
+#: length and alphabet allow (``_entropy_ratio``). Measured with
+#: ``benchmarks/sentence_entropy.py`` on the allowed corpora and the
+#: credential corpus of ``tests/data``: no value in a credential's place in
+#: the allowed corpora has a generated value's shape at all (the shape tests
+#: before entropy decide there); of the tokens anywhere in them that have
+#: that shape (ids such as ``vpc-0a1b2c...``, age recipients) the median is
+#: 0.84, and the lowest generated credential is at 0.757. The threshold
+#: keeps every generated credential and drops the tokens a tool or a
+#: person wrote with repeats (``aaaa1111bbbb2222...``).
+_SENTENCE_ENTROPY = 0.75
+
+
+_PW_WORDS = frozenset(
+    "password passwords passwd passwds passphrase passphrases passcode passcodes pw pwd"
+    .split()
+)
+
+
+def _sentence_word(first: str, words: str, camel: str, cjk: str = "",
+                   exact: str = "") -> str:
+    """The pattern of a credential word: ``words`` (an alternation, any
+    case) or ``exact`` (this case only) standing alone, ``camel`` at the
+    end of a camelCase name, or ``cjk`` anywhere (no spaces around words).
+    ``first`` holds every character a word can start with: the pattern
+    opens with it as a lookahead, which lets the re module skip ahead to
+    such a character (half the time of the plain pattern on prose)."""
+    alts = r"(?i:" + words + r")" + (r"|(?-i:" + exact + r")" if exact else "")
+    return (r"(?=[" + first + r"])(?P<w>(?<![A-Za-z0-9])(?:" + alts + r")(?![A-Za-z0-9])"
+            r"|(?<=[a-z])(?:" + camel + r")(?![A-Za-z0-9])"
+            + (r"|" + cjk if cjk else "") + r")")
+
+
+def _strip_value(tok: str) -> str:
+    """One token as a value: without the quotes, brackets and sentence
+    punctuation around it (base64 padding ``=`` and the angle brackets of a
+    placeholder such as ``<password>`` stay)."""
+    return tok.rstrip(".,;:!?)]}\"'`").lstrip("\"'`([{")
+
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def _readable_b64(v: str) -> bool:
+    """Base64 that decodes to readable text (``dGhpcyBpcyBhIHRlc3Q=``)."""
+    if re.fullmatch(r"[A-Za-z0-9+/_-]{12,}={0,2}", v) is None:
+        return False
+    raw = _b64decode(v)
+    if not raw:
+        return False
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return text.isprintable() and sum(ch.isalpha() or ch == " " for ch in text) >= 0.8 * len(text)
+
+
+def _entropy_ratio(v: str) -> float:
+    """Shannon entropy of ``v`` over the most a string of its length and
+    alphabet can have: ``log2(min(len, k))``, where k counts the classes
+    ``v`` draws from (10 digits, 6 or 26 letters of each case: hex or not,
+    and each symbol). 1.0 for a string whose characters are all different."""
+    k = 0
+    if any(ch.isdigit() for ch in v):
+        k += 10
+    for letters, hexes in ((string.ascii_lowercase, "abcdef"), (string.ascii_uppercase, "ABCDEF")):
+        used = set(v) & set(letters)
+        if used:
+            k += 6 if used <= set(hexes) else 26
+    k += len({ch for ch in v if not ch.isalnum()})
+    top = math.log2(max(2, min(len(v), k)))
+    return _entropy(v) / top
+
+
+def _identifier_words(v: str) -> bool:
+    """A name made of words: ``staging-environment-name``, ``getAccessToken``,
+    ``com.example.app``, ``v1.2.3-rc1``. Split at ``_-./`` and at case humps
+    into parts of 3.5+ characters on average, every part is a word (2+
+    letters, lower or Title case, with a vowel), a number of at most 4
+    digits or an acronym of at most 5 letters, and one is a word of 3+."""
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+", v)
+    if not parts or sum(map(len, parts)) < 3.5 * len(parts):
+        return False
+    return any(len(p) >= 3 and p[1:].islower() for p in parts) and all(
+        (len(p) >= 2 and p[1:].islower()
+         and (len(p) < 4 or re.search("[aeiouyAEIOUY]", p) is not None))
+        or (p.isdigit() and len(p) <= 4) or (p.isupper() and len(p) <= 5) for p in parts)
+
+
+def _generated(v: str) -> bool:
+    """Does the value ``v`` (one token) look generated rather than written?
+
+    Hex of 32+ characters with letters and digits; base32 of 16+ (an OTP
+    seed: ``[A-Z2-7]`` with both); or 16+ characters of the base64 and
+    url-safe alphabets with letters and digits (or both cases) mixed up,
+    not a name made of words, and Shannon entropy of at least
+    ``_min_entropy(len(v))``. A UUID, a digest after ``sha256:``, an ARN, a
+    URL, a path, a placeholder or base64 of readable text is not.
+    """
+    if "=" in v.rstrip("="):  # session=VALUE: the value
+        v = v.rstrip("=").rpartition("=")[2] + v[len(v.rstrip("=")):]
+    if len(v) < 16 or _placeholder(v) or re.search(_UUID, v):
+        return False  # a UUID, or an id built on one (req-<uuid>)
+    if re.fullmatch(r"(?:0x)?[0-9a-fA-F]+", v):
+        return len(v) >= 32 and _body_hex_str(v)
+    if ":" in v or "$" in v or "|" in v:  # parts: 2/NNN/NNN:<hex>, a$b$<hex>
+        if re.match(r"(?i)(?:sha[0-9]*|md5|blake[0-9a-z]*|arn|urn|[a-z0-9+.-]*//)[:-]", v) \
+                or "://" in v:
+            return False  # a digest, an ARN, a URL
+        return any(_generated(p) for p in re.split(r"[:$|]+", v) if p != v)
+    if re.fullmatch(r"[A-Za-z0-9+/=_.~-]+", v) is None:
+        return False
+    hexrun = re.search(r"[0-9a-fA-F]{32,}", v)
+    if hexrun and _body_hex_str(hexrun.group(0)) and not _path_like(v):
+        return True  # 0x..., <hex>NRAL: hex with a tag
+    if re.fullmatch(r"[A-Z2-7]{16,}=*", v):
+        return any(ch.isdigit() for ch in v) and len(set(v)) >= 8
+    up = any(ch.isupper() for ch in v)
+    low = any(ch.islower() for ch in v)
+    digit = any(ch.isdigit() for ch in v)
+    if not (_random(v) or _random_cases(v) or (up and low and digit)
+            or (digit and (up or low) and _classes_change(v) >= 4)):
+        return False
+    if _path_like(v) or _name_like(v) or _identifier_words(v) or _readable_b64(v):
+        return False
+    return _entropy_ratio(v) >= _SENTENCE_ENTROPY
+
+
+def _body_hex_str(v: str) -> bool:
+    return (any(ch.isdigit() for ch in v) and any(ch.isalpha() for ch in v)
+            and len(set(v.lower())) >= 8)
+
+
+def _mixed_letters(v: str) -> bool:
+    """Letters of both cases mixed as no word or identifier mixes them: an
+    upper-case run of 2+ inside lower case (``clsxHKifxi``), or case
+    changing 4+ times (``aBcdEfgH``), 8+ letters, not a name made of words."""
+    if len(v) < 8 or not v.isalpha() or not v.isascii():
+        return False
+    if re.search(r"[a-z][A-Z]{2,}[a-z]", v):
+        return True
+    return _classes_change(v) >= 4 and not _identifier_words(v)
+
+
+def _sentence_secret(v: str, pw: bool) -> bool:
+    """Is the token ``v``, standing where a credential's value goes, one?
+    After a password word: a chosen password, letters mixed as no word is,
+    or a generated value; after any other word: a generated value, letters
+    mixed as no word is, or 8+ characters with a letter, a digit and a
+    symbol (``C4rous3l*3``)."""
+    if re.search(_UUID, v) or _digest(v):
+        return False  # an id built on a UUID, a digest: identifiers
+    if _generated(v) or _mixed_letters(v):
+        return True
+    if pw:
+        return _chosen_password(v)
+    return (re.fullmatch(r"[\w!@#$%^&*+~.-]{8,64}", v) is not None and not _placeholder(v)
+            and not _path_like(v) and re.search(r"[A-Za-z]", v) is not None
+            and re.search(r"[0-9]", v) is not None
+            and re.search(r"[!@#$%^&*+~]", v) is not None)
+
+
+_LAST_WORD = re.compile(r"([A-Za-z0-9]+)[^A-Za-z0-9]*$")
+_PHRASE_END = re.compile(r"\s*(?:$|[.,;:!?)\]]|(?:for|of|on|in|at|from|with|to)\b)")
+
+
+def _sentence_value(m: re.Match) -> bool:
+    """Is a credential's value written next to the word ``m`` matched? After
+    it, within a few words (``_value_after``), or before it ("<v> is the
+    staging token": ``_value_before``)."""
+    text = m.string
+    word = m.group("w").lower()
+    pw = word in _PW_WORDS or word in _PW_FOREIGN or word.endswith("passe")
+    before = text[max(0, m.start() - 40):m.start()]
+    head = before.rsplit(None, 1)[-1] if before and not before[-1].isspace() else ""
+    if head.endswith(":") or "arn:" in head.lower() or "://" in head or "@" in head \
+            or "$" in head:
+        return False  # arn:...:secret:name, a URL, $API_KEY
+    if word.rstrip("s") in ("key", "apikey", "token", "session", "cookie"):
+        prev = _LAST_WORD.search(before)
+        if prev and prev.group(1).lower() in _PUBLIC_NAME_WORDS:
+            return False  # cache key, primary key, public key, next token
+    return _value_after(m, pw) or _value_before(m, pw)
+
+
+def _value_after(m: re.Match, pw: bool) -> bool:
+    """The value follows the word: only connectors, a parenthesis, a
+    preposition's phrase or one name before ``:``/``=`` between."""
+    rest = m.string[m.end():m.end() + 240].split(None, 11)[:11]
+    obj = False  # the next word is a preposition's object
+    aside = False  # inside a parenthesis: "(expires in 90 days):"
+    budget = 0
+    introduced = True
+    named = False
+    for i, tok in enumerate(rest):
+        bare = tok.strip("\"'`()[]{},;.!?").lower()
+        if aside:
+            if tok.endswith((")", "):", ")=")):
+                aside = False
+                introduced = tok[-1] in ":="
+            continue
+        if obj:
+            if bare in _ARTICLES:
+                continue
+            if bare in _DIGEST_WORDS:
+                return False  # "in the commit <hash>": what follows names it
+            obj = False
+            budget = 1
+            introduced = tok[-1] in ":="
+            continue
+        if not bare.strip(":=-") or bare.rstrip(":") in _CONNECTORS:
+            if tok[-1] in ".;!?":
+                return False  # the sentence ends: "... 4,000 tokens. <hash>"
+            introduced = True
+            continue
+        if bare in _PREPOSITIONS:
+            obj = True
+            continue
+        if tok[0] == "-" or bare in _DIGEST_WORDS:
+            return False  # the next option; a digest, a commit, a fingerprint
+        v = _strip_value(tok)
+        if tok[0] in ":=" and len(tok) > 1:  # key:VALUE, key=VALUE
+            v = _strip_value(tok.lstrip(":="))
+        if (introduced or not pw) and _sentence_secret(v, pw):
+            return True
+        if tok[0] == "(":  # an aside: "(prod):", "(expires in 90 days):"
+            if re.search(r"\)[:=]?$", tok):
+                introduced = tok[-1] in ":="
+            else:
+                aside = True
+            continue
+        if tok[-1] in ":=" or (i + 1 < len(rest) and rest[i + 1] in (":", "=", "->", "=>")):
+            if budget or not named:  # a name before ":" ("clé API Stripe : <v>")
+                budget = 0
+                named = introduced = True
+                continue
+        if budget and tok[-1] not in ".;,!?":  # a clause ends: the search too
+            budget -= 1
+            introduced = False
+            continue
+        return False
+    return False
+
+
+def _value_before(m: re.Match, pw: bool) -> bool:
+    """The value comes first: "<v> is the staging token", "<v> - that's the
+    new deploy key", "use <v> as the redis password", "<v> (the live secret
+    key, ...)". The word ends its phrase; between them stand a connector,
+    an article and at most two names."""
+    text = m.string
+    if _PHRASE_END.match(text, m.end(), m.end() + 8) is None:
+        return False
+    toks = text[max(0, m.start() - 200):m.start()].split()[-8:]
+    names = 0
+    conn = False
+    for tok in reversed(toks):
+        bare = tok.strip("\"'`()[]{},;.!?").lower()
+        if bare in _BACK_CONNECTORS or not bare.strip("-—–:="):
+            conn = True
+            continue
+        if conn:
+            return _sentence_secret(_strip_value(tok), pw)
+        if bare in _ARTICLES:
+            pass
+        elif names < 2 and re.fullmatch(r"[\w-]+", bare) and bare not in _PREPOSITIONS:
+            names += 1
+        else:
+            return False
+        if tok[0] == "(":
+            conn = True
+    return False
+
+
+#: Words after which a base64 run is public: an SSH or age public key, a
+#: subresource integrity digest.
+_PUBLIC_LEADS = ("ssh-", "ecdsa-", "age1", "sha256-", "sha384-", "sha512-", "public key",
+                 "public_key", "public-key", "publickey")
+
+
+def _key_line(m: re.Match) -> bool:
+    """A line of a key's body noted on its own: 60-76 characters of the
+    standard base64 alphabet holding ``+`` or ``/`` or ending in ``=``, with
+    an upper-case letter, a lower-case letter and a digit (the shape of a
+    PEM body line). Not after an SSH/age public key or an integrity digest
+    (``_PUBLIC_LEADS``), not an SSH public key's own body (``AAAA...``
+    naming its algorithm), not a path of words, not base64 of readable text."""
+    v = m.group("v")
+    if not 60 <= len(v) <= 76 or not ("+" in v or "/" in v or v.endswith("=")):
+        return False
+    if not (any(ch.isupper() for ch in v) and any(ch.islower() for ch in v)
+            and any(ch.isdigit() for ch in v)):
+        return False
+    before = m.string[max(0, m.start() - 200):m.start()].lower()
+    if any(w in before for w in _PUBLIC_LEADS):
+        return False
+    if "/" in v and "+" not in v and all(
+            not p or _identifier_words(p.rstrip("=")) or not _random(p)
+            for p in v.split("/")):
+        return False  # src/components/Header2/...: a path
+    if v.startswith("AAAA"):
+        raw = _b64decode(v[:40]) or b""
+        if b"ssh-" in raw or b"ecdsa-" in raw or b"sk-" in raw:
+            return False
+    return not _readable_b64(v)
+
+
+def _shell_value(m: re.Match) -> bool:
+    """``set -x NAME value`` (fish), ``setenv NAME value`` (csh), ``export
+    NAME value`` (a mistake for ``=``): NAME says credential and the value
+    is a password or a generated value, not a placeholder or a variable."""
+    key = re.search(_KEY_END, m.group("k"))
+    if key is None:
+        return False
+    v = _strip_value(m.group("v"))
+    if _placeholder(v) or _code(v) or v.startswith("$"):
+        return False
+    if key.group("pw") is not None:
+        return _secret_value(v) and not _name_like(v)
+    if _public_name(m.group("k")):
+        return False
+    return _generated(v) or (len(v) >= 14 and _random(v)) or _high_entropy(v)
+
+
+def _vault_login(m: re.Match) -> bool:
+    """``vault login <token>``: a token given on the command line."""
+    v = m.group("v")
+    return not _placeholder(v) and _sentence_secret(v, False)
+
+
+def _quoted_p(m: re.Match) -> bool:
+    """``-p'value'`` on a command line: a password, not a port mapping."""
+    v = m.group("v")
+    return _secret_value(v) and re.fullmatch(r"[0-9:./-]+", v) is None
 
 
 # ------------------------------------------------------------- the table
@@ -1134,6 +1542,71 @@ _AWS_ADVICE = _where("key", "AWS keys are in ~/.aws/credentials, profile dev")
 _GH_ADVICE = _where("token", "GitHub token is in the gh keyring (gh auth token)")
 _GL_ADVICE = _where("token", "GitLab token is in ~/.config/glab-cli")
 
+#: Credentials in sentences: a credential word, then within a few words a
+#: value (``_sentence_value``); a key's body line noted alone; shell forms.
+_SENTENCES: tuple = (
+    Family("shell-export", "a credential in a shell command", ("set -", "setenv", "export"),
+           r"(?<![A-Za-z0-9_./-])(?:set(?:[ \t]+-{1,2}[A-Za-z]{1,8}){1,3}|setenv|export)"
+           r"[ \t]+(?P<k>[A-Za-z_][A-Za-z0-9_]{0,80})[ \t]+(?P<v>[^\s;|&]{1,300})",
+           _shell_value, _where("value", "API token is in the API_TOKEN env var"),
+           "set -x NAME ...", "fish set(1), csh setenv, sh export"),
+    Family("user-then-password", "a password on a command line", ("-u", "--user"),
+           r"(?<![A-Za-z0-9_-])(?:-u|--user(?:name)?)[ \t=]*[^\s-][^\s]{0,100}[ \t]+"
+           r"(?:-p|--pass(?:word)?)[ \t]+(?!-)" + _PW_ONE, _value_secret, _PW_ADVICE,
+           "-u ... -p ...", "twine, docker, mongosh: a user option, then -p"),
+    Family("stdin-password", "a password on a command line", ("--password-stdin",),
+           r"(?<![A-Za-z0-9_-])(?:echo|printf)(?:[ \t]+-[ne]{1,2})?[ \t]+" + _PW_ONE
+           + r"[ \t]*\|[^|;&]{0,200}?--password-stdin", _value_secret, _PW_ADVICE,
+           "echo ... | ... --password-stdin", "docker login --password-stdin"),
+    Family("vault-login", "a Vault token on a command line", ("vault login",),
+           r"(?<![A-Za-z0-9_./-])vault[ \t]+login(?:[ \t]+-[A-Za-z-]{1,30}(?:=[^\s]{0,100})?)*"
+           r"[ \t]+(?P<v>[^\s\"'=-][^\s\"'=]{7,300}={0,2})(?![^\s])", _vault_login,
+           _where("token", "Vault token is in ~/.vault-token"), "vault login ...",
+           "developer.hashicorp.com/vault/docs/commands/login"),
+    Family("quoted-p-password", "a password on a command line", ("-p'", '-p"'),
+           r"(?<![A-Za-z0-9_-])-p(?P<q>['\"])(?P<v>[^'\"\s]{1,200})(?P=q)", _quoted_p,
+           _PW_ADVICE, "-p'...'", "the mysql manual, --password"),
+    Family("sentence-password", "a password in a sentence",
+           ("pass", "pw", "kennwort", "contrase", "senha", "パスワード", "密码", "口令"),
+           _sentence_word("PpMmKkCcSsパ密口",
+                          r"pass(?:words?|wds?|phrases?|codes?)|pwd?|passwort|kennwort"
+                          r"|mot de passe|contraseñas?|contrasenas?|senhas?",
+                          "Password|Passwd", "パスワード|密码|口令"),
+           _sentence_value, _PW_ADVICE, "password ...", "optmem: how agents write"),
+    Family("sentence-key", "a key in a sentence",
+           ("key", "schlüssel", "clé", "clave", "chave", "chiave", "キー", "密钥", "秘钥"),
+           _sentence_word("AaKkSsCcキ密秘",
+                          r"(?:api)?keys?|schlüssel|clés?|claves?|chaves?|chiavi|chiave",
+                          "Keys?", "キー|密钥|秘钥"), _sentence_value,
+           _where("key", "staging API key is in the STAGING_API_KEY env var"), "key ...",
+           "optmem: how agents write"),
+    Family("sentence-token", "a token in a sentence",
+           ("token", "bearer", "auth", "webhook", "pat", "jeton", "トークン", "令牌"),
+           _sentence_word("TtBbAaWwJjPト令", r"tokens?|bearer|auth|webhooks?|jetons?",
+                          "Tokens?",
+                          "トークン|令牌", "PATs?"), _sentence_value,
+           _where("token", "staging token is in the STAGING_TOKEN env var"), "token ...",
+           "optmem: how agents write"),
+    Family("sentence-secret", "a secret in a sentence", ("secret", "cred"),
+           _sentence_word("SsCc", r"secrets?|credentials?|creds?", "Secrets?|Credentials?"),
+           _sentence_value,
+           _where("secret", "staging secret is in the STAGING_SECRET env var"), "secret ...",
+           "optmem: how agents write"),
+    Family("sentence-cookie", "a session cookie in a sentence", ("cookie", "session"),
+           _sentence_word("CcSs", r"cookies?|session(?:id)?s?", "Cookies?|Session"),
+           _sentence_value,
+           _where("cookie", "session cookie is in the browser's cookie jar"), "cookie ...",
+           "optmem: how agents write"),
+    Family("sentence-seed", "an OTP seed in a sentence", ("seed", "otp"),
+           _sentence_word("SsOoTtHh", r"seeds?|otp|totp|hotp", "Seeds?"), _sentence_value,
+           _where("seed", "TOTP seed is in the team's password manager"), "seed ...",
+           "optmem: how agents write"),
+    Family("key-continuation", "a line of a private key", (),
+           r"(?<![A-Za-z0-9+/=_.:@-])(?P<v>[A-Za-z0-9+/]{58,76}={0,2})(?![A-Za-z0-9+/=_-])",
+           _key_line, _KEY_ADVICE, "a base64 line of 60-76 characters",
+           "RFC 7468 (64-character base64 lines)"),
+)
+
 #: The one table of credential families. Earlier rows win (their message).
 FAMILIES: tuple = (
     Family("anthropic-api-key", "an Anthropic API key", ("sk-ant-",),
@@ -1245,7 +1718,8 @@ FAMILIES: tuple = (
            "RFC 9110, section 11.6.2"),
     # The password may hold a raw "@": the host follows the last one.
     Family("url-password", "a password in a URL", ("://",),
-           r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@?#]{0,100}:(?P<v>[^\s/?#]{1,200})@"
+           r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s/:@?#]{0,100}:"
+           r"(?P<v>[^\s/?#]{1,200}|[^\s?#@]{1,200})@"
            r"(?=[A-Za-z0-9\[])", _url_password, _URL_ADVICE, "scheme://user:...@host",
            "RFC 3986, section 3.2.1"),
     Family("curl-header", "a credential in a request header", ("-h", "--header"),
@@ -1263,6 +1737,7 @@ FAMILIES: tuple = (
            r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\s]{0,300})(?P=q)"
            r"|(?P<v>[^\s\"'`,;&)}\]]{0,300}))", _assignment, _ASSIGN_ADVICE, None,
            "generic-api-key in gitleaks; detect-secrets KeywordDetector"),
+    *_SENTENCES,
 )
 
 
@@ -1324,15 +1799,17 @@ def candidates(text: str) -> list:
     if _keyword_rx is None:
         _index()
     found = set(_always)
-    low = text.lower()
-    for m in _keyword_rx.finditer(low):
-        hit = m.group(1)
-        # every keyword that is a prefix of the longest one found here
-        for n in range(1, len(hit) + 1):
-            idx = _by_keyword.get(hit[:n])
-            if idx:
-                found.update(idx)
+    for hit in set(_keyword_rx.findall(text.lower())):
+        idx = _by_hit.get(hit)
+        if idx is None:
+            # every keyword that is a prefix of the longest one found here
+            idx = _by_hit[hit] = tuple(
+                i for n in range(1, len(hit) + 1) for i in _by_keyword.get(hit[:n], ()))
+        found.update(idx)
     return [FAMILIES[i] for i in sorted(found)]
+
+
+_by_hit: dict = {}  # a keyword match -> indexes of the families of its prefixes
 
 
 def _pattern(fam: Family):
