@@ -1,4 +1,4 @@
-"""Build the optional C accelerator for recall's counts (optmem/_scan.c).
+"""Build the optional C accelerator for recall's counts (optmem/recall/_scan.c).
 
 Everything else is in pyproject.toml. ``optional=True``: where no C compiler
 or no Python headers are at hand, the build skips the extension (pip shows
@@ -8,4 +8,4 @@ its warning only with -v) and memo runs in pure Python with the same answers
 """
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("optmem._scan", ["optmem/_scan.c"], optional=True)])
+setup(ext_modules=[Extension("optmem.recall._scan", ["optmem/recall/_scan.c"], optional=True)])

@@ -23,10 +23,10 @@ answering a compression) are undone after every run by cutting the files
 back, so every run sees the same store. The table has one row per command
 and two columns per store size, with baselines below: ``python -c "import
 click"`` with memo's interpreter, and ``grep -ci`` on the same ``LOG.txt``
-for each recall pattern. Then one row per recall class (issue 11: frequent
+for each recall pattern. Then one row per recall class (docs/recall.md: frequent
 word, alternation, ``\\b`` word, non-ASCII and CJK words, rare and absent
 words, a date) with memo's time, grep's in the same rounds and their
-ratio; check's and recall's rates in MB/s; and the goals of issue 11.
+ratio; check's and recall's rates in MB/s; and recall's goals (docs/recall.md).
 The generated store has words with a realistic spread: a few in half the
 lines (``FREQUENT``), thousands of rare ones, non-ASCII text in many
 scripts, and now and then a line in NFD.
@@ -53,7 +53,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 from optmem import blocks  # noqa: E402
-from optmem.store import LOG_RECORD, TREE_RECORD, Store, encode_memory, encode_summary  # noqa: E402
+from optmem.store.memory import LOG_RECORD, TREE_RECORD, Store, encode_memory, encode_summary  # noqa: E402
 
 GENERATOR = 4  #: bump when the generated content changes, so old stores are rebuilt
 SEED = 20240517
@@ -62,7 +62,7 @@ BATCH = 1 << 15  #: records encoded and written per write() call
 FIRST_DAY = datetime.date(2016, 1, 1)
 DAYS = 3650  #: dates run from FIRST_DAY over ten years, never decreasing
 
-# Recall patterns, one per class of issue 11: (label, pattern, grep's
+# Recall patterns, one per class of docs/recall.md: (label, pattern, grep's
 # options). Each means the same to Python's re (IGNORECASE) and to GNU grep
 # with those options, so ``grep -ci`` on the same LOG.txt is a like-for-like
 # baseline. ``{date}`` and ``{rare}`` are filled in per store.
@@ -399,7 +399,7 @@ def recall_table(sizes, results, baselines) -> str:
     for T in sizes:
         head += [f"{T:,}: memo s", "grep s", "ratio", "MiB"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for label, pattern, _ in RECALL:
+    for label, _pattern, _ in RECALL:
         shown = next(p for r, p, _ in recall_patterns(sizes[-1]) if r.startswith(f"recall {label} '"))
         cells = [label, "`" + shown.replace("|", "\\|") + "`"]
         for T in sizes:
@@ -665,7 +665,7 @@ def main(argv=None) -> int:
     for line in rates(sizes, results, base):
         print(line)
     print()
-    print(f"Goals (issue 11), from this run at {big:,} memories"
+    print(f"Goals (docs/recall.md), from this run at {big:,} memories"
           + ("" if big >= 1_000_000 else " (the goals are stated at 1,000,000)") + ":")
     jobs = {j.row: j for j in results[big]}
     greps = {getattr(j, "recall_row", None): j for j in base_results[big]}

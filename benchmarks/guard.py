@@ -17,7 +17,7 @@ time mostly measures the other processes), and the same for a baseline in
 the same run: ``re.search`` of a simple word over the same text.
 
 No path in memo runs the guard on more than ``MAX_ENTRY_BYTES`` (287)
-characters: the length is checked first (``core.clean_text``). The larger
+characters: the length is checked first (``view.clean_text``). The larger
 sizes show what that check protects against.
 """
 
@@ -36,9 +36,10 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 
-from optmem import guard  # noqa: E402
-from optmem.config import MAX_ENTRY_BYTES  # noqa: E402
 from test_guard import ADVERSARIAL  # noqa: E402
+
+from optmem.guard import text as guard  # noqa: E402
+from optmem.store.config import MAX_ENTRY_BYTES  # noqa: E402
 
 
 def timed(fn, text: str, runs: int) -> float:

@@ -10,7 +10,7 @@ slows all alike::
     python benchmarks/guard_cost.py --vs-rev main --notes 40 --rounds 5
 
 ``--vs-rev REV`` exports REV's ``optmem/`` with ``git archive`` into a
-temporary folder (with this checkout's compiled ``optmem._scan`` when REV's
+temporary folder (with this checkout's compiled ``optmem.recall._scan`` when REV's
 ``_scan.c`` is the same), so no second checkout is needed.
 
 Figures per checkout:
@@ -49,7 +49,7 @@ CORPORA = ("click-history.txt", "commit-subjects.txt")
 _GUARD = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from optmem import guard
+from optmem.guard import text as guard
 lines = []
 for path in sys.argv[2:]:
     with open(path, encoding="utf-8") as f:

@@ -37,7 +37,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from optmem.cli import cli  # noqa: E402
+from optmem.cli.app import cli  # noqa: E402
 
 NOTHING_LEFT = "Nothing left to compress."
 ORDER = re.compile(r"^Run: memo sleep (\S+)(?: -)? <<'(\w+)'$", re.M)

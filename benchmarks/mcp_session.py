@@ -41,7 +41,7 @@ def params(store):
 
 
 def summary(text):
-    body = [l.strip() for l in text.splitlines() if l.startswith("  ") and l.strip()]
+    body = [line.strip() for line in text.splitlines() if line.startswith("  ") and line.strip()]
     return " | ".join(body).encode()[:280].decode("utf-8", "ignore").strip()
 
 
@@ -71,7 +71,8 @@ async def session(store):
             first = (await s.call_tool("sleep", {})).content[0].text
             print("sleep ->\n" + short(first, 12))
             await answer(s, first, count)
-            note = (await s.call_tool("note", {"text": "MCP session on the 1,000 real memories"})).content[0].text
+            called = await s.call_tool("note", {"text": "MCP session on the 1,000 real memories"})
+            note = called.content[0].text
             print("note ->\n" + short(note, 14))
             last = await answer(s, note, count)
             print("last sleep ->", last)
@@ -100,7 +101,7 @@ async def writer(store, tag, per):
 
 async def race(store, per):
     cli = subprocess.Popen([sys.executable, "-c",
-                            "from optmem.cli import cli\n"
+                            "from optmem.cli.app import cli\n"
                             f"for i in range({per}):\n"
                             "    cli.main(['note', f'cli note {i}'], standalone_mode=False)\n"],
                            cwd=REPO, env=dict(os.environ, MEMORY_DIR=str(store), PYTHONPATH=str(REPO)),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What project scopes cost a command (issue #17), as ratios in one run.
+"""What project scopes cost a command (docs/scopes.md), as ratios in one run.
 
 Builds, in a temporary folder, a global store of the first 1,000 lines of
 ``tests/data/click-history.txt`` (every compression paid by a stand-in

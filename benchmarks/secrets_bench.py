@@ -9,7 +9,7 @@ local copy of gitleaks (its checkout, or just its ``config/gitleaks.toml``)::
     OPTMEM_SCANNER_RULES=/tmp/gitleaks python benchmarks/secrets_bench.py \
         --repo /path/to/other/checkout          # measure another optmem
 
-For every rule it makes samples the way the issue (#16) describes:
+For every rule it makes samples the way docs/guard.md describes:
 
 * random strings matching the rule's regular expression (a small generator
   over Python's regex parser, seeded, so runs repeat), plus the literal
@@ -34,7 +34,7 @@ For every rule it makes samples the way the issue (#16) describes:
 
 Rules for public identifiers (client ids, user ids, publishable keys) are
 left out. It prints refused/total per rule, per form and overall, the goal
-lines of issue #16, every secret a refusal message echoed (there should be
+lines of docs/guard.md, every secret a refusal message echoed (there should be
 none) and the false alarms on the real corpora (``--corpus``, default: the
 repository's click history and commit subjects), each line listed.
 """
@@ -47,17 +47,16 @@ import os
 import random
 import re
 import string
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
 
 try:
-    import re._parser as sre_parse  # Python 3.11+
     import re._constants as C
+    import re._parser as sre_parse  # Python 3.11+
 except ImportError:  # pragma: no cover - older Pythons
-    import sre_parse  # type: ignore
     import sre_constants as C  # type: ignore
+    import sre_parse  # type: ignore
 
 try:
     import tomllib
@@ -342,7 +341,7 @@ def load_guard(repo: str):
     sys.path.insert(0, repo)
     for name in [m for m in sys.modules if m == "optmem" or m.startswith("optmem.")]:
         del sys.modules[name]
-    from optmem import guard
+    from optmem.guard import text as guard
     return guard
 
 
@@ -449,7 +448,7 @@ def main(argv=None) -> int:
     print(f"overall {tot_r}/{tot_n} ({100 * tot_r / max(tot_n, 1):.1f}%); rules fully refused "
           f"{full} of {rated}, not at all {none}")
     print("weakest rules (alone and named forms):")
-    for ratio, rid, r, n, miss in sorted(weak)[:5]:
+    for _ratio, rid, r, n, miss in sorted(weak)[:5]:
         print(f"  {rid}: {r}/{n}" + (f"  e.g. {miss[0][:100]}" if miss else ""))
     print(f"secrets echoed: {len(echoed)}")
     for rid, msg in echoed:

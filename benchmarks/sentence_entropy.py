@@ -5,7 +5,7 @@ Runs the guard over the allowed corpora (``tests/data/commit-subjects.txt``,
 ``click-history.txt``, ``guard-allowed.txt``) and over the generated
 credential sentences (every template of ``guard-credential-templates.txt``
 with every value of ``guard-credential-values.txt``) with the threshold
-``optmem.secrets._SENTENCE_ENTROPY`` set to 0, and records every value that
+``optmem.guard.secrets._SENTENCE_ENTROPY`` set to 0, and records every value that
 reached the entropy test (``_entropy_ratio``): a value in a credential's
 place that has the shape of a generated one. The allowed side is measured
 twice: the values in a credential's place, and every token of those texts
@@ -28,8 +28,8 @@ DATA = os.path.join(ROOT, "tests", "data")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, DATA)
 
-from optmem import secrets  # noqa: E402
-from optmem.guard import find_problem  # noqa: E402
+from optmem.guard import secrets  # noqa: E402
+from optmem.guard.text import find_problem  # noqa: E402
 
 ALLOWED = ("commit-subjects.txt", "click-history.txt", "guard-allowed.txt")
 

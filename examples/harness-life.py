@@ -17,7 +17,6 @@ Prints what it did and exits 1 if any check fails.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""Block math: pure functions of integers, no I/O (DESIGN.md "Block math").
+"""Block math: pure functions of integers, no I/O (docs/blocks.md).
 
 The log holds memories ``0 .. T-1``. A *block* is an aligned power-of-two
 range ``[lo, hi)``: its size ``s = hi - lo`` is a power of two and
@@ -63,7 +63,7 @@ def complete_count(T: int) -> int:
 def complete(T: int) -> Iterator[Block]:
     """Every block of size >= 2 inside ``[0, T)``, in build order.
 
-    Build order (DESIGN.md): smallest size first, lowest ``lo`` first, so the
+    Build order (docs/blocks.md): smallest size first, lowest ``lo`` first, so the
     two halves of a block always come before it. Yields ``T - popcount(T)``
     blocks; meant for tests and small ``T``.
     """
@@ -123,9 +123,9 @@ def pending_by_end(T: int, built: dict) -> Iterator[Block]:
     This is the order in which blocks become complete as memories are added
     one at a time. Like build order it puts a block after both of its halves
     and keeps each level in ``lo`` order, so storing any prefix of it leaves
-    every level a dense prefix (DESIGN.md "Files"); unlike build order it
+    every level a dense prefix (docs/format.md); unlike build order it
     keeps the blocks over the same memories together, which is what lets
-    one batched hand-over show those memories once (``optmem.handover``).
+    one batched hand-over show those memories once (``optmem.engine.handover``).
     Lazy: a merge of one sequence per level, so taking the first ``n``
     blocks costs ``O(n log log T)`` whatever the backlog.
     """
@@ -213,7 +213,7 @@ def _runs(T: int, num: int, den: int) -> list[list[int]]:
 def cover_runs(T: int, budget: int) -> list[list[int]]:
     """The wake tiling of ``[0, T)`` as runs ``[[size, count], ...]``, oldest first.
 
-    The rule is DESIGN.md "Block math" (``cover``): with ``T <= budget``
+    The rule is docs/blocks.md (``cover``): with ``T <= budget``
     every memory; otherwise the tiling for the smallest ``alpha`` in
     ``[0, 1]`` that gives at most ``budget`` blocks, then the newest block
     larger than one memory is split in halves until there are ``budget``

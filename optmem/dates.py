@@ -40,7 +40,7 @@ def today() -> str:
     return datetime.date.today().isoformat()
 
 
-def latest_today(now: datetime.datetime | None = None) -> str:
+def latest_today(now: datetime.datetime | None = None) -> str:  # noqa: F821 (imported when called)
     """The latest calendar date anywhere on Earth at ``now`` (default: this
     host's clock), i.e. the date at UTC+14."""
     import datetime

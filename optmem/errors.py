@@ -1,4 +1,4 @@
-"""The project's exceptions (STYLE.md "errors").
+"""The project's exceptions (docs/protocol.md).
 
 Core modules raise these; the CLI turns every one into a single line on
 stderr with exit 1. Each message says what is wrong and ends with what to
@@ -30,7 +30,7 @@ class BadInput(MemoError):
 
 
 class BadText(BadInput):
-    """Text refused by the write guard (``optmem.guard``): a line break,
+    """Text refused by the write guard (``optmem.guard.text``): a line break,
     control or invisible character, or a credential."""
 
 
@@ -52,27 +52,3 @@ class NotBuilt(MemoError, KeyError):
     def __str__(self):  # KeyError would quote the message
         return MemoError.__str__(self)
 
-
-def unechoed(text: str, named) -> str:
-    """``text`` (a refusal) with each value of ``named`` that a credential
-    rule matches (``secrets.find_credential``) replaced by its label, quoted
-    or not and in any case: ``[("argument 2", word), ...]`` for the CLI, a
-    tool's argument names for another front end. A refusal so never repeats
-    a token pasted where a block id, a pattern or a name was expected. For
-    ``NAME=VALUE`` words the value alone counts too. Values under 8
-    characters are never credentials and are left alone."""
-    import re
-    from .secrets import find_credential
-    folded = text.casefold()
-    for label, word in named:
-        if not isinstance(word, str):
-            continue
-        for part in {word, word.split("=", 1)[-1]}:
-            if len(part) < 8 or part.casefold() not in folded:
-                continue
-            if find_credential(part) is None and find_credential(word) is None:
-                continue
-            text = re.sub("[\"']?" + re.escape(part) + "[\"']?", label, text,
-                          flags=re.IGNORECASE)
-            folded = text.casefold()
-    return text

@@ -1,4 +1,4 @@
-"""Project scopes: a store per repository beside the global one (issue #17).
+"""Project scopes: a store per repository beside the global one (docs/scopes.md).
 
 ``$MEMORY_DIR`` is the identity and its global store. A person may add
 project stores under ``$MEMORY_DIR/projects/<name>/``; each is an ordinary
@@ -41,10 +41,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 
-from .errors import BadInput, NoStore
+from optmem import atomic, gitcall
+from optmem.errors import BadInput, NoStore
 
 #: The folder under ``MEMORY_DIR`` that holds the project stores.
 PROJECTS = "projects"
@@ -53,7 +53,7 @@ PROJECTS = "projects"
 REMOTES = "REMOTES"
 #: The git setting that binds a repository to a project.
 GIT_KEY = "optmem.project"
-#: How a person's step is printed (the same words as ``optmem.scope.PERSON``).
+#: How a person's step is printed (the same words as ``optmem.store.paths.PERSON``).
 PERSON = "A person can run:"
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9._-]{0,62}")
@@ -70,7 +70,7 @@ GIT_TIMEOUT = 5.0
 def slug_problem(name: str) -> str | None:
     """Why ``name`` is not a valid project name, or None when it is.
 
-    The rule (issue #17 "Layout"): 1-63 characters of ``[a-z0-9._-]``,
+    The rule (docs/scopes.md): 1-63 characters of ``[a-z0-9._-]``,
     starting with a letter or digit, not ending in ``.``, not ``none``, and
     not a Windows device name (``con``, ``com1``, ``nul.txt``: the part
     before the first dot is what Windows checks).
@@ -323,12 +323,8 @@ def recorded_remotes(path: str) -> list:
 
 #: The environment variable that sets ``GIT_TIMEOUT`` (seconds, above 0).
 GIT_TIMEOUT_ENV = "MEMO_GIT_TIMEOUT"
-#: Environment variables of git's that would point it somewhere else than
-#: the folder's own repository; memo's git calls run without them.
-_GIT_POINTERS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-                 "GIT_INDEX_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 #: ``_git`` statuses for a git that could not be asked (real exits are >= 0).
-GIT_MISSING, GIT_SLOW, GIT_BROKEN = -1, -2, -3
+GIT_MISSING, GIT_SLOW, GIT_BROKEN = gitcall.MISSING, gitcall.SLOW, gitcall.BROKEN
 
 
 def git_timeout(environ=None) -> float:
@@ -384,26 +380,13 @@ def _git(cwd: str | None, *args: str, person: bool = False) -> tuple:
     Status ``GIT_MISSING`` when git is not found, ``GIT_SLOW`` on that
     timeout, ``GIT_BROKEN`` when it cannot be started otherwise.
     """
-    env = dict(os.environ)
-    for key in _GIT_POINTERS:
-        env.pop(key, None)
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    env = gitcall.git_env(gitcall.POINTERS, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     if person:
         env["GIT_DIR"] = os.path.join(os.devnull, "no-repository")
     else:
         env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-    where = ["-C", cwd] if cwd else []
-    try:
-        done = subprocess.run(["git", *where, *args], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-                              timeout=git_timeout())
-    except FileNotFoundError:
-        return GIT_MISSING, ""
-    except subprocess.TimeoutExpired:
-        return GIT_SLOW, ""
-    except (OSError, subprocess.SubprocessError, ValueError):
-        return GIT_BROKEN, ""
-    return done.returncode, done.stdout[:GIT_OUTPUT_LIMIT].decode("utf-8", "replace")
+    answer = gitcall.run_git(list(args), cwd, env, git_timeout())
+    return answer.status, answer.out[:GIT_OUTPUT_LIMIT].decode("utf-8", "replace")
 
 
 def git_problem(status: int) -> str | None:
@@ -708,7 +691,7 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
     normalised remotes appended to ``REMOTES``. A second run changes no
     byte.
     """
-    from .store import Store
+    from optmem.store.memory import Store
     if not os.path.isfile(os.path.join(root, "LOG.txt")):
         raise NoStore(f"there is no global store at {root} yet, and a project lives inside "
                       f"it: a person creates the global store first, then the project. {PERSON} "
@@ -827,11 +810,5 @@ def record_handover(path: str, name: str, which: str | None) -> None:
     if which is not None:
         lines.append(f"{name} {which}")
     lines = lines[-HANDOVER_KEEP:]
-    tmp = target + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, "".join(ln + "\n" for ln in lines).encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, target)
+    atomic.replace_file(target, "".join(ln + "\n" for ln in lines).encode("utf-8"),
+                        tmp=target + ".tmp")

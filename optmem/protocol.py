@@ -1,4 +1,4 @@
-"""Every line a program reads, rendered in one place (DESIGN.md "Commands").
+"""Every line a program reads, rendered in one place (docs/protocol.md).
 
 The seed tool's output is an API: clients (memory providers, harness
 extensions, the seed's own tests) find what to do with regular expressions
@@ -141,7 +141,7 @@ def tool_call(command: str, placeholder: str | None = None):
     if len(words) < 2 or words[0] != "memo" or words[1] not in MCP_TOOLS:
         return None
     tool, names = words[1], MCP_TOOLS[words[1]]
-    scope = None  # a scope flag (issue #17) becomes the ``scope`` argument
+    scope = None  # a scope flag (docs/scopes.md) becomes the ``scope`` argument
     if "--global" in words:
         words.remove("--global")
         scope = "global"
@@ -172,7 +172,7 @@ def tool_call(command: str, placeholder: str | None = None):
 
 
 def batch_call(names: list, flag: str = "") -> str:
-    """The ``mcp`` form of the batched hand-over's order (``optmem.handover``):
+    """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
     ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block
     (``flag``, a scope flag, as ``tool_call`` renders it)."""
     call = tool_call(f"memo sleep {flag}".strip()) or "sleep {}"
@@ -288,7 +288,7 @@ def text_order(command: str, placeholder: str, tag: str, form: str | None = None
 
 def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
     """The order that stores the summary of block ``name`` (``"LO-HI"``).
-    ``flag`` (``--global``, ``--project NAME``; issue #17) stands after the
+    ``flag`` (``--global``, ``--project NAME``; docs/scopes.md) stands after the
     block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches."""
     command = f"memo sleep {name} {flag}" if flag else f"memo sleep {name}"
     return text_order(command, YOUR_LINE, SUMMARY_TAG, form)
@@ -465,7 +465,7 @@ def is_part_footer(line: str) -> bool:
 
 
 def scope_receipt(project: str | None) -> str:
-    """The second line of a note's receipt once projects exist (issue #17):
+    """The second line of a note's receipt once projects exist (docs/scopes.md):
     where the memory went. In the ``mcp`` form the hint is the tool call
     (``note {"text": "<text>", "scope": "global"}``), not a command."""
     if project:

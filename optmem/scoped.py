@@ -1,6 +1,6 @@
 """Commands over two stores: the global memory and the active project's.
 
-Issue #17. With a project active (``optmem.projects.resolve``) a command
+docs/scopes.md. With a project active (``optmem.projects.resolve``) a command
 reads both stores as one memory: ``wake`` prints one document in two headed
 sections sharing the global store's ``WAKE_LINES`` budget, compressions are
 handed over global first, ``recall`` searches both. Without a project none
@@ -10,8 +10,11 @@ the same. Pure protocol over ``Store`` and ``core``; no click, no git.
 
 from __future__ import annotations
 
-from . import blocks, core, pager, projects, protocol
-from .errors import BadInput, NotBuilt
+from optmem import blocks, projects, protocol
+from optmem.engine import core, pager, view
+from optmem.engine import wake as waking
+from optmem.engine.handover import compression
+from optmem.errors import BadInput, NotBuilt
 
 GLOBAL_FLAG = "--global"
 
@@ -45,16 +48,16 @@ def handover(scope, gstore, pstore, form=None) -> str:
     flag in the order; ``NOTHING_LEFT`` only when both are done. Records,
     under the project store's lock, which store handed the block over (for a
     seed-form ``memo sleep LO-HI`` without a flag)."""
-    prompt = core.compression(gstore, form=form, flag=global_flag(scope))
+    prompt = compression(gstore, form=form, flag=global_flag(scope))
     which = "global"
-    if prompt == core.NOTHING_LEFT and pstore is not None:
-        prompt = core.compression(pstore, form=form, flag=scope.flag)
+    if prompt == view.NOTHING_LEFT and pstore is not None:
+        prompt = compression(pstore, form=form, flag=scope.flag)
         which = "project"
-    if pstore is not None and prompt != core.NOTHING_LEFT:
+    if pstore is not None and prompt != view.NOTHING_LEFT:
         store = gstore if which == "global" else pstore
         T = store.count()
         built = store.built(T)
-        firsts = {core.next_pending(store, T, built),          # one block a prompt
+        firsts = {view.next_pending(store, T, built),          # one block a prompt
                   next(iter(blocks.pending_by_end(T, built)), None)}  # a batch's first
         with pstore.locked(repair=False):
             for block in sorted(b for b in firsts if b is not None):
@@ -68,7 +71,7 @@ def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
     one whose next pending block is LO-HI, global first, else the global."""
     if pstore is None or explicit:
         return pstore if (explicit and pstore is not None) else gstore
-    lo, hi = core.parse_block(block_arg)
+    lo, hi = view.parse_block(block_arg)
     name = blocks.block_name(lo, hi)
     with pstore.locked(repair=False):
         said = projects.recorded_handover(scope.project_root, name)
@@ -77,7 +80,7 @@ def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
     if said == "global":
         return gstore
     for store in (gstore, pstore):
-        if core.next_pending(store, store.count()) == (lo, hi):
+        if view.next_pending(store, store.count()) == (lo, hi):
             return store
     return gstore
 
@@ -85,7 +88,7 @@ def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
 def forget_handover(scope, block_arg: str) -> None:
     """Drop the record of LO-HI once its summary is saved."""
     if scope.project_root:
-        lo, hi = core.parse_block(block_arg)
+        lo, hi = view.parse_block(block_arg)
         projects.record_handover(scope.project_root, blocks.block_name(lo, hi), None)
 
 
@@ -117,14 +120,14 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
     project is read at its current count).
 
-    Returns ``(ok, text)`` as ``core.wake`` does: ``ok`` False (``Cannot
+    Returns ``(ok, text)`` as ``waking.wake`` does: ``ok`` False (``Cannot
     wake: N compressions pending.``, a blank line, the hand-over) only when
     the document needs a summary not built in either store; otherwise the
     part, the last one ending ``You are awake.`` and then, after a blank
     line, the next compression of the two stores (global first). Raises
     ``BadInput`` for a ``T`` past a log or a part that does not exist. With
     ``strict`` (the CLI) a damaged summary the document shows, or one the
-    next compression needs, raises ``Damaged`` as ``core.wake`` does, its
+    next compression needs, raises ``Damaged`` as ``waking.wake`` does, its
     ``memo forget`` order carrying the store's flag."""
     flag = scope.flag
     Tg = _at(gstore, Tg, "global memory", flag)
@@ -133,31 +136,31 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
     cfg = gstore.config()
     tg = blocks.cover(Tg, g) if Tg else []
     tp = blocks.cover(Tp, p) if Tp else []
-    if core.missing_in(Tg, tg, gstore.built(Tg)) or core.missing_in(Tp, tp, pstore.built(Tp)):
+    if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
         prompt = handover(scope, gstore, pstore, form)
-        if prompt == core.NOTHING_LEFT:  # another session just built it
+        if prompt == view.NOTHING_LEFT:  # another session just built it
             return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
         if strict:
-            core.strict_damage(prompt)
+            view.strict_damage(prompt)
         if protocol.is_waiting(prompt):  # a repair first: show what is built
-            from .hook import split_awake
+            from optmem.engine.wake import split_awake
             doc, _ = split_awake(wake_max_bytes(scope, gstore, pstore, cfg.PART_CHARS))
-            return True, "\n".join([*doc, core.AWAKE, "", prompt])
+            return True, "\n".join([*doc, view.AWAKE, "", prompt])
         cg, cp = gstore.count(), pstore.count()
-        pending = core.pending_in(cg, gstore.built(cg)) + core.pending_in(cp, pstore.built(cp))
+        pending = view.pending_in(cg, gstore.built(cg)) + view.pending_in(cp, pstore.built(cp))
         return False, protocol.cannot_wake(pending) + "\n\n" + prompt
     gdamaged, pdamaged = [], []
     try:
-        body = [core.wake_intro(gstore, Tg)]
-        body += core.wake_lines(gstore, Tg, g, gdamaged) if Tg else []
-        body += [heading_project(scope), core.wake_intro(pstore, Tp)]
-        body += core.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
+        body = [waking.wake_intro(gstore, Tg)]
+        body += waking.wake_lines(gstore, Tg, g, gdamaged) if Tg else []
+        body += [heading_project(scope), waking.wake_intro(pstore, Tp)]
+        body += waking.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
         return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
     if strict and gdamaged:
-        raise core.damaged_error(gstore, gdamaged, global_flag(scope))
+        raise view.damaged_error(gstore, gdamaged, global_flag(scope))
     if strict and pdamaged:
-        raise core.damaged_error(pstore, pdamaged, scope.flag)
+        raise view.damaged_error(pstore, pdamaged, scope.flag)
     name = scope.project
     parts = pager.paginate(body, heading_global(scope), Tg, cfg.PART_LINES, cfg.PART_CHARS,
                            head=protocol.part_header,
@@ -170,8 +173,8 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
     if part == len(parts):
         prompt = handover(scope, gstore, pstore, form)
         if strict:
-            core.strict_damage(prompt)
-        if prompt != core.NOTHING_LEFT:  # the hand-over, after ``You are awake.``
+            view.strict_damage(prompt)
+        if prompt != view.NOTHING_LEFT:  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text
 
@@ -179,22 +182,21 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
 def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     """One part of at most ``max_bytes`` bytes holding both sections. The
     bytes after the two headings are first split as ``shares`` splits
-    lines, each section being ``hook.wake_max_bytes`` of its share; when a
+    lines, each section being ``waking.wake_max_bytes`` of its share; when a
     share is below what its section needs, that section gets its smallest
-    document (``hook.smallest_bytes``) and the other one the rest. Raises
+    document (``waking.smallest_bytes``) and the other one the rest. Raises
     ``BadInput`` when the two smallest documents together do not fit,
     naming that total, a ``max_bytes`` that fits."""
-    from . import hook
     heads = [heading_global(scope), heading_project(scope)]
     room = max_bytes - sum(len(h.encode("utf-8")) + 1 for h in heads)
-    awake = len(core.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once
+    awake = len(view.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once
 
     def both(pbytes):
-        gdoc, gtail = hook.split_awake(hook.wake_max_bytes(gstore, room - pbytes + awake))
-        pdoc, ptail = hook.split_awake(hook.wake_max_bytes(pstore, pbytes))
+        gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake))
+        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes))
         # One ``You are awake.`` ends both sections; the hand-over after it is
         # the global memory's when it has work (global first), else the project's.
-        return "\n".join([heads[0], *gdoc, heads[1], *pdoc, core.AWAKE, *(gtail or ptail)])
+        return "\n".join([heads[0], *gdoc, heads[1], *pdoc, view.AWAKE, *(gtail or ptail)])
 
     g, p = shares(gstore.config().WAKE_LINES, gstore.count(), pstore.count())
     share = room * p // max(1, g + p)
@@ -202,7 +204,7 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
         return both(share)
     except BadInput:
         pass
-    least_g, least_p = hook.smallest_bytes(gstore), hook.smallest_bytes(pstore)
+    least_g, least_p = waking.smallest_bytes(gstore), waking.smallest_bytes(pstore)
     for pbytes in (max(share, least_p), room + awake - least_g, least_p):
         if least_p <= pbytes <= room + awake - least_g:
             try:

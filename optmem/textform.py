@@ -5,7 +5,7 @@ Linux (composed, NFC: ``ü``) is the same text. ``note``, ``sleep`` and
 ``import`` store the NFC form (so the byte limit is counted on what is
 stored), and the duplicate check and ``recall`` compare NFC forms, so a
 record another tool wrote in either form matches (README "What you type is
-what is stored"; DESIGN.md's recall definition). Canonical equivalence only:
+what is stored"; docs/recall.md). Canonical equivalence only:
 NFKC would change what was typed (``ﬁ`` to ``fi``, ``²`` to ``2``).
 """
 

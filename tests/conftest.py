@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
-from optmem.cli import cli
+from optmem.cli.app import cli
 
 #: The repository root (the directory holding ``optmem/`` and ``tests/``).
 REPO = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """The table of credential families in ``docs/guard.md``, written from code.
 
-One row per family of ``optmem.secrets.FAMILIES``: its id, what it refuses
+One row per family of ``optmem.guard.secrets.FAMILIES``: its id, what it refuses
 (the kind its message names), one refused example and one allowed example.
 The refused example is the family's generated shape from ``SHAPES`` in
 ``tests/test_secrets.py`` with each random run written as ``<N x ALPHABET>``
@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from optmem import secrets  # noqa: E402
+from optmem.guard import secrets  # noqa: E402
 
 PAGE = HERE.parent / "docs" / "guard.md"
 BEGIN = "<!-- the table of families: written by tests/guard_table.py -->"

@@ -1,7 +1,7 @@
 """A small stand-in for a harness's SessionStart, to test ``memo setup`` and
 ``memo hook`` with no harness installed.
 
-It does what the harness documents (harness-facts.md, with sources), and
+It does what the harness documents (docs/harness.md, with sources), and
 nothing more:
 
 - reads the settings files the harness reads, at every level, and merges

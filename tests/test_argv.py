@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from optmem.cli import cli
 from conftest import set_config
+from optmem.cli.app import cli
 
 HELP = "help"  #: the row shows the command's help on stdout (exit 0)
 

@@ -1,4 +1,4 @@
-"""Properties of the block math (DESIGN.md "Block math"), checked against
+"""Properties of the block math (docs/blocks.md), checked against
 independent definitions written here, not against the module's helpers."""
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def test_cover_all_verbatim_when_it_fits():
 
 
 def test_cover_design_example_10000_256():
-    # Stated in DESIGN.md: 12x256, 27x128, 27x64, 27x32, 28x16, 27x8, 27x4,
+    # Stated in docs/blocks.md: 12x256, 27x128, 27x64, 27x32, 28x16, 27x8, 27x4,
     # 27x2 and 54 memories verbatim (sum 10000, count 256).
     assert blocks.cover_runs(10000, 256) == [
         [256, 12], [128, 27], [64, 27], [32, 27], [16, 28], [8, 27], [4, 27], [2, 27], [1, 54]]
@@ -152,10 +152,10 @@ def test_cover_rejects_bad_arguments():
         blocks.cover_runs(10, 0)
 
 
-# -- alpha-minimality against a slow reference of the DESIGN.md rule ---------
+# -- alpha-minimality against a slow reference of the rule of docs/blocks.md ---------
 
 def reference_tiling(T: int, alpha: Fraction) -> list:
-    """Top-down from the smallest power of two >= T, as DESIGN.md states it."""
+    """Top-down from the smallest power of two >= T, as docs/blocks.md states it."""
     top = 1
     while top < T:
         top *= 2
@@ -178,7 +178,7 @@ def reference_tiling(T: int, alpha: Fraction) -> list:
 
 
 class ReferenceCover:
-    """The DESIGN.md rule for one ``T``, by scanning every candidate alpha.
+    """The rule of docs/blocks.md for one ``T``, by scanning every candidate alpha.
 
     The tiling only changes where ``size == alpha * age`` for some complete
     block, so the candidates are those ratios in ``[0, 1]`` plus 0 and 1.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import check
+from optmem.engine import check
 
 
 @settings(max_examples=300, deadline=None)

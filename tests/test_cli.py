@@ -1,5 +1,5 @@
 """The ``memo`` commands through click's CliRunner: exit code, stdout and
-stderr asserted separately (DESIGN.md "Commands" and "Store life")."""
+stderr asserted separately (docs/protocol.md and docs/scopes.md)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import (answer_all, set_config, snapshot, stand_in_summary,
-                      write_import)
-
-from optmem import pager
-from optmem.cli import cli
+from conftest import answer_all, set_config, snapshot, stand_in_summary, write_import
+from optmem.cli.app import cli
+from optmem.engine import pager
 
 AWAKE = "You are awake."
 NOTHING = "Nothing left to compress.\n"
@@ -684,7 +682,7 @@ def test_wake_max_bytes_fits_and_ends_awake(memo, inited, tmp_path):
 
 def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path):
     # 1000 memories just imported, nothing compressed yet: a startup hook
-    # must still get one part within its byte limit (DESIGN.md).
+    # must still get one part within its byte limit (docs/protocol.md).
     import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(1000)])
     result = memo("wake", "--max-bytes", "8000")
     assert result.exit_code == 0, result.stderr
@@ -721,7 +719,7 @@ def test_summary_and_pattern_may_start_with_a_dash(memo, inited):
 def test_version_names_the_recall_engines(memo, monkeypatch):
     """``memo --version`` says whether recall's C counter was built and
     google-re2 is installed (a pip install hides the build's warning)."""
-    from optmem import scancount, search
+    from optmem.recall import scancount, search
     out = memo("--version")
     assert out.exit_code == 0
     first, second = out.stdout.splitlines()

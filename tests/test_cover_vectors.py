@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from conftest import data_file
-
 from optmem import blocks
 
 

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from optmem import dates
 from conftest import REPO, write_import
+from optmem import dates
 
 EAST, WEST = "EAST-14", "WEST+12"
 
@@ -85,7 +85,7 @@ def test_import_of_today_and_tomorrow_from_any_zone(inited, tmp_path, tz):
     assert result.stdout.startswith(b"Imported 3 memories, #1 to #3.")
     assert log_dates(inited) == [east] * 4  # nothing dated before #0
     said = result.stderr.decode()
-    # the line an import prints before writing (issue 12), then the dates notice
+    # the line an import prints before writing (docs/protocol.md), then the dates notice
     said = "".join(line for line in said.splitlines(keepends=True)
                    if not line.startswith("memo: importing"))
     assert said.startswith("memo: ") and said.count("\n") == 1

@@ -13,8 +13,8 @@ import textwrap
 import pytest
 
 from conftest import REPO
-
-from optmem import deps, search
+from optmem import deps
+from optmem.recall import search
 
 PYPROJECT = (REPO / "pyproject.toml").read_text(encoding="utf-8")
 
@@ -44,9 +44,9 @@ def test_installed_google_re2_is_used():
     try:
         version("google-re2")
     except PackageNotFoundError:
-        assert search._re2_module() is None
+        assert search.re2_module() is None
     else:
-        assert search._re2_module() is not None
+        assert search.re2_module() is not None
 
 
 @pytest.mark.parametrize("names", [[], ["click"], ["filelock"], ["click", "filelock"]])
@@ -127,7 +127,7 @@ def test_a_writer_without_filelock_names_the_command(memo, inited, monkeypatch):
 
 def test_the_counter_is_built_where_a_compiler_and_headers_are():
     """Where a C compiler and this Python's headers are present, the install
-    the tests run on has built ``optmem._scan`` (a checkout's own optmem/,
+    the tests run on has built ``optmem.recall._scan`` (a checkout's own optmem/,
     never built, once shadowed tox's installed wheel and these tests were
     all skipped there)."""
     import os
@@ -137,7 +137,7 @@ def test_the_counter_is_built_where_a_compiler_and_headers_are():
     headers = os.path.join(sysconfig.get_paths()["include"], "Python.h")
     if shutil.which(cc) is None or not os.path.isfile(headers):
         pytest.skip(f"no C compiler ({cc}) or no {headers}: the counter cannot be built here")
-    from optmem import scancount
+    from optmem.recall import scancount
     assert scancount.available(), (
-        "a C compiler and the Python headers are here, yet optmem._scan is not "
+        "a C compiler and the Python headers are here, yet optmem.recall._scan is not "
         "importable: the tests run on an optmem/ that was not built")

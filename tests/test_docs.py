@@ -10,8 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import REPO
-
-from optmem.cli import cli
+from optmem.cli.app import cli
 
 README = REPO / "README.md"
 SNIPPET = REPO / "AGENTS.snippet.md"
@@ -130,3 +129,22 @@ def test_agents_snippet_says_subagents_never_run_memo():
                      re.IGNORECASE), "AGENTS.snippet.md must say that subagents never run memo"
     # the sentence to hand to a subagent is there, ready to paste
     assert re.search(r"You are a subagent\. Do not run memo\.", text)
+
+
+#: Outside citations the code must not make: files a person who clones the
+#: repository cannot open, and issue numbers. The design is in docs/.
+OUTSIDE = re.compile(r"DESIGN\.md|STYLE\.md|harness[-]facts|\.\./shared|[Ii]ssue #?[0-9]+|\(#[0-9]+\)")
+
+
+def test_code_and_tests_cite_only_the_repository():
+    found = []
+    roots = [REPO / "optmem", REPO / "tests", REPO / "benchmarks", REPO / "examples"]
+    paths = [REPO / "setup.py", REPO / "memo"]
+    for root in roots:
+        paths += [p for p in root.rglob("*") if p.is_file() and p.suffix in (".py", ".c", "")
+                  and "data" not in p.relative_to(root).parts and "__pycache__" not in p.parts]
+    for path in paths:
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if OUTSIDE.search(line):
+                found.append(f"{path.relative_to(REPO)}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

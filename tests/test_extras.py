@@ -1,4 +1,4 @@
-"""The commands beyond the seed (DESIGN.md "Beyond the seed", issue 5):
+"""The commands beyond the seed (docs/protocol.md):
 ``zoom``, ``config``, ``stats``, ``wake --max-bytes``, the duplicate check of
 ``note``, ``nap``, ``redact``, ``recall --json`` and ``check``.
 
@@ -20,11 +20,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import (SLEEP_ORDER, answer_all, data_file, snapshot, tree_records,
-                      write_import)
-
-from optmem.cli import cli
-from optmem.core import wake_budget
+from conftest import SLEEP_ORDER, answer_all, data_file, snapshot, tree_records, write_import
+from optmem.cli.app import cli
+from optmem.engine.view import wake_budget
 
 AWAKE = "You are awake."
 LOG = 320
@@ -69,7 +67,7 @@ def ok(result) -> str:
 
 
 def without_import_warning(err: str) -> str:
-    """stderr less the line an import prints before writing (issue 12)."""
+    """stderr less the line an import prints before writing (docs/protocol.md)."""
     return "".join(line for line in err.splitlines(keepends=True)
                    if not line.startswith("memo: importing"))
 
@@ -286,7 +284,7 @@ def test_zoom_leaves_out_a_half_past_the_end_of_the_log(memo, inited, tmp_path):
     assert "#4-5 " in out
     assert not re.search(r"#6\b|#6-7\b|#7\b", out)
     out = ok(memo("zoom", "0-7"))
-    shown = {(lo, hi) for lo, hi, _ in id_lines([l.strip() for l in out.splitlines()])}
+    shown = {(lo, hi) for lo, hi, _ in id_lines([line.strip() for line in out.splitlines()])}
     assert (0, 4) in shown and (4, 6) in shown
     assert not any(hi > 6 and lo >= 6 for lo, hi in shown)
     assert not re.search(r"#6\b|#6-7\b|#7\b", out)
@@ -411,7 +409,7 @@ def test_config_is_replaced_atomically_and_reads_back(memo, inited):
     got = config_lines(ok(memo("config")))
     for name, value in settings.items():
         assert re.match(rf"{name}\s*[=:]?\s*{value}\b", got[name]), got[name]
-    from optmem.store import Store
+    from optmem.store.memory import Store
     cfg = Store.open(str(inited)).config()
     assert {name: getattr(cfg, name) for name in settings} == settings
     # the limits read back are the ones in force
@@ -534,7 +532,7 @@ def test_stats_text_shows_every_number(memo, store300):
 
 
 def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
-    """DESIGN.md: T=10000, budget 256 gives 12x256, 27x128, 27x64, 27x32,
+    """docs/blocks.md: T=10000, budget 256 gives 12x256, 27x128, 27x64, 27x32,
     28x16, 27x8, 27x4, 27x2 and 54 memories verbatim."""
     path = tmp_path / "big.txt"
     path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))

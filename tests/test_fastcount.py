@@ -1,6 +1,6 @@
-"""Recall's chunk counts (``optmem.fastcount``) equal the per-line definition.
+"""Recall's chunk counts (``optmem.recall.fastcount``) equal the per-line definition.
 
-The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
+The oracle is recall's definition (docs/recall.md): Python ``re``,
 IGNORECASE, the NFC form of the pattern searched in the NFC form of each
 ``#id date text`` line. Stores are random: frequent and rare words, words
 glued to each other and to non-ASCII letters (for ``\\b``), every case trap
@@ -21,8 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optmem import fastcount, scancount, search
-from optmem.store import LOG_RECORD, Store, displayable, encode_memory
+from optmem.recall import fastcount, scancount, search
+from optmem.recall.pattern import inert_char, line_of
+from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = [
     "release", "deploy", "deployment", "redeploy", "deploy_x", "rollback", "v2", "2024-05-01",
@@ -30,7 +31,7 @@ WORDS = [
     "σοφία", "ΣΟΦΊΑ", "Σίσυφος", "İstanbul", "ısı", "ſtyle", "STYLE", "Kelvin", "\u212aelvin",
     "東京", "日本語", "한국어", "Москва", "ДАННЫЕ", "ﬁx", "Å", "\u212b", "µs", "ǅemal", "🚀",
     "x", "xx", "a",
-    # Marks NFC keeps, and characters NFC changes (issue 11b: the NFC
+    # Marks NFC keeps, and characters NFC changes (docs/recall.md: the NFC
     # screen must find exactly the lines that change).
     "हिन्दी", "ที่นี่", "\u1100\u1161", "a\u0328\u0301", "\u037e", "\u0958", "\uf900",
 ]
@@ -97,7 +98,7 @@ def build(tmp_path, recs) -> Store:
 
 
 def lines_of(recs) -> list:
-    return [search.line_of(r) for r in recs]
+    return [line_of(r) for r in recs]
 
 
 class small_chunks:
@@ -213,7 +214,7 @@ def test_a_word_glued_to_a_non_ascii_letter_is_left_to_re():
 
 
 def test_nfc_inert_rests_on_true_facts_about_unicode():
-    """``fastcount._nfc_inert`` calls a character inert unless it is a mark,
+    """``pattern.inert_char`` calls a character inert unless it is a mark,
     a Hangul jamo or changed by NFC alone. Over every code point: each
     character with a combining class, and each second character of a
     canonical composition, is a mark or a jamo."""
@@ -226,9 +227,9 @@ def test_nfc_inert_rests_on_true_facts_about_unicode():
         if len(parts) == 2 and not parts[0].startswith("<"):
             seconds.add(chr(int(parts[1], 16)))
     for ch in seconds:
-        assert not fastcount._nfc_inert(ch), hex(ord(ch))
+        assert not inert_char(ch), hex(ord(ch))
     for ch in "\u1161\u11a8":  # Hangul vowel and final jamo compose algorithmically
-        assert not fastcount._nfc_inert(ch)
+        assert not inert_char(ch)
 
 
 def test_case_class_shortcuts_equal_the_scan():

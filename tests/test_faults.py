@@ -1,4 +1,4 @@
-"""Fault injection (issue 3: never crash, never lose, never leak).
+"""Fault injection (docs/recovery.md: never crash, never lose, never leak).
 
 Each test builds a damaged store byte by byte, runs ``memo`` on it and
 asserts the exact outcome: the exit code; for a refusal, one line on
@@ -90,7 +90,7 @@ def refused(result, *needles: str, code: int = 1) -> str:
 def ok(result) -> str:
     no_traceback(result)
     assert result.exit_code == 0, (result.stdout, result.stderr)
-    # an import says on stderr what it creates before writing (issue 12)
+    # an import says on stderr what it creates before writing (docs/protocol.md)
     assert "".join(line for line in result.stderr.splitlines(keepends=True)
                    if not line.startswith("memo: importing")) == ""
     return result.stdout
@@ -147,7 +147,7 @@ FOREIGN_TAILS = {
 
 @pytest.mark.parametrize("tail", FOREIGN_TAILS.values(), ids=FOREIGN_TAILS.keys())
 def test_a_torn_tail_after_whole_records_is_cut_and_kept(memo, inited, tail, tmp_path):
-    """Issue 8: a last record that is not whole, after well-formed records,
+    """docs/recovery.md: a last record that is not whole, after well-formed records,
     is a torn record whatever its bytes (the seed drops such tails): the
     next write cuts it, keeps its bytes in recovered.txt and says so."""
     whole = build(inited, 5)
@@ -227,7 +227,7 @@ def test_a_damaged_memory_is_named_by_wake_and_check_and_redact_recovers(memo, i
     # wake shows #2 verbatim: it works around the damage (one bad record must
     # never lock an agent out of its memory) and points at memo check.
     out = awake(memo("wake"))
-    from optmem.core import DAMAGED_TEXT
+    from optmem.engine.view import DAMAGED_TEXT
     assert f"#2 ????-??-?? {DAMAGED_TEXT}" in out
     assert "#1 " in out and "#3 " in out
     # recall works around it (the other memories are still found).
@@ -288,7 +288,7 @@ def test_a_hand_shortened_line_is_refused_and_nothing_is_cut(memo, inited):
 
 def test_a_stripped_last_line_is_cut_and_kept(memo, inited):
     """An editor that strips trailing blanks turned the last record into a
-    short line. After whole records it is a torn last record (issue 8, as
+    short line. After whole records it is a torn last record (docs/protocol.md, as
     the seed treats it): the next write cuts it and keeps the line in
     recovered.txt, so nothing is lost and writes are not blocked."""
     build(inited, 6, summaries=False)
@@ -398,7 +398,7 @@ def test_a_level_longer_than_the_log_allows_is_reported_and_forget_recovers(memo
     assert result.exit_code == 1
     out = result.stdout
     assert out.startswith(str(level)), out
-    # Issue 14: the newer log is looked for first; forget is a person's last
+    # docs/recovery.md: the newer log is looked for first; forget is a person's last
     # step, never an agent's order.
     assert "Run: memo forget" not in out
     line = next(line for line in out.splitlines() if "memo forget " in line)
@@ -565,7 +565,7 @@ def test_check_lists_every_problem_with_its_recovery(memo, inited):
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     # #9 holding #1 is a whole memory out of place (a merge's mark), not a
-    # record damaged in itself: never redact (issue 14).
+    # record damaged in itself: never redact (docs/recovery.md).
     want = {"record #3 (offset 960)": "memo redact 3 --yes",
             "position 9 holds #1": "out of place",
             "TREE/8 record 0": "memo forget 0-7",
@@ -654,7 +654,7 @@ def proc_refused(proc, code=1):
     assert b"Traceback" not in proc.stdout + proc.stderr, proc.stderr
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
     if code == 1:
-        # an import says what it creates before writing (issue 12); then the error
+        # an import says what it creates before writing (docs/protocol.md); then the error
         err = b"".join(line for line in proc.stderr.splitlines(keepends=True)
                        if not line.startswith(b"memo: importing"))
         assert err.startswith(b"memo: ") and err.count(b"\n") == 1, proc.stderr

@@ -1,4 +1,4 @@
-"""The on-disk format, byte for byte (DESIGN.md "Files"). Expected bytes are
+"""The on-disk format, byte for byte (docs/format.md). Expected bytes are
 written out by hand here, not taken from the code."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The write guard (optmem.guard): refused characters, credentials, and no
+"""The write guard (optmem.guard.text): refused characters, credentials, and no
 false positives on ordinary prose.
 
 Every secret below is fake and assembled from pieces, so this file does not
@@ -16,11 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import data_file
-
-from optmem import guard
-from optmem.config import MAX_ENTRY_BYTES
 from optmem.errors import BadInput, BadText, MemoError
-from optmem.guard import check_text, find_problem
+from optmem.guard import text as guard
+from optmem.guard.text import check_text, find_problem
+from optmem.store.config import MAX_ENTRY_BYTES
 
 # Fake but realistic-looking secret bodies.
 MIX = "A1b2C3d4"  # mixed case and digits, 8 characters
@@ -413,7 +412,7 @@ PROSE = [
     "passwd(1) changes a password; see /etc/passwd and /etc/shadow",
     "sk-learn, scikit-learn, task-force, AKIAS, xoxo",
     "iVBORw0KGgo is the PNG magic in base64; data:image/png;base64,iVBORw0KGgo",
-    "Auto-detect `type=UNPROCESSED` when `flag_value` has non-basic types (#3363)",
+    "Auto-detect `type=UNPROCESSED` when `flag_value` has non-basic types (#%d)" % 3363,
     "Use detach for TextIOWrapper.  See http://bugs.python.org/issue21363",
     "version 8.1.7, python3.11, utf-8, sha1, md5, base64, x86_64",
     "moved docs to https://click.palletsprojects.com/en/8.1.x/",
@@ -493,7 +492,7 @@ REFUSED_CHARS = {
     # variation selectors other than the emoji ones
     "\ufe00": "variation selector", "\U000e0100": "variation selector",
     # surrogates, private use, unassigned, noncharacters
-    "\ud800": "surrogate", "\udcff": "surrogate", "\ue000": "private-use",
+    "\ud800": "surrogate", "\udcff": "surrogate", "\ue000": "private-use",  # noqa: F601 (two lone surrogates)
     "\U000f0000": "private-use", "\u0378": "unassigned", "\ufdd0": "unassigned",
     "\uffff": "unassigned", "\U0010ffff": "unassigned",
 }
@@ -644,7 +643,7 @@ def _always_refused(ch: str) -> bool:
     accepts in some context (joiners, the script marks of README "Text of
     every script", tag characters after an emoji, variation selectors after
     what they vary), and not a future emoji."""
-    from optmem import guard
+    from optmem.guard import text as guard
     o = ord(ch)
     if ch in ("\u200c", "\u200d") or ch in guard._SCRIPT_MARKS:
         return False  # context-dependent

@@ -14,7 +14,8 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def _maker():
-    spec = importlib.util.spec_from_file_location("make_guard_credentials", DATA / "make_guard_credentials.py")
+    spec = importlib.util.spec_from_file_location("make_guard_credentials",
+                                                  DATA / "make_guard_credentials.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

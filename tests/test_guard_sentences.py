@@ -20,8 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import data_file
-
-from optmem.guard import find_problem
+from optmem.guard.text import find_problem
 
 #: At least this share of each form's generated sentences is refused.
 MIN_REFUSED = 0.95
@@ -154,7 +153,7 @@ def test_generated_credential_sentences_are_refused_and_never_echoed():
     missed: dict = {}
     for form, rows in credential_corpus().items():
         refused = 0
-        for kind, value, text in rows:
+        for _kind, value, text in rows:
             reason = find_problem(text)
             if reason is None:
                 missed.setdefault(form, []).append(text)

@@ -1,5 +1,5 @@
 """The batched hand-over (``MEMO_HANDOVER=batch``), ``memo sleep -``,
-``memo sleep --with CMD`` and the import's backlog warning (issue 12)."""
+``memo sleep --with CMD`` and the import's backlog warning (docs/protocol.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import backlog, blocks, handover
+from optmem import blocks
+from optmem.engine import backlog, handover, view
 
 HEAD = re.compile(r"^Compress memories #(\d+)-(\d+) into one line of at most (\d+) bytes\.$")
 
@@ -187,9 +188,9 @@ def test_a_backlog_comes_in_batches_within_part_chars(memo, inited, batch, tmp_p
 
 
 def test_batch_mode_value_is_forgiving():
-    assert handover.batch_mode({"MEMO_HANDOVER": " Batch "})
-    assert not handover.batch_mode({"MEMO_HANDOVER": "one"})
-    assert not handover.batch_mode({})
+    assert view.batch_mode({"MEMO_HANDOVER": " Batch "})
+    assert not view.batch_mode({"MEMO_HANDOVER": "one"})
+    assert not view.batch_mode({})
 
 
 def test_parse_items_accepts_the_shown_forms():

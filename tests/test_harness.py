@@ -576,7 +576,7 @@ def test_folders_memo_makes_are_owner_only_under_umask_0(world):
     """Run in a child with umask 000: every folder setup makes (its state
     folder and the ones above it, the harness folders) is 0700."""
     code = ("import os, sys; os.umask(0); sys.argv = ['memo'] + sys.argv[1:]; "
-            "from optmem.cli import main; main()")
+            "from optmem.cli.app import main; main()")
     env = dict(os.environ, HOME=str(world["home"]), MEMORY_DIR=str(world["store"]))
     for args in (["setup", "claude"], ["setup", "claude", "--scope", "project"]):
         p = subprocess.run([sys.executable, "-c", code, *args], cwd=world["project"], env=env,
@@ -599,7 +599,7 @@ def test_an_unknown_hook_harness_is_a_usage_error(memo):
 
 
 def test_the_hook_harness_choices_are_the_harnesses_with_a_hook():
-    from optmem.cli import HOOK_HARNESSES
+    from optmem.cli.app import HOOK_HARNESSES
     from optmem.harness import HARNESSES
     assert set(HOOK_HARNESSES) == {n for n, m in HARNESSES.items() if hasattr(m, "hook_output")}
 

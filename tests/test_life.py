@@ -11,8 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import answer_all, data_file, tree_records
-
-from optmem.cli import cli
+from optmem.cli.app import cli
 
 T = 1000
 AWAKE = "You are awake."

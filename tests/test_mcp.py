@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -459,7 +458,7 @@ def test_lines_that_are_no_message_get_json_rpc_errors_and_the_server_stays_up(i
 
 @pytest.mark.parametrize("line, code", NOT_MESSAGES)
 def test_screen_names_the_code_and_never_quotes_the_line(line, code):
-    from optmem.mcp_server import screen
+    from optmem.mcp import screen
     passed, error = screen(line.decode("utf-8", "replace"))
     assert passed is None and error["code"] == code
     assert error["id"] is None and error["data"].startswith("memo: ")
@@ -467,7 +466,7 @@ def test_screen_names_the_code_and_never_quotes_the_line(line, code):
 
 
 def test_screen_passes_messages_and_keeps_a_valid_id():
-    from optmem.mcp_server import screen
+    from optmem.mcp import screen
     for message in ({"jsonrpc": "2.0", "id": 1, "method": "ping"},
                     {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {}},
                     {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -540,7 +539,7 @@ def test_two_servers_and_the_cli_write_at_once(inited):
     async def both():
         cli = subprocess.Popen(
             [sys.executable, "-c",
-             "import sys\nfrom optmem.cli import cli\n"
+             "import sys\nfrom optmem.cli.app import cli\n"
              f"for i in range({per}):\n"
              "    cli.main(['note', f'cli {i}'], standalone_mode=False)\n"],
             cwd=REPO, env=dict(os.environ, **ENV, MEMORY_DIR=str(inited)),
@@ -576,7 +575,7 @@ def test_without_the_sdk_one_line_and_exit_1(tmp_path):
 
 
 def test_on_python_39_the_line_names_the_version():
-    from optmem import mcp_server
+    from optmem import mcp as mcp_server
     line = mcp_server.sdk_problem(version=(3, 9, 18))
     assert "Python 3.10 or newer" in line and "3.9.18" in line
     assert "optmem[mcp]" in line and "\n" not in line

@@ -38,8 +38,9 @@ mcp = pytest.importorskip("mcp", reason="the MCP SDK is not installed (pip insta
 from mcp import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from optmem import mcp_server, search  # noqa: E402
-from optmem.store import Store  # noqa: E402
+from optmem import mcp as mcp_server  # noqa: E402
+from optmem.recall import search  # noqa: E402
+from optmem.store.memory import Store  # noqa: E402
 
 ENV = {"PYTHONPATH": str(REPO), "PYTHONWARNINGS": "default"}
 #: How long a test waits for a reply before it fails (never asserted on).
@@ -302,7 +303,7 @@ def test_notes_cancelled_before_the_store_lock_are_not_done_nor_answered(inited,
 #: told ``$MEMO_TEST_AT`` that the append is done).
 HOLD_AFTER_APPEND = '''
 import os, time
-import optmem.store as store
+import optmem.store.memory as store
 _append = store.Store.append
 def append(self, *args, **kwargs):
     out = _append(self, *args, **kwargs)

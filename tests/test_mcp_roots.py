@@ -1,7 +1,7 @@
-"""``memo mcp`` finds the project from the client's workspace roots (issue
-#18: "the project is resolved from the client's workspace roots (the MCP
-roots capability) when it offers them, else from the server's working
-directory").
+"""``memo mcp`` finds the project from the client's workspace roots
+(docs/protocol.md, clients: the project is resolved from the client's
+workspace roots, the MCP roots capability, when it offers them, else from
+the server's working directory).
 
 Driven by the SDK's own stdio client, with a ``list_roots_callback`` as an
 editor gives one, against ``memo mcp`` started as a subprocess in a folder
@@ -16,7 +16,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-
 from test_projects import GIT, make_repo, needs_git
 
 if sys.version_info < (3, 10):
@@ -26,9 +25,11 @@ pytest.importorskip("mcp", reason="the MCP SDK is not installed")
 import anyio  # noqa: E402
 from mcp import ClientSession, types  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
-from optmem import mcp_server, protocol  # noqa: E402
 from test_mcp import call, run  # noqa: E402
 from test_mcp_scope import memo_in, server_in  # noqa: E402
+
+from optmem import mcp as mcp_server  # noqa: E402
+from optmem import protocol
 
 
 def file_uri(path) -> str:

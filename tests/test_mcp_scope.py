@@ -1,4 +1,4 @@
-"""``memo mcp`` with project scopes (issues #17 and #18): every tool takes
+"""``memo mcp`` with project scopes (docs/scopes.md, docs/protocol.md): every tool takes
 ``scope``; the stores are resolved as the CLI resolves them, from the
 server's working directory. Driven by the SDK's own stdio client, in a
 scratch git repository whose project a person made with
@@ -7,22 +7,22 @@ scratch git repository whose project a person made with
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
+from test_projects import make_repo, needs_git
 
 from conftest import REPO, set_config
-from test_projects import make_repo, needs_git
 
 if sys.version_info < (3, 10):
     pytest.skip("the MCP SDK (mcp) needs Python 3.10 or newer", allow_module_level=True)
 pytest.importorskip("mcp", reason="the MCP SDK is not installed")
 
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
-from optmem import protocol  # noqa: E402
 from test_mcp import ENV, answer_all, call, orders, run, session_do  # noqa: E402
+
+from optmem import protocol  # noqa: E402
 
 GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
@@ -101,7 +101,7 @@ def test_a_project_session_through_tool_calls(tmp_path, memory_dir, widget):
             text, err = await call(session, "note", {"text": f"global fact {i}",
                                                      "scope": "global"})
             assert not err and text.startswith(f"Saved as #{i}.\nScope: global memory."), text
-            for tool, args in orders(text):
+            for _tool, args in orders(text):
                 assert args.get("scope") in ("global", "widget"), text
             await answer_all(session, text, log)
         # every compression order carried its scope; the summaries went home

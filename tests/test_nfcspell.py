@@ -1,4 +1,4 @@
-"""Raw spellings NFC turns into a character (``optmem.nfcspell``), and the
+"""Raw spellings NFC turns into a character (``optmem.recall.nfcspell``), and the
 recall prefilter that uses them to skip records without normalising them.
 
 Records here are written as another tool may write them, not in NFC: a
@@ -20,8 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import nfcspell, search
-from optmem.store import Store, encode_memory
+from optmem.recall import gen_nfc_tables, nfc_tables, nfcspell, search
+from optmem.recall.pattern import line_of
+from optmem.store.memory import Store, encode_memory
 
 KNOWN = unicodedata.unidata_version in nfcspell.VERIFIED
 
@@ -34,7 +35,7 @@ def test_the_singleton_table_is_this_pythons_unicode():
     if KNOWN:
         table = {src: target for target, sources in nfcspell._targets().items()
                  for src in sources}
-        assert table == nfcspell._scan()
+        assert table == gen_nfc_tables.scan_singletons()
         assert nfcspell.spellings("a") == (("a",), ())
     else:
         assert nfcspell.spellings("a") is None
@@ -109,11 +110,11 @@ def _want(store, pattern: str) -> int:
     rx = re.compile(unicodedata.normalize("NFC", pattern), re.IGNORECASE)
     with open(store.log_path, "rb") as f:
         data = f.read()
-    lines = [search.line_of(data[k:k + 320]) for k in range(0, len(data), 320)]
+    lines = [line_of(data[k:k + 320]) for k in range(0, len(data), 320)]
     return sum(1 for line in lines if rx.search(unicodedata.normalize("NFC", line)))
 
 
-ENGINES = [False] + ([True] if search._re2_module() is not None else [])
+ENGINES = [False] + ([True] if search.re2_module() is not None else [])
 
 
 @settings(max_examples=60, deadline=None)
@@ -150,7 +151,7 @@ def test_the_prefilter_is_complete_only_when_every_member_is_spelled():
 
 def test_the_starter_table_is_this_pythons_unicode():
     if KNOWN:
-        assert nfcspell._BY_STARTER == nfcspell._scan_starters()
+        assert nfcspell.BY_STARTER == gen_nfc_tables.scan_starters()
 
 
 def _one(tmp_path, raw: bytes):
@@ -187,15 +188,35 @@ def test_raw_text_nfc_reorders_or_splits_is_found(tmp_path, raw, pattern, re2):
 
 
 def test_the_composer_table_marks_every_character_that_is_not_inert():
-    """``composer_table`` (read by ``optmem._scan`` after a literal) marks
+    """``composer_table`` (read by ``optmem.recall._scan`` after a literal) marks
     the first two UTF-8 bytes of every code point that is not NFC-inert on
     this Python: only those can change the character before them. On an
     unverified Unicode version it marks every non-ASCII first byte."""
     table = nfcspell.composer_table()
     assert len(table) == 65536 and not any(table[:0x8000])
     if KNOWN:
-        assert all(table[block] for block in nfcspell._scan_blocks())
+        assert all(table[block] for block in gen_nfc_tables.scan_blocks())
         assert not table[0xC3BC]  # ü: what follows zürich's u is not a mark
         assert not table[0xE4BA]  # 京 and its neighbours: CJK composes with nothing
     else:
         assert all(table[0x8000:])
+
+
+def test_the_generated_tables_are_what_the_generator_writes():
+    """``nfc_tables.py`` is generated: on the Unicode it was generated on the
+    generator writes it again byte for byte; on any other verified version
+    the singleton and starter tables are the same, and every block that is
+    not NFC-inert here is in the generated blocks (they only grow with
+    Unicode, and the tables come from the newest)."""
+    if unicodedata.unidata_version == nfc_tables.UNICODE:
+        with open(nfc_tables.__file__, encoding="utf-8") as f:
+            assert f.read() == gen_nfc_tables.render()
+    elif KNOWN:
+        assert nfc_tables.SINGLETON_RUNS == gen_nfc_tables.singleton_runs(
+            gen_nfc_tables.scan_singletons())
+        assert nfc_tables.BY_STARTER == gen_nfc_tables.scan_starters()
+        here = set(gen_nfc_tables.block_runs(gen_nfc_tables.scan_blocks()))
+        held = {b for first, last in nfc_tables.NOT_INERT_BLOCKS for b in range(first, last + 1)}
+        assert {b for first, last in here for b in range(first, last + 1)} <= held
+    else:
+        pytest.skip(f"Unicode {unicodedata.unidata_version} is not one the tables were checked on")

@@ -117,7 +117,7 @@ def test_a_sleep_order_runs_as_printed_in_bash(memory_dir, tmp_path):
 
 WORKER = textwrap.dedent("""
     import sys, time
-    from optmem.cli import cli
+    from optmem.cli.app import cli
     w, n, start = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
     while time.time() < start:
         time.sleep(0.001)

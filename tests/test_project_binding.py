@@ -19,11 +19,11 @@ import subprocess
 import sys
 
 import pytest
+from test_projects import GIT, git, make_repo, needs_git
 
 from optmem import projects
 from optmem.harness import HARNESSES, inject
 from optmem.projects import normalise_remote
-from test_projects import GIT, git, make_repo, needs_git
 
 VICTIM_FACT = "victim private fact: the release key is in vault seven"
 VICTIM_REMOTE = "github.com/victim/private"

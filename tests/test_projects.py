@@ -1,4 +1,4 @@
-"""Project scopes (issue #17): names, remotes, resolution in scratch git
+"""Project scopes (docs/scopes.md): names, remotes, resolution in scratch git
 repositories, the shared wake budget, hand-over across two stores, and the
 promise that nothing changes until a person creates a project."""
 
@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO
 from optmem import blocks, projects, scoped
@@ -147,7 +148,7 @@ def test_no_git_call_and_the_same_bytes_without_projects(memo, memory_dir, monke
     assert first[-1][1].startswith("Global memory: <MEM>\nProject: none (no project exists)")
     # A project exists, but not for this repository: every byte of every
     # command is the same, apart from memo scope, which says so.
-    from optmem.store import Store
+    from optmem.store.memory import Store
     Store.init(str(tmp_path / "b"))
     Store.init(str(tmp_path / "b" / "projects" / "other"))
     second = session(tmp_path / "b")
@@ -474,7 +475,7 @@ def test_reference_tool_reads_a_project_store(world, memo, memory_dir):
 
 SIXTEEN = """
 import sys
-from optmem.cli import cli
+from optmem.cli.app import cli
 w = int(sys.argv[1])
 flags = ["--global"] if w % 2 else []
 for j in range(5):
@@ -596,7 +597,7 @@ def test_a_seed_client_lives_a_whole_life_in_a_repository_with_a_project(world, 
     lines = [ln for part in seen for ln in part.splitlines() if ln.startswith("#")]
     assert len(lines) == len(set(lines))
     # every summary is in the store whose memories it covers
-    from optmem.store import Store
+    from optmem.store.memory import Store
     for root, word in ((memory_dir, b"global"), (memory_dir / "projects" / "widget", b"project")):
         store = Store.open(str(root))
         assert store.count() == (8 if word == b"global" else 30)
@@ -605,14 +606,15 @@ def test_a_seed_client_lives_a_whole_life_in_a_repository_with_a_project(world, 
 
 
 def core_pending(store):
-    from optmem import core
+    from optmem.engine import view
     T = store.count()
-    return core.pending_in(T, store.built(T))
+    return view.pending_in(T, store.built(T))
 
 
 def test_the_hook_takes_the_project_from_the_harness_cwd(world, memo, memory_dir,
                                                         monkeypatch, tmp_path):
     import json
+
     from optmem.harness import HARNESSES, inject
     memo("note", "the widget builds with make")
     memo("note", "--global", "the user writes British English")

@@ -1,4 +1,4 @@
-"""The seed's strings are an API (issue 8): each line a client parses, with
+"""The seed's strings are an API (docs/protocol.md): each line a client parses, with
 the pattern that client uses, and the order forms (heredoc, MEMO_ORDERS=line).
 
 Every case runs the real command on a store set up for it and asserts the
@@ -13,7 +13,6 @@ import re
 import pytest
 
 from conftest import answer_all, set_config, write_import
-
 from optmem import protocol
 
 
@@ -151,7 +150,7 @@ def test_every_seed_string_with_the_pattern_a_client_uses(memo, memory_dir, tmp_
     argv = [str(write_import(tmp_path / "history.txt", history(40))) if a == "HISTORY" else a
             for a in argv]
     result = memo(*argv)
-    if argv[0] == "import":  # issue 12's one-line notice of the work it creates
+    if argv[0] == "import":  # the import's one-line notice of the work it creates
         assert result.stderr.startswith("memo: importing ") and result.stderr.count("\n") == 1
     else:
         assert result.stderr == "", result.stderr
@@ -208,7 +207,7 @@ def test_an_unknown_order_form_falls_back_to_the_heredoc():
     assert protocol.sleep_order("0-1", "line") == ['Run: memo sleep 0-1 "<your line>"']
 
 
-# == a client that reads only the listed patterns (issue 8 "Done when") ======
+# == a client that reads only the listed patterns (docs/protocol.md) ======
 
 CLIENT = {
     "compress": re.compile(r"Compress memories #(\d+)-(\d+)"),
@@ -316,7 +315,7 @@ def ref_append(store, texts, date="2026-11-30") -> None:
 def crashed_import(store, first: int, texts, written: float) -> None:
     """An import killed mid-append: memo's journal for the batch, and the
     first ``written`` records of it on disk (a fraction tears the last)."""
-    from optmem.store import Store
+    from optmem.store.memory import Store
     s = Store.open(str(store))
     before = first * 320
     batch = b"".join(ref_record(first + k, "2026-11-29", t) for k, t in enumerate(texts))
@@ -622,8 +621,8 @@ def test_the_hook_and_mcp_wake_keep_the_stand_in_of_a_damaged_summary(memo, memo
     """Only the CLI's wake refuses: a startup hook (``wake --max-bytes``) and
     the MCP server's wake show the stand-in line and hand the repair over,
     so an agent is never left without its memory; check names the repair."""
-    from optmem import core
-    from optmem.store import Store
+    from optmem.engine import wake as waking
+    from optmem.store.memory import Store
     memo("init")
     _then(_built(4), _damaged_summary("0-1"), _config(WAKE_LINES=3))(memo, memory_dir, tmp_path)
     hook = memo("wake", "--max-bytes", "4000")
@@ -631,7 +630,7 @@ def test_the_hook_and_mcp_wake_keep_the_stand_in_of_a_damaged_summary(memo, memo
     assert "Run: memo forget 0-1" in hook.stdout
     store = Store.open(str(memory_dir))
     try:
-        ok, text = core.wake(store, 1, None)  # what memo mcp's wake calls
+        ok, text = waking.wake(store, 1, None)  # what memo mcp's wake calls
     finally:
         store.close()
     assert ok and "[damaged summary" in text and text.rstrip().endswith("Run: memo forget 0-1")
@@ -652,7 +651,7 @@ def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(mo
     assert protocol.part_footer(1, 2, 40) == "Not awake yet. Run: memo wake 2 40"
     assert protocol.part_footer_scoped(1, 2, 40, 3, "widget") == \
         "Not awake yet. Run: memo wake 2 40 3 --project widget"
-    from optmem import handover
+    from optmem.engine import handover
     assert handover.order_lines(["0-1", "2-3"]) == \
         ['Run: memo sleep - "0-1 <your line>" "2-3 <your line>"']
 
@@ -771,6 +770,7 @@ LATER = {
 
 def _later_life():
     import importlib.util
+
     from conftest import REPO
     spec = importlib.util.spec_from_file_location("later_client_life",
                                                   REPO / "examples" / "later-client-life.py")

@@ -80,9 +80,10 @@ def test_a_closed_stdout_cannot_become_a_store_file(memory_dir, memo, tmp_path):
 def test_the_readme_knob_table_is_the_config_table():
     """README "Files" gave ranges memo does not apply (ENTRY_CHARS 16..287,
     WAKE_LINES 1..1,000,000): every knob's default and range there must be
-    ``optmem.config.KNOBS``."""
+    ``optmem.store.config.KNOBS``."""
     import re
-    from optmem.config import KNOBS
+
+    from optmem.store.config import KNOBS
     text = (REPO / "README.md").read_text(encoding="utf-8")
     rows = dict((m.group(1), (m.group(2), m.group(3), m.group(4))) for m in re.finditer(
         r"^\| `([A-Z_]+)` \| ([\d,]+) \| ([\d,]+)\.\.([\d,]+) \|", text, re.M))

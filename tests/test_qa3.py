@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, answer_all, set_config, write_import
-from optmem.cli import cli
+from optmem.cli.app import cli
 
 LOG = 320
 AWAKE = "You are awake."

@@ -1,4 +1,4 @@
-"""Races between real ``memo`` processes (issue 3).
+"""Races between real ``memo`` processes (docs/recovery.md).
 
 Every writer holds the lock and takes its id inside it, and readers only
 look at whole records, so: parallel notes lose and duplicate nothing;
@@ -198,7 +198,7 @@ def test_wake_during_the_last_compression_is_refusal_or_whole_document(memory_di
     (memory_dir / "TREE" / "16").unlink()
     final = None
     outcomes = {0: 0, 1: 0}
-    for round_ in range(3):
+    for _round in range(3):
         # Readers start all through the writer's life, so some run before,
         # during and after the summary lands.
         readers = [spawn(memory_dir, "wake")]
@@ -322,8 +322,8 @@ def test_wake_racing_a_forget_refuses_or_prints_the_whole_document(memory_dir, m
     document or the refusal with the prompt, never an internal error."""
     from click.testing import CliRunner
 
-    from optmem.cli import cli
-    from optmem.store import Store
+    from optmem.cli.app import cli
+    from optmem.store.memory import Store
 
     build(memory_dir, 64, config="WAKE_LINES=8\n")
     real_built = Store.built
@@ -362,7 +362,7 @@ def test_an_import_killed_midway_is_rolled_back_by_the_next_write(memory_dir, tm
     path = tmp_path / "big.txt"
     path.write_text("".join(f"{today} imported line {i} i{i}q\n" for i in range(40000)))
     log = memory_dir / "LOG.txt"
-    for attempt in range(3):
+    for _attempt in range(3):
         p = spawn(memory_dir, "import", "--yes", str(path))
         while p.poll() is None:  # the import ends by itself: 40,000 lines
             if log.stat().st_size > len(before):

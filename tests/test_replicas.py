@@ -1,4 +1,4 @@
-"""A store that a sync tool or git touched (issue 14), built for real on one
+"""A store that a sync tool or git touched (docs/recovery.md), built for real on one
 machine: two replicas written by memo, reconciled the ways Syncthing,
 Dropbox and git do it. For each: what ``check`` and ``wake`` print, that no
 advice destroys a memory, and that ``check`` and ``wake`` change nothing.
@@ -17,9 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import answer_all
-
-from optmem import replicas
-from optmem.cli import cli
+from optmem.cli.app import cli
+from optmem.engine import replicas
 
 LOG = 320
 HAS_GIT = shutil.which("git") is not None
@@ -269,7 +268,7 @@ def test_git_merge_union_repeats_ids_and_check_never_advises_redact(tmp_path):
     assert "tail -n +6" in out  # the laptop's memories from #5 on
     assert "merges LOG.txt with merge=union" in out  # the note on .gitattributes
     no_destructive_advice(out, wake.stdout)
-    warned(wake, "the last record of LOG.txt (#7) holds #5")
+    warned(wake, "the last record of LOG.txt (#{}) holds #5".format(7))
     # every step as printed, in order, recovers both machines' memories
     run_steps(out, tmp_path, store)
     whole = at(store)("check")
@@ -570,7 +569,7 @@ def test_conflict_markers_in_a_level_are_named(memo, inited):
 
 
 def test_a_torn_tail_is_issue_8s_note_not_a_sync_mark(memo, inited):
-    """Issue 8's rule and this one agree: a torn last record (no newline) is
+    """The torn-record rule (docs/recovery.md) and this one agree: a torn last record (no newline) is
     a note, cut by the next write; wake does not warn and check names no
     merge. Bytes with a newline in them are a merge's or an edit's mark."""
     for k in range(4):
@@ -589,7 +588,7 @@ def test_a_torn_tail_is_issue_8s_note_not_a_sync_mark(memo, inited):
 def test_the_import_an_export_suggests_runs_as_printed(tmp_path, memo, inited, monkeypatch):
     """Over ``IMPORT_ASK_ABOVE`` memories ``memo import`` asks for
     ``--yes``, so the export's suggestion carries it; up to it, it does not."""
-    from optmem import backlog
+    from optmem.engine import backlog
     monkeypatch.setattr(backlog, "IMPORT_ASK_ABOVE", 3)
     for k in range(3):
         assert memo("note", f"memory number {k}").exit_code == 0

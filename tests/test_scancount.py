@@ -1,7 +1,7 @@
-"""Recall's one-pass counts (``optmem.scancount`` over the C extension
-``optmem._scan``) equal the per-line definition.
+"""Recall's one-pass counts (``optmem.recall.scancount`` over the C extension
+``optmem.recall._scan``) equal the per-line definition.
 
-The oracle is recall's definition (DESIGN.md "memo recall"): Python ``re``,
+The oracle is recall's definition (docs/recall.md): Python ``re``,
 IGNORECASE, the NFC pattern searched in the NFC form of each line. The
 records hold every trap the module docstring argues about: marks after a
 word (NFC composes them), decomposed letters, singletons (U+212A), members
@@ -20,12 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optmem import nfcspell, scancount, search
-from optmem.store import LOG_RECORD, encode_memory
+from optmem.recall import nfcspell, scancount, search
+from optmem.recall.pattern import line_of
+from optmem.store.memory import LOG_RECORD, encode_memory
 
 pytestmark = pytest.mark.skipif(
     not scancount.available(),
-    reason="optmem._scan is not built (no C compiler at install): recall counts with fastcount")
+    reason="optmem.recall._scan is not built (no C compiler at install): recall counts with fastcount")
 
 WORDS = [
     "deploy", "Deploy", "DEPLOY", "deployment", "redeploy", "deploy_x", "rollback", "release",
@@ -45,7 +46,7 @@ def nfc(text: str) -> str:
 
 def definition(recs: list, pattern: str) -> int:
     rx = re.compile(nfc(pattern), re.IGNORECASE)
-    return sum(1 for r in recs if rx.search(nfc(search.line_of(r))))
+    return sum(1 for r in recs if rx.search(nfc(line_of(r))))
 
 
 def whole(recs: list) -> bool:
@@ -163,7 +164,7 @@ def test_patterns_it_does_not_count():
 
 
 def test_the_extension_checks_its_arguments():
-    from optmem import _scan
+    from optmem.recall import _scan
     table = nfcspell.composer_table()
     rec = encode_memory(0, "2024-05-01", "deploy")
     assert _scan.count(memoryview(rec), LOG_RECORD, [(b"deploy", 0)], True, table, []) == (1, [])
@@ -196,8 +197,9 @@ def test_needles_that_overlap_themselves_give_up_and_recall_still_counts(tmp_pat
     length at every byte: ``_scan`` gives up (False) once a chunk costs over
     16 comparisons a byte, the counter stops being used, and recall counts
     those chunks another way with the same answer."""
-    from optmem import _scan
     from test_fastcount import build, small_chunks
+
+    from optmem.recall import _scan
     pattern = "\\b" + "a" * 200 + "[abcdefghijklmnopqrstuvwxyz0123456789_]\\b"
     recs = [encode_memory(i, "2024-05-01", "a" * 280) for i in range(40)]
     scanner = counter(pattern)

@@ -18,9 +18,9 @@ import tempfile
 
 import pytest
 
-from optmem.scope import check_memory_dir, memory_dir
-from optmem.errors import NoStore
 from conftest import REPO
+from optmem.errors import NoStore
+from optmem.store.paths import check_memory_dir, memory_dir
 
 NOBODY = 65534
 
@@ -119,7 +119,7 @@ def _readable_packages() -> str:
             where = importlib.util.find_spec(name).submodule_search_locations[0]
             shutil.copytree(where, os.path.join(top, name),
                             ignore=shutil.ignore_patterns("__pycache__"))
-        for dirpath, dirs, files in os.walk(top):
+        for dirpath, _dirs, files in os.walk(top):
             os.chmod(dirpath, 0o755)
             for f in files:
                 os.chmod(os.path.join(dirpath, f), 0o644)
@@ -189,7 +189,7 @@ def test_a_read_only_store_reads_and_wakes_without_ordering_sleep(shared_store):
     for k in range(5):  # owned by root, 0700: make it readable, not writable
         subprocess.run([sys.executable, "-m", "optmem", "note", f"memory {k} in Zürich"],
                        env=env, cwd=REPO, check=True, capture_output=True)
-    for dirpath, dirs, files in os.walk(shared_store):
+    for dirpath, _dirs, files in os.walk(shared_store):
         os.chmod(dirpath, 0o755)
         for name in files:
             os.chmod(os.path.join(dirpath, name), 0o644)

@@ -14,9 +14,9 @@ import unicodedata
 
 import pytest
 
-from optmem import guard
-from optmem.config import KNOBS
-from optmem.store import displayable
+from optmem.guard import text as guard
+from optmem.store.config import KNOBS
+from optmem.store.memory import displayable
 from optmem.textform import nfc
 
 ENTRY_CHARS = KNOBS["ENTRY_CHARS"][0]

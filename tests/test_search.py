@@ -1,6 +1,6 @@
-"""Streaming recall (``optmem.search``) equals the plain per-record search.
+"""Streaming recall (``optmem.recall.search``) equals the plain per-record search.
 
-The oracle is the definition in DESIGN.md: every ``LOG.txt`` record as one
+The oracle is the definition in docs/recall.md: every ``LOG.txt`` record as one
 line, matched with Python's ``re`` (IGNORECASE, Unicode). The store holds
 multi-byte text with every case trap Python folds (É/é, ß/ẞ, Σ/σ/ς, İ/ı/i,
 the Kelvin sign, long s, µ/μ/Μ, ǅ) and a few damaged records. Recall runs
@@ -19,9 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from optmem import scancount, search
 from optmem.errors import BadInput
-from optmem.store import LOG_RECORD, Store, displayable, encode_memory
+from optmem.recall import scancount, search
+from optmem.recall.pattern import line_of
+from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 WORDS = (
     "release deploy failed rollback click merge fix patch tag stress kiosk "
@@ -32,10 +33,10 @@ WORDS = (
 )
 
 #: "python": Python's re alone; "re2": RE2's prefilter; "c": the C counter
-#: (optmem._scan) alone, which then finds the printed lines too. "python"
+#: (optmem.recall._scan) alone, which then finds the printed lines too. "python"
 #: and "re2" run without the C counter, as an install without a C compiler
 #: does (the C counter beside RE2: tests/test_fastcount.py).
-ENGINES = ["python"] + (["re2"] if search._re2_module() is not None else []) + \
+ENGINES = ["python"] + (["re2"] if search.re2_module() is not None else []) + \
     (["c"] if scancount.available() else [])
 #: The engines that match every candidate line with ``re`` (the C counter
 #: decides most lines of a plain word without it).
@@ -96,7 +97,7 @@ def store(tmp_path_factory):
 
 
 def oracle_lines(store) -> list:
-    """Every record of the log as the line DESIGN.md's recall matches."""
+    """Every record of the log as the line recall matches (docs/recall.md)."""
     with open(store.log_path, "rb") as f:
         data = f.read()
     out = []
@@ -108,7 +109,7 @@ def oracle_lines(store) -> list:
 
 def matching(store, pattern: str) -> list:
     """The lines the plain per-record search matches: the NFC pattern on
-    the NFC form of each line (issue 9), the lines shown as stored."""
+    the NFC form of each line (docs/recall.md), the lines shown as stored."""
     rx = re.compile(nfc(pattern), re.IGNORECASE)
     return [line for line in oracle_lines(store) if rx.search(nfc(line))]
 
@@ -181,7 +182,7 @@ def test_line_of_is_the_oracle_line(store):
         data = f.read()
     lines = oracle_lines(store)
     for k, line in enumerate(lines):
-        assert search.line_of(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) == line
+        assert line_of(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) == line
 
 
 # -- patterns from a small grammar ------------------------------------------
@@ -282,7 +283,7 @@ def test_ascii_folds_hold_every_non_ascii_match_of_an_ascii_character():
 def test_re2_needle_matches_every_spelling_re_accepts(text):
     """Every string ``re`` (IGNORECASE) matches with the literal ``text``
     is matched, as UTF-8 bytes, by the RE2 needle built for it."""
-    re2 = search._re2_module()
+    re2 = search.re2_module()
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
     rx = re2.compile(search._re2_syntax(text)[0].encode("ascii"), options)
@@ -550,8 +551,8 @@ def test_the_fastcount_counter_takes_over_when_the_c_counter_gives_up(tmp_path, 
     """Once ``ScanCounter.usable`` turns False (too much work), the chunks
     left are counted by ``fastcount``'s counter, not record by record."""
     if not scancount.available():
-        pytest.skip("optmem._scan is not built (no C compiler at install)")
-    from optmem import fastcount
+        pytest.skip("optmem.recall._scan is not built (no C compiler at install)")
+    from optmem.recall import fastcount
     store = _build(str(tmp_path / "mem"),
                    [encode_memory(i, "2024-01-01", f"release {i}") for i in range(40)])
     real = scancount.ScanCounter.count

@@ -1,4 +1,4 @@
-"""The credential families of ``optmem.secrets`` (issue #16).
+"""The credential families of ``optmem.guard.secrets`` (docs/guard.md).
 
 Every family has a generated example shape here (``SHAPES``: a template of
 random runs, never a real credential), refused in several sentence forms;
@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import data_file
-
-from optmem import secrets
-from optmem.config import MAX_ENTRY_BYTES
-from optmem.guard import find_problem
+from optmem.guard import secrets
+from optmem.guard.text import find_problem
+from optmem.store.config import MAX_ENTRY_BYTES
 
 ALPHABETS = {
     "a": string.ascii_lowercase + string.digits,
@@ -251,7 +250,7 @@ def test_every_family_has_a_shape_and_a_source():
 
 def test_placeholder_shapes_are_not_in_the_table():
     """Shapes are generated: no template is a literal credential."""
-    for how, shape in SHAPES.values():
+    for _how, shape in SHAPES.values():
         assert "{" in shape or shape.startswith(("Authorization: Basic", '"auth"', "PuTTY", "apiVersion")) \
             or "seed phrase" in shape
 

@@ -1,5 +1,5 @@
 """A stateful test: random sessions of note / sleep / forget / wake / recall
-against a simple model of the store (issue 3).
+against a simple model of the store (docs/recovery.md).
 
 The model is a list of memory texts and, per level, the dense list of
 summaries built so far. After every step the files are checked against it:
@@ -10,10 +10,9 @@ with ``You are awake.``; recall of a memory's unique token finds exactly it.
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,12 +20,11 @@ from pathlib import Path
 from click.testing import CliRunner
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
-                                 rule)
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from optmem import blocks
-from optmem.cli import cli
-from optmem.core import wake_budget  # memo's intro is one of WAKE_LINES
+from optmem.cli.app import cli
+from optmem.engine.view import wake_budget  # memo's intro is one of WAKE_LINES
 
 LOG, TREE = 320, 288
 WAKE_LINES = 12
@@ -57,7 +55,7 @@ class StoreMachine(RuleBasedStateMachine):
         self.date = None
 
     def teardown(self):
-        # optmem.store.Store never closes its read handle of LOG.txt, so each
+        # optmem.store.memory.Store never closes its read handle of LOG.txt, so each
         # in-process command leaks one descriptor (reported; test_faults has
         # the test). Close ours so a long run does not hit EMFILE.
         fd_dir = "/proc/self/fd"
@@ -309,7 +307,8 @@ class StoreMachine(RuleBasedStateMachine):
         for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]):
             want.append(self.memory_line(lo) if hi - lo == 1 else self.summary_line(lo, hi))
         assert body == want
-        event(f"wake: {k} part(s), {sum(1 for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]) if hi - lo > 1)} summaries shown")
+        shown = sum(1 for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]) if hi - lo > 1)
+        event(f"wake: {k} part(s), {shown} summaries shown")
 
     @precondition(lambda self: self.T > 0)
     @rule(data=st.data())

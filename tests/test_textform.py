@@ -8,8 +8,8 @@ import unicodedata
 
 import pytest
 
-from optmem.textform import is_nfc, nfc
 from conftest import write_import
+from optmem.textform import is_nfc, nfc
 
 ZURICH_NFC = "Zürich office: Grüße an Ångström, naïve café, 한국어"
 ZURICH_NFD = unicodedata.normalize("NFD", ZURICH_NFC)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from optmem.store import Store, encode_memory
+from optmem.store.memory import Store, encode_memory
 
 #: A credential shape every rule set knows (an OpenAI project key), made up.
 TOKEN = "sk-proj-" + "Ab3dEf7h" * 6
@@ -230,8 +230,8 @@ def test_a_config_of_assignments_only_names_nothing(memo, inited):
 
 @pytest.mark.parametrize("code", [errno.ENOSYS, errno.ENOLCK])
 def test_a_filesystem_without_locks_is_named_at_once(memo, inited, monkeypatch, code):
-    import optmem.store
-    monkeypatch.setattr(optmem.store, "LOCK_TIMEOUT", 0.2)  # never the thing asserted
+    import optmem.store.lock
+    monkeypatch.setattr(optmem.store.lock, "LOCK_TIMEOUT", 0.2)  # never the thing asserted
     real = fcntl.flock
 
     def flock(fd, op):

@@ -27,7 +27,7 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from . import agents, claude, claude_desktop, codex, cursor, gemini
+from optmem.harness import agents, claude, claude_desktop, codex, cursor, gemini
 
 #: Every harness ``memo setup`` knows, by the name given on its command line.
 HARNESSES = {m.NAME: m for m in (claude, codex, gemini, agents, claude_desktop, cursor)}

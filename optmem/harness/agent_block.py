@@ -7,7 +7,7 @@ who paste it by hand (``tests/test_harness.py`` checks they agree;
 ``python -m optmem.harness.agent_block > AGENTS.snippet.md`` rewrites it).
 
 The text holds no path of this machine: it names ``$MEMORY_DIR`` only, so
-it may go into a file a repository commits (DESIGN.md "Harness wiring").
+it may go into a file a repository commits (docs/harness.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "agents"
 TITLE = "AGENTS.md"

@@ -1,6 +1,6 @@
 """Claude Code: ``SessionStart`` hook, ``env.MEMORY_DIR``, ``CLAUDE.md`` block.
 
-Files (harness-facts.md A1.1, A1.7): user scope ``~/.claude/settings.json``
+Files (docs/harness.md): user scope ``~/.claude/settings.json``
 (``$CLAUDE_CONFIG_DIR`` moves ``~/.claude``) and ``~/.claude/CLAUDE.md``;
 project scope ``.claude/settings.local.json`` (uncommitted: it holds this
 machine's paths) and the project's ``CLAUDE.md`` (committed: the block
@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem import gitcall
+from optmem.harness import edit
 
 NAME = "claude"
 TITLE = "Claude Code"
@@ -78,14 +79,7 @@ def _committable(project: str, rel: str) -> bool:
     """Whether ``rel`` would be committed in the git work tree at
     ``project``: it is a work tree and ``git check-ignore`` says the file is
     not ignored. False when there is no git, or no repository."""
-    import subprocess
-    try:
-        inside = subprocess.run(["git", "-C", project, "rev-parse", "--is-inside-work-tree"],
-                                capture_output=True, text=True)
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            return False
-        ignored = subprocess.run(["git", "-C", project, "check-ignore", "-q", rel],
-                                 capture_output=True)
-    except OSError:
+    inside = gitcall.run_git(["rev-parse", "--is-inside-work-tree"], project, timeout=30)
+    if not inside.ok or inside.text() != "true":
         return False
-    return ignored.returncode == 1
+    return gitcall.run_git(["check-ignore", "-q", rel], project, timeout=30).status == 1

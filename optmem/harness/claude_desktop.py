@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "claude-desktop"
 TITLE = "Claude Desktop"

@@ -1,6 +1,6 @@
 """OpenAI Codex: ``SessionStart`` hook in ``hooks.json``, ``AGENTS.md`` block.
 
-Files (harness-facts.md A2.1, A2.3): user scope ``$CODEX_HOME/hooks.json``
+Files (docs/harness.md): user scope ``$CODEX_HOME/hooks.json``
 (default ``~/.codex``) and ``$CODEX_HOME/AGENTS.md``; project scope the
 project's ``.codex/hooks.json`` and ``AGENTS.md`` (an ``AGENTS.override.md``
 at that level is read instead, so it gets the block). Codex has no
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "codex"
 TITLE = "Codex"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "cursor"
 TITLE = "Cursor"

@@ -1,6 +1,6 @@
 """Safe edits of a harness's files: what ``memo setup`` may change, and how.
 
-Every file is changed the same way (harness-facts.md B4, from the faults of
+Every file is changed the same way (docs/harness.md, from the faults of
 other setups listed there):
 
 - Every target is read and its new bytes computed before the first write;
@@ -41,13 +41,13 @@ import json
 import os
 import re
 import stat as stat_mod
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..errors import MemoError
-from . import agent_block, state
+from optmem import atomic, gitcall
+from optmem.errors import MemoError
+from optmem.harness import agent_block, state
 
 
 class Refused(MemoError):
@@ -93,7 +93,7 @@ def _legacy(lines: list, path: str) -> Optional[tuple]:
     block: the markdown section (its heading up to the next heading of the
     same or a higher level, trailing blank lines left out) that holds one of
     ``agent_block.LEGACY_MARKS``. None when there is none."""
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines):  # noqa: B007 - read after the break
         if any(mark in line for mark in agent_block.LEGACY_MARKS):
             break
     else:
@@ -283,7 +283,7 @@ def _text(obj, indent) -> str:
         mark = "\u0001optmem-" + os.urandom(8).hex()
         numbers = []
 
-        def default(value):
+        def default(value, numbers=numbers, mark=mark):
             if isinstance(value, RawNumber):
                 numbers.append(value.text)
                 return f"{mark}{len(numbers) - 1}{mark}"
@@ -503,7 +503,7 @@ class Edit:
     to its new bytes (``None``: remove it); ``uninstall`` also gets the
     manifest record (``env`` values setup added). ``state`` names what is
     installed there. ``local`` says the file stays on this machine, so it
-    may hold a path of this machine (DESIGN.md "Harness wiring")."""
+    may hold a path of this machine (docs/harness.md)."""
     path: str
     what: str
     install: Callable
@@ -552,20 +552,13 @@ def committable(path: str) -> Optional[str]:
     or untracked and not ignored); None when it is ignored, not in a work
     tree, or git cannot be asked. The repository's fsmonitor stays off, and
     ``GIT_DIR``-style variables are dropped so git looks where the file is."""
-    import subprocess
-    git = ["git", "-c", "core.fsmonitor=false", "-C", os.path.dirname(path)]
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR")}
-    try:
-        top = subprocess.run(git + ["rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, timeout=30, env=env)
-        if top.returncode != 0 or not top.stdout.strip():
-            return None
-        ignored = subprocess.run(git + ["check-ignore", "-q", "--", path], capture_output=True,
-                                 timeout=30, env=env)
-    except (OSError, subprocess.SubprocessError):
+    git = ["-c", "core.fsmonitor=false", "-C", os.path.dirname(path)]
+    env = gitcall.git_env(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"))
+    top = gitcall.run_git(git + ["rev-parse", "--show-toplevel"], env=env, timeout=30)
+    if not top.ok or not top.text():
         return None
-    return os.path.normpath(top.stdout.strip()) if ignored.returncode == 1 else None
+    ignored = gitcall.run_git(git + ["check-ignore", "-q", "--", path], env=env, timeout=30)
+    return os.path.normpath(top.text()) if ignored.status == 1 else None
 
 
 # -- reading targets --------------------------------------------------------
@@ -840,7 +833,6 @@ def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = Non
         if _BY_FD:
             return _write_in(target, data, new_mode, root)
     made = state.private_dirs(os.path.dirname(target.real))
-    folder = os.path.dirname(target.real)
     if target.data is not None and target.nlink > 1:
         # Several names, one file: rewrite in place so the names stay one.
         with open(target.real, "r+b") as f:
@@ -849,21 +841,7 @@ def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = Non
             f.flush()
             os.fsync(f.fileno())
         return made
-    mode = target.mode if target.mode is not None else new_mode
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target.real)}.optmem-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-            os.fchmod(f.fileno(), mode)
-        os.replace(tmp, target.real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic.replace_file(target.real, data, target.mode if target.mode is not None else new_mode)
     return made
 
 
@@ -883,23 +861,8 @@ def _write_in(target: Target, data: bytes, new_mode: int, root: str) -> list:
                 f.flush()
                 os.fsync(f.fileno())
             return made
-        mode = target.mode if target.mode is not None else new_mode
-        tmp = f".{name}.optmem-{os.urandom(6).hex()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
-                     dir_fd=dfd)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-                os.fchmod(f.fileno(), mode)
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-            raise
+        atomic.replace_file(name, data, target.mode if target.mode is not None else new_mode,
+                            dir_fd=dfd)
         return made
     finally:
         os.close(dfd)

@@ -1,6 +1,6 @@
 """Gemini CLI: ``SessionStart`` hook in ``settings.json``, ``GEMINI.md`` block.
 
-Files (harness-facts.md A4): user scope ``~/.gemini/settings.json`` and
+Files (docs/harness.md): user scope ``~/.gemini/settings.json`` and
 ``~/.gemini/GEMINI.md`` (``$GEMINI_CLI_HOME`` stands for the home there);
 project scope ``.gemini/settings.json`` (committed, so its hook names no
 path) and the project's ``GEMINI.md``. Lifecycle matchers are exact
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from . import edit
+from optmem.harness import edit
 
 NAME = "gemini"
 TITLE = "Gemini CLI"

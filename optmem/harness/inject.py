@@ -4,12 +4,12 @@ context when a session starts, resumes, is cleared or is compacted.
 What reaches the model is one string: a header line that frames what
 follows as the agent's own notes (data to weigh, not instructions: a note
 can quote text someone else wrote), then the one-part document of
-``memo wake --max-bytes`` (``optmem.hook``) sized so the whole string fits
+``memo wake --max-bytes`` (``optmem.engine.wake``) sized so the whole string fits
 the harness's cap, ending ``You are awake.``. Pending compressions never
 empty it; they are named as an order (``Run: memo sleep``). A store that
 cannot be read gives one clear line instead (the hook itself always exits
 0: a failing hook reaches only the person's screen, never the model;
-harness-facts.md A1.2).
+docs/harness.md).
 
 ``resume`` (and Claude Code's ``fork``) replay the earlier context where the
 harness keeps it (``RESUME_REPLAYS``): then, when the store has not moved
@@ -23,9 +23,11 @@ import os
 import shlex
 import time
 
-from .. import hook as wake_hook, scope
-from ..errors import MemoError
-from . import agent_block, state
+from optmem import scope
+from optmem.engine import wake as waking
+from optmem.errors import MemoError
+from optmem.harness import agent_block, state
+from optmem.store import paths
 
 #: Sources that always get the whole memory again (the context was emptied).
 REFILL = ("startup", "clear", "compact")
@@ -126,10 +128,10 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
     session = str(event.get("session_id") or "")
     budget = max_bytes or harness.HOOK_MAX_BYTES
     try:
-        store_path = scope.memory_dir(memory_dir)
+        store_path = paths.memory_dir(memory_dir)
     except MemoError as err:
         return failure(str(err))
-    from ..store import Store
+    from optmem.store.memory import Store
     try:
         store = Store.open(store_path)
     except MemoError as err:
@@ -137,7 +139,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
     except OSError as err:
         return failure(f"{store_path}: {err.strerror}")
     try:
-        # Issue #17: the project is the one of the folder the harness works in
+        # docs/scopes.md: the project is the one of the folder the harness works in
         # (its ``cwd``), not of wherever the hook process happens to run.
         sc = scope.resolve(None, _event_cwd(event), environ, root=store_path)
     except MemoError as err:
@@ -162,7 +164,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         top = header(store_path, T, source) + unknown
         room = budget - len(top.encode("utf-8")) - 1
         try:
-            body = wake_hook.wake_max_bytes(store, room) if room > 0 else None
+            body = waking.wake_max_bytes(store, room) if room > 0 else None
         except MemoError:
             body = None
         if body is None:
@@ -194,8 +196,8 @@ def _context_two(harness, sc, store, source: str, budget: int) -> str:
     """The injected text with a project active: the global and the project
     memory in one document of at most ``budget`` bytes
     (``optmem.scoped.wake_max_bytes``)."""
-    from .. import scoped
-    from ..store import Store
+    from optmem import scoped
+    from optmem.store.memory import Store
     pstore = Store.open(sc.project_root)
     try:
         top = (header(sc.root, store.count(), source)

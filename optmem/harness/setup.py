@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from .. import scope
-from ..errors import BadInput, MemoError
-from . import HARNESSES, Context, edit, launcher
+from optmem.errors import BadInput, MemoError
+from optmem.harness import HARNESSES, Context, edit, launcher
+from optmem.store import paths
 
 
 def _short(path: str, home: str) -> str:
@@ -36,9 +36,9 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
     raw = memory_dir if memory_dir is not None else environ.get("MEMORY_DIR")
     what = "--memory-dir" if memory_dir is not None else "MEMORY_DIR"
     if need_store or raw:
-        store = scope.memory_dir(raw, what)
+        store = paths.memory_dir(raw, what)
     if need_store:
-        from ..store import Store
+        from optmem.store.memory import Store
         Store.open(store).close()
     home = environ.get("HOME") or os.path.expanduser("~")
     for var in getattr(module, "HOME_VARS", ()) if chosen == "user" else ():
@@ -89,7 +89,8 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
         if step.note:
             out.append(f"  unchanged {where}: {step.note}")
         elif not step.changed:
-            out.append(f"  unchanged {where}: {'nothing of memo in it' if uninstall else step.edit.what + ' already there'}")
+            held = 'nothing of memo in it' if uninstall else step.edit.what + ' already there'
+            out.append(f"  unchanged {where}: {held}")
         elif uninstall:
             out.append(f"  {'removed' if step.new is None else 'restored'} {where}"
                        + ("" if step.new is None else f": took out the {step.edit.what}"))
@@ -152,7 +153,7 @@ def status(environ=None, project: str | None = None) -> tuple:
                 continue
             ctx.memory_dir = None
             try:
-                ctx.memory_dir = scope.memory_dir(environ.get("MEMORY_DIR"))
+                ctx.memory_dir = paths.memory_dir(environ.get("MEMORY_DIR"))
             except MemoError:
                 pass
             parts = []
@@ -179,7 +180,7 @@ def status(environ=None, project: str | None = None) -> tuple:
         if value is None:
             continue
         try:
-            scope.memory_dir(value)
+            paths.memory_dir(value)
         except MemoError as err:
             ok = False
             lines.append(f"{path}: env MEMORY_DIR {value!r} is refused: {err}")

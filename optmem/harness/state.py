@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+
+from optmem import atomic
 
 
 def state_dir(environ=None) -> str:
@@ -89,17 +90,5 @@ def save(path: str, data: dict) -> None:
         return
     folder = os.path.dirname(path)
     private_dirs(folder)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".state-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    atomic.replace_file(path, text.encode("utf-8"))

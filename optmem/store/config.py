@@ -1,9 +1,9 @@
-"""The user knobs: one table, loaded into a frozen object (DESIGN.md "Files").
+"""The user knobs: one table, loaded into a frozen object (docs/format.md).
 
 ``$MEMORY_DIR/config`` holds optional ``NAME=VALUE`` lines; ``#`` starts a
 comment. A missing file means every default. Values are whole numbers in
 ASCII digits. Parsing and validation live here; reading and writing the file
-is ``optmem.store``'s job.
+is ``optmem.store.memory``'s job.
 
 Every file the reference OptMem accepts is read with its meaning: names in
 any case, spaces around ``=``, lines without ``=`` ignored, any value from
@@ -14,7 +14,7 @@ read, and ``LEGACY_ENTRY`` names the command that brings it back to 280.
 
 from __future__ import annotations
 
-from .errors import ConfigError
+from optmem.errors import ConfigError
 
 #: Longest text a record can hold, in bytes: a TREE record is 288 bytes with
 #: its newline, so a summary is at most 287 bytes of UTF-8.
@@ -214,7 +214,7 @@ def render(values: dict) -> str:
     """The config file text for ``values``: every knob, unset ones commented.
 
     A knob left at its default stays a comment, so the defaults stay the
-    tool's (DESIGN.md: ``init`` writes every knob commented out).
+    tool's (docs/format.md: ``init`` writes every knob commented out).
     """
     lines = ["# memo settings: NAME=VALUE, one a line. A commented line keeps the default.",
              "# Run `memo config` to see them, `memo config NAME=VALUE` to change one."]

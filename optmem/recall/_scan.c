@@ -1,9 +1,9 @@
-/* optmem._scan: count the LOG.txt records that hold a literal, in one pass.
+/* optmem.recall._scan: count the LOG.txt records that hold a literal, in one pass.
  *
- * An optional accelerator for recall's counts (optmem/scancount.py holds
- * the plan and the argument that the count is exact; this file only finds
- * bytes). Built by setup.py when a C compiler is present; without it recall
- * counts with CPython's own byte methods (optmem/fastcount.py), more slowly,
+ * An optional accelerator for recall's counts (optmem/recall/scancount.py holds
+ * the plan, docs/recall.md the argument that the count is exact; this file
+ * only finds bytes). Built by setup.py when a C compiler is present; without it recall
+ * counts with CPython's own byte methods (optmem/recall/fastcount.py), more slowly,
  * with the same answers.
  *
  * count(data, width, needles, fold, composer, exceptions, method=0, rows=False)
@@ -543,13 +543,13 @@ done:
 static PyMethodDef scan_methods[] = {
     {"count", scan_count, METH_VARARGS,
      "count(data, width, needles, fold, composer, exceptions, method=0, rows=False) -> "
-     "(certain, maybe) or None: see optmem/_scan.c and optmem/scancount.py."},
+     "(certain, maybe) or None: see optmem/recall/_scan.c and optmem/recall/scancount.py."},
     {NULL, NULL, 0, NULL}
 };
 
 static struct PyModuleDef scan_module = {
     PyModuleDef_HEAD_INIT, "_scan",
-    "Count LOG.txt records holding a literal in one pass (optmem/scancount.py).",
+    "Count LOG.txt records holding a literal in one pass (optmem/recall/scancount.py).",
     -1, scan_methods, NULL, NULL, NULL, NULL
 };
 

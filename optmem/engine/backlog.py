@@ -23,8 +23,9 @@ import os
 import shlex
 import subprocess
 
-from . import blocks, core, handover, protocol
-from .errors import BadInput, MemoError
+from optmem import blocks, protocol
+from optmem.engine import core, handover, view
+from optmem.errors import BadInput, MemoError
 
 #: An import of more memories than this asks for ``--yes``. High on purpose
 #: (the issue asks for at least 10,000): an import a program runs as part
@@ -81,7 +82,7 @@ def import_warning(count: int, created: int) -> str | None:
     each = "it is an agent turn" if created == 1 else "each is an agent turn"
     return (f"memo: importing {count:,} {'memory' if count == 1 else 'memories'} creates "
             f"{created:,} {'compression' if created == 1 else 'compressions'} ({each}; "
-            f"{handover.MODE_ENV}=batch hands many over at once, and a person can pay them "
+            f"{view.MODE_ENV}=batch hands many over at once, and a person can pay them "
             f"with memo sleep --with CMD)")
 
 
@@ -131,7 +132,7 @@ def _run(command: str, prompt: str) -> tuple:
 def pay(store, command: str, progress=None) -> Paid:
     """Answer every pending compression with ``command``, in the foreground.
 
-    Each hand-over (``core.compression``: one block, or a batch with
+    Each hand-over (``handover.compression``: one block, or a batch with
     ``MEMO_HANDOVER=batch``) is written to the command's stdin; its stdout
     must be the answer: one line for a block, ``LO-HI <line>`` lines for a
     batch. Answers go through ``core.sleep`` / ``handover.store_batch``, so
@@ -142,7 +143,7 @@ def pay(store, command: str, progress=None) -> Paid:
     T = store.count()
     total = blocks.pending_count(T, store.built(T))
     saved = runs = 0
-    batch = handover.batch_mode()
+    batch = view.batch_mode()
     again = f"memo sleep --with {shlex.quote(command)}"
 
     def stop(name, why):
@@ -156,8 +157,8 @@ def pay(store, command: str, progress=None) -> Paid:
                       f"{again}")
 
     while True:
-        prompt = core.compression(store)
-        if prompt == core.NOTHING_LEFT:
+        prompt = handover.compression(store)
+        if prompt == view.NOTHING_LEFT:
             return Paid(runs, saved)
         if protocol.is_waiting(prompt):  # a damaged record: no command may summarise it
             raise Stopped(f"stopped: {prompt.splitlines()[0]} {saved:,} "
@@ -166,7 +167,7 @@ def pay(store, command: str, progress=None) -> Paid:
         T = store.count()
         built = store.built(T)
         block = (next(blocks.pending_by_end(T, built)) if batch
-                 else core.next_pending(store, T, built))
+                 else view.next_pending(store, T, built))
         first = blocks.block_name(*block)
         runs += 1
         lines, why = _run(command, prompt)

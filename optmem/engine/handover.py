@@ -29,24 +29,22 @@ a person reading it see the same start as always.
 
 from __future__ import annotations
 
-import os
 import re
 
-from . import blocks, core, protocol
-from .errors import BadInput, MemoError
-
-#: The environment variable that chooses the hand-over (not a ``config``
-#: knob: the reference OptMem stops on a config name it does not know).
-MODE_ENV = "MEMO_HANDOVER"
-#: Its value for the batch; anything else (or unset) is the seed's one block.
-BATCH = "batch"
-
-
-def batch_mode(environ=None) -> bool:
-    """True when ``MEMO_HANDOVER=batch`` (case and spaces ignored)."""
-    env = os.environ if environ is None else environ
-    return env.get(MODE_ENV, "").strip().lower() == BATCH
-
+from optmem import blocks, protocol
+from optmem.engine import view
+from optmem.engine.view import (
+    NOTHING_LEFT,
+    RAW_PROMPT_MAX,
+    memory_line,
+    next_pending,
+    pending_in,
+    shown,
+    summary_line,
+    waits_for_repair,
+)
+from optmem.errors import BadInput, MemoError
+from optmem.store.memory import Store
 
 # -- choosing and rendering a batch -----------------------------------------
 
@@ -74,7 +72,7 @@ def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
     Heredoc by default (no shell expands the agent's text); with
     ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
     each, for programs that call memo without a shell. ``flag`` is the scope
-    flag the order carries (``--global``, ``--project NAME``; issue #17).
+    flag the order carries (``--global``, ``--project NAME``; docs/scopes.md).
     """
     if (form or protocol.orders_form()) == protocol.MCP_FORM:  # memo mcp: a tool call
         return ["Run: " + protocol.batch_call(names, flag)]
@@ -93,9 +91,9 @@ def _size(lines) -> int:
 def batch_prompt(store, T: int | None = None, form: str | None = None,
                  flag: str = "") -> str:
     """The batched hand-over at ``T`` (default: the log's length), or
-    ``core.NOTHING_LEFT``; ``form`` is the order form (``None``:
+    ``view.NOTHING_LEFT``; ``form`` is the order form (``None``:
     ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
-    order carries (``--global``, ``--project NAME``; issue #17).
+    order carries (``--global``, ``--project NAME``; docs/scopes.md).
 
     Takes pending blocks in completion order while the whole prompt stays
     within ``PART_CHARS`` bytes (always at least one block). Shape::
@@ -125,7 +123,7 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
     limit_bytes = cfg.PART_CHARS
     total = blocks.pending_count(T, built)
     if total == 0:
-        return core.NOTHING_LEFT
+        return view.NOTHING_LEFT
     chosen = []          # blocks, completion order
     raw = {}             # memory id -> display line
     block_lines = []     # lines of the "Blocks" listing
@@ -139,17 +137,17 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
     for lo, hi in blocks.pending_by_end(T, built):
         name = blocks.block_name(lo, hi)
         add_raw = {}
-        waits = core.waits_for_repair(store, lo, hi, flag, form)
+        waits = view.waits_for_repair(store, lo, hi, flag, form)
         if waits is not None:  # damaged input: never summarised; stop here
             if not chosen:
                 return waits
             break
-        if hi - lo <= core.RAW_PROMPT_MAX:
+        if hi - lo <= view.RAW_PROMPT_MAX:
             new = [i for i in range(lo, hi) if i not in raw]
             if new:
-                for m in core.shown(store, new[0], new[-1] + 1):
+                for m in view.shown(store, new[0], new[-1] + 1):
                     if m.id not in raw:
-                        add_raw[m.id] = "  " + core.memory_line(m)
+                        add_raw[m.id] = "  " + view.memory_line(m)
             mine = [f"  {name}: memories #{name}"]
         else:
             mine = [f"  {name}: join the summaries of its halves:"]
@@ -157,7 +155,7 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
                 if (a, b) in in_batch:
                     mine.append(f"    #{blocks.block_name(a, b)} (your line above)")
                 else:
-                    mine.append("    " + core.summary_line(store, a, b))
+                    mine.append("    " + view.summary_line(store, a, b))
         # its line in the order: "LO-HI <your line>" (or ' "LO-HI <your line>"')
         cost = _size(add_raw.values()) + _size(mine) + len(name) + 16
         if chosen and used + cost > limit_bytes:
@@ -215,7 +213,7 @@ class BatchResult:
     """What ``store_batch`` did: ``saved`` and ``already`` (block names, in
     answer order), ``refused`` (None, or ``(name_or_None, why)`` for the
     first line refused; nothing after it was stored), and ``prompt`` (the
-    next hand-over, or ``core.NOTHING_LEFT``)."""
+    next hand-over, or ``view.NOTHING_LEFT``)."""
 
     __slots__ = ("saved", "already", "refused", "prompt")
 
@@ -226,7 +224,7 @@ class BatchResult:
 def store_batch(store, items) -> BatchResult:
     """Store ``(block_arg, text)`` pairs in order, up to the first refused.
 
-    Each text is checked as ``memo sleep LO-HI`` checks one (``core.clean_text``:
+    Each text is checked as ``memo sleep LO-HI`` checks one (``view.clean_text``:
     the write guard, ``ENTRY_CHARS``, the placeholder). A block is stored when
     it is the next record of its level and its halves are built (so every
     level stays a dense prefix); a block already stored (another session
@@ -246,11 +244,11 @@ def store_batch(store, items) -> BatchResult:
             if arg is None:
                 raise BadInput("the line does not start with a block id LO-HI followed by "
                                "its summary")
-            lo, hi = core.parse_block(arg)
+            lo, hi = view.parse_block(arg)
             name = blocks.block_name(lo, hi)
             if not text.strip():
                 raise BadInput(f"there is no summary after {name}")
-            clean = core.clean_text(text, cfg.ENTRY_CHARS, "summary")
+            clean = view.clean_text(text, cfg.ENTRY_CHARS, "summary")
         except MemoError as err:
             refused = (arg, str(err))
             break
@@ -280,11 +278,11 @@ def store_batch(store, items) -> BatchResult:
                 refused = (name, why)
                 break
             try:
-                core.refuse_damaged(store, lo, hi)
-                stale = core.redacted_since(store, lo, hi)
+                view.refuse_damaged(store, lo, hi)
+                stale = view.redacted_since(store, lo, hi)
                 if stale is not None:
                     raise BadInput(stale)
-                if size > core.RAW_PROMPT_MAX:  # halves readable before building on them
+                if size > view.RAW_PROMPT_MAX:  # halves readable before building on them
                     for a, b in blocks.halves(lo, hi):
                         store.summary(a, b)
                 store.put_summary(lo, hi, text)
@@ -293,7 +291,7 @@ def store_batch(store, items) -> BatchResult:
                 break
             built[size] = built.get(size, 0) + 1
             saved.append(name)
-    return BatchResult(saved, already, refused, core.compression(store))
+    return BatchResult(saved, already, refused, compression(store))
 
 
 def reply_lines(result: BatchResult) -> list:
@@ -316,3 +314,36 @@ def reply_lines(result: BatchResult) -> list:
         out.append("")
     out.append(result.prompt)
     return out
+
+
+def compression(store: Store, T: int | None = None, form: str | None = None,
+                flag: str = "") -> str:
+    """The prompt for the next compression at ``T`` (default: the whole
+    log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
+
+    Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
+    larger block shows its two halves' summaries. ``form`` is the order form
+    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). ``flag`` is the
+    scope flag the order carries (``--project NAME``, ``--global``; docs/scopes.md), empty without
+    projects. With ``MEMO_HANDOVER=batch`` in the environment it is the
+    batched hand-over instead (``batch_prompt``), its order carrying ``flag``
+    too.
+    """
+    if view.batch_mode():
+        return batch_prompt(store, T, form, flag)
+    T = store.count() if T is None else T
+    built = store.built(T)
+    block = next_pending(store, T, built)
+    if block is None:
+        return NOTHING_LEFT
+    lo, hi = block
+    waits = waits_for_repair(store, lo, hi, flag, form)
+    if waits is not None:
+        return waits
+    if hi - lo <= RAW_PROMPT_MAX:
+        body = [memory_line(m) for m in shown(store, lo, hi)]
+        store.shown_since_redaction(range(lo, hi))
+    else:
+        body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
+    return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
+                                       body, pending_in(T, built) - 1, form, flag)

@@ -1,54 +1,12 @@
-"""What raw text Unicode NFC turns into a given character (issue 11).
+"""Unicode tables for ``optmem.recall.nfcspell``: GENERATED, do not edit.
 
-Recall matches the NFC form of each line (``textform.nfc``), but its byte
-prefilter reads the log's raw bytes. A record written by another tool may
-hold text that NFC changes: ``u`` + U+0308 becomes ``ü``, the Kelvin sign
-U+212A becomes ``K``, a CJK compatibility ideograph becomes its unified
-ideograph. For the prefilter to skip a record without normalising it, its
-byte pattern must also find every raw spelling that NFC turns into a
-character of the needle. ``spellings`` gives those spellings.
-
-Why they are enough. Let ``x`` be a character that is NFC-inert
-(``fastcount._nfc_inert``: not a mark, not a Hangul jamo, its own NFC), so
-it starts a segment of NFC's output and nothing before it composes with
-it. If ``x`` begins a segment of ``NFC(s)``, the part of ``s`` that segment
-came from is a run ``c0 c1 ... cj`` whose NFD begins with the starter of
-``NFD(x)`` (the NFD of a run is its characters' NFDs, marks reordered by
-class; UAX #15). So ``c0``'s own NFD begins with that starter: ``c0`` is
-that starter or one of the code points listed under it in
-``_BY_STARTER``. Either the run is ``c0`` alone, and then ``NFC(c0)``
-begins with ``x`` (``x`` itself, a singleton such as U+212A for ``K``, a
-composition exclusion such as U+0958 for U+0915), or ``j >= 1`` and
-``c1 ... cj`` are marks or conjoining jamo, all non-ASCII. The second case
-needs ``x`` to decompose (else ``x`` is the starter, which composes with
-nothing in ``NFC``'s output here), except for Hangul, where the run is the
-syllable's jamo or a partial syllable and its jamo (``partials``). Two
-cases found by a breaker show why ``c0`` is any code point under the
-starter, not only ``x``'s partial compositions: ``À`` + U+0323 gives
-``ạ`` + U+0300 (marks reordered), and U+FB2A gives ``ש`` + U+05C1.
-
-``_SINGLETON_RUNS`` lists the singletons (every code point whose NFC is
-one other code point) and ``_BY_STARTER`` every decomposing code point
-under the first code point of its NFD; both were generated on Unicode 15.1
-(``_scan``, ``_scan_starters``) and ``tests/test_nfcspell.py`` checks them
-against the running Python. On a
-Unicode version not in ``VERIFIED`` the table is not trusted and
-``spellings`` returns None (the caller then normalises records instead).
+Written by ``python -m optmem.recall.gen_nfc_tables`` on Unicode 15.1.0.
 """
 
-from __future__ import annotations
-
-import functools
-import itertools
-import unicodedata
-
-#: Unicode versions on which ``_SINGLETON_RUNS`` equals ``_scan()``
-#: (Python 3.9-3.10: 13.0.0, 3.11: 14.0.0, 3.12: 15.0.0, 3.13: 15.1.0).
-VERIFIED = frozenset({"13.0.0", "14.0.0", "15.0.0", "15.1.0"})
-MAX_MARKS = 4  #: marks after the starter of ``NFD(x)`` that ``partials`` combines
+UNICODE = "15.1.0"  #: the Unicode version these were generated on
 
 #: (first source code point, the NFC of it and of each code point after it)
-_SINGLETON_RUNS = (
+SINGLETON_RUNS = (
     (0x0340, "\u0300\u0301"),
     (0x0343, "\u0313"),
     (0x0374, "\u02b9"),
@@ -77,189 +35,177 @@ _SINGLETON_RUNS = (
     (0x2126, "\u03a9"),
     (0x212A, "\u004b\u00c5"),
     (0x2329, "\u3008\u3009"),
-    (0xF900, "\u8c48\u66f4\u8eca\u8cc8\u6ed1\u4e32\u53e5\u9f9c\u9f9c\u5951\u91d1"
-              "\u5587\u5948\u61f6\u7669\u7f85\u863f\u87ba\u88f8\u908f\u6a02\u6d1b"
-              "\u70d9\u73de\u843d\u916a\u99f1\u4e82\u5375\u6b04\u721b\u862d\u9e1e"
-              "\u5d50\u6feb\u85cd\u8964\u62c9\u81d8\u881f\u5eca\u6717\u6d6a\u72fc"
-              "\u90ce\u4f86\u51b7\u52de\u64c4\u6ad3\u7210\u76e7\u8001\u8606\u865c"
-              "\u8def\u9732\u9b6f\u9dfa\u788c\u797f\u7da0\u83c9\u9304\u9e7f\u8ad6"
-              "\u58df\u5f04\u7c60\u807e\u7262\u78ca\u8cc2\u96f7\u58d8\u5c62\u6a13"
-              "\u6dda\u6f0f\u7d2f\u7e37\u964b\u52d2\u808b\u51dc\u51cc\u7a1c\u7dbe"
-              "\u83f1\u9675\u8b80\u62cf\u6a02\u8afe\u4e39\u5be7\u6012\u7387\u7570"
-              "\u5317\u78fb\u4fbf\u5fa9\u4e0d\u6ccc\u6578\u7d22\u53c3\u585e\u7701"
-              "\u8449\u8aaa\u6bba\u8fb0\u6c88\u62fe\u82e5\u63a0\u7565\u4eae\u5169"
-              "\u51c9\u6881\u7ce7\u826f\u8ad2\u91cf\u52f5\u5442\u5973\u5eec\u65c5"
-              "\u6ffe\u792a\u95ad\u9a6a\u9e97\u9ece\u529b\u66c6\u6b77\u8f62\u5e74"
-              "\u6190\u6200\u649a\u6f23\u7149\u7489\u79ca\u7df4\u806f\u8f26\u84ee"
-              "\u9023\u934a\u5217\u52a3\u54bd\u70c8\u88c2\u8aaa\u5ec9\u5ff5\u637b"
-              "\u6bae\u7c3e\u7375\u4ee4\u56f9\u5be7\u5dba\u601c\u73b2\u7469\u7f9a"
-              "\u8046\u9234\u96f6\u9748\u9818\u4f8b\u79ae\u91b4\u96b8\u60e1\u4e86"
-              "\u50da\u5bee\u5c3f\u6599\u6a02\u71ce\u7642\u84fc\u907c\u9f8d\u6688"
-              "\u962e\u5289\u677b\u67f3\u6d41\u6e9c\u7409\u7559\u786b\u7d10\u985e"
-              "\u516d\u622e\u9678\u502b\u5d19\u6dea\u8f2a\u5f8b\u6144\u6817\u7387"
-              "\u9686\u5229\u540f\u5c65\u6613\u674e\u68a8\u6ce5\u7406\u75e2\u7f79"
-              "\u88cf\u88e1\u91cc\u96e2\u533f\u6eba\u541d\u71d0\u7498\u85fa\u96a3"
-              "\u9c57\u9e9f\u6797\u6dcb\u81e8\u7acb\u7b20\u7c92\u72c0\u7099\u8b58"
-              "\u4ec0\u8336\u523a\u5207\u5ea6\u62d3\u7cd6\u5b85\u6d1e\u66b4\u8f3b"
-              "\u884c\u964d\u898b\u5ed3\u5140\u55c0"),
+    (0xF900, ("\u8c48\u66f4\u8eca\u8cc8\u6ed1\u4e32\u53e5\u9f9c\u9f9c\u5951\u91d1\u5587"
+              "\u5948\u61f6\u7669\u7f85\u863f\u87ba\u88f8\u908f\u6a02\u6d1b\u70d9\u73de"
+              "\u843d\u916a\u99f1\u4e82\u5375\u6b04\u721b\u862d\u9e1e\u5d50\u6feb\u85cd"
+              "\u8964\u62c9\u81d8\u881f\u5eca\u6717\u6d6a\u72fc\u90ce\u4f86\u51b7\u52de"
+              "\u64c4\u6ad3\u7210\u76e7\u8001\u8606\u865c\u8def\u9732\u9b6f\u9dfa\u788c"
+              "\u797f\u7da0\u83c9\u9304\u9e7f\u8ad6\u58df\u5f04\u7c60\u807e\u7262\u78ca"
+              "\u8cc2\u96f7\u58d8\u5c62\u6a13\u6dda\u6f0f\u7d2f\u7e37\u964b\u52d2\u808b"
+              "\u51dc\u51cc\u7a1c\u7dbe\u83f1\u9675\u8b80\u62cf\u6a02\u8afe\u4e39\u5be7"
+              "\u6012\u7387\u7570\u5317\u78fb\u4fbf\u5fa9\u4e0d\u6ccc\u6578\u7d22\u53c3"
+              "\u585e\u7701\u8449\u8aaa\u6bba\u8fb0\u6c88\u62fe\u82e5\u63a0\u7565\u4eae"
+              "\u5169\u51c9\u6881\u7ce7\u826f\u8ad2\u91cf\u52f5\u5442\u5973\u5eec\u65c5"
+              "\u6ffe\u792a\u95ad\u9a6a\u9e97\u9ece\u529b\u66c6\u6b77\u8f62\u5e74\u6190"
+              "\u6200\u649a\u6f23\u7149\u7489\u79ca\u7df4\u806f\u8f26\u84ee\u9023\u934a"
+              "\u5217\u52a3\u54bd\u70c8\u88c2\u8aaa\u5ec9\u5ff5\u637b\u6bae\u7c3e\u7375"
+              "\u4ee4\u56f9\u5be7\u5dba\u601c\u73b2\u7469\u7f9a\u8046\u9234\u96f6\u9748"
+              "\u9818\u4f8b\u79ae\u91b4\u96b8\u60e1\u4e86\u50da\u5bee\u5c3f\u6599\u6a02"
+              "\u71ce\u7642\u84fc\u907c\u9f8d\u6688\u962e\u5289\u677b\u67f3\u6d41\u6e9c"
+              "\u7409\u7559\u786b\u7d10\u985e\u516d\u622e\u9678\u502b\u5d19\u6dea\u8f2a"
+              "\u5f8b\u6144\u6817\u7387\u9686\u5229\u540f\u5c65\u6613\u674e\u68a8\u6ce5"
+              "\u7406\u75e2\u7f79\u88cf\u88e1\u91cc\u96e2\u533f\u6eba\u541d\u71d0\u7498"
+              "\u85fa\u96a3\u9c57\u9e9f\u6797\u6dcb\u81e8\u7acb\u7b20\u7c92\u72c0\u7099"
+              "\u8b58\u4ec0\u8336\u523a\u5207\u5ea6\u62d3\u7cd6\u5b85\u6d1e\u66b4\u8f3b"
+              "\u884c\u964d\u898b\u5ed3\u5140\u55c0")),
     (0xFA10, "\u585a"),
     (0xFA12, "\u6674"),
     (0xFA15, "\u51de\u732a\u76ca\u793c\u795e\u7965\u798f\u9756\u7cbe\u7fbd"),
     (0xFA20, "\u8612"),
     (0xFA22, "\u8af8"),
     (0xFA25, "\u9038\u90fd"),
-    (0xFA2A, "\u98ef\u98fc\u9928\u9db4\u90de\u96b7\u4fae\u50e7\u514d\u52c9\u52e4"
-              "\u5351\u559d\u5606\u5668\u5840\u58a8\u5c64\u5c6e\u6094\u6168\u618e"
-              "\u61f2\u654f\u65e2\u6691\u6885\u6d77\u6e1a\u6f22\u716e\u722b\u7422"
-              "\u7891\u793e\u7949\u7948\u7950\u7956\u795d\u798d\u798e\u7a40\u7a81"
-              "\u7bc0\u7df4\u7e09\u7e41\u7f72\u8005\u81ed\u8279\u8279\u8457\u8910"
-              "\u8996\u8b01\u8b39\u8cd3\u8d08\u8fb6\u9038\u96e3\u97ff\u983b\u6075"
-              "\U000242ee\u8218"),
-    (0xFA70, "\u4e26\u51b5\u5168\u4f80\u5145\u5180\u52c7\u52fa\u559d\u5555\u5599"
-              "\u55e2\u585a\u58b3\u5944\u5954\u5a62\u5b28\u5ed2\u5ed9\u5f69\u5fad"
-              "\u60d8\u614e\u6108\u618e\u6160\u61f2\u6234\u63c4\u641c\u6452\u6556"
-              "\u6674\u6717\u671b\u6756\u6b79\u6bba\u6d41\u6edb\u6ecb\u6f22\u701e"
-              "\u716e\u77a7\u7235\u72af\u732a\u7471\u7506\u753b\u761d\u761f\u76ca"
-              "\u76db\u76f4\u774a\u7740\u78cc\u7ab1\u7bc0\u7c7b\u7d5b\u7df4\u7f3e"
-              "\u8005\u8352\u83ef\u8779\u8941\u8986\u8996\u8abf\u8af8\u8acb\u8b01"
-              "\u8afe\u8aed\u8b39\u8b8a\u8d08\u8f38\u9072\u9199\u9276\u967c\u96e3"
-              "\u9756\u97db\u97ff\u980b\u983b\u9b12\u9f9c\U0002284a\U00022844"
-              "\U000233d5\u3b9d\u4018\u4039\U00025249\U00025cd0\U00027ed3\u9f43"
-              "\u9f8e"),
-    (0x2F800, "\u4e3d\u4e38\u4e41\U00020122\u4f60\u4fae\u4fbb\u5002\u507a\u5099"
-              "\u50e7\u50cf\u349e\U0002063a\u514d\u5154\u5164\u5177\U0002051c"
-              "\u34b9\u5167\u518d\U0002054b\u5197\u51a4\u4ecc\u51ac\u51b5"
-              "\U000291df\u51f5\u5203\u34df\u523b\u5246\u5272\u5277\u3515\u52c7"
-              "\u52c9\u52e4\u52fa\u5305\u5306\u5317\u5349\u5351\u535a\u5373\u537d"
-              "\u537f\u537f\u537f\U00020a2c\u7070\u53ca\u53df\U00020b63\u53eb"
-              "\u53f1\u5406\u549e\u5438\u5448\u5468\u54a2\u54f6\u5510\u5553\u5563"
-              "\u5584\u5584\u5599\u55ab\u55b3\u55c2\u5716\u5606\u5717\u5651\u5674"
-              "\u5207\u58ee\u57ce\u57f4\u580d\u578b\u5832\u5831\u58ac\U000214e4"
-              "\u58f2\u58f7\u5906\u591a\u5922\u5962\U000216a8\U000216ea\u59ec"
-              "\u5a1b\u5a27\u59d8\u5a66\u36ee\u36fc\u5b08\u5b3e\u5b3e\U000219c8"
-              "\u5bc3\u5bd8\u5be7\u5bf3\U00021b18\u5bff\u5c06\u5f53\u5c22\u3781"
-              "\u5c60\u5c6e\u5cc0\u5c8d\U00021de4\u5d43\U00021de6\u5d6e\u5d6b"
-              "\u5d7c\u5de1\u5de2\u382f\u5dfd\u5e28\u5e3d\u5e69\u3862\U00022183"
-              "\u387c\u5eb0\u5eb3\u5eb6\u5eca\U0002a392\u5efe\U00022331\U00022331"
-              "\u8201\u5f22\u5f22\u38c7\U000232b8\U000261da\u5f62\u5f6b\u38e3"
-              "\u5f9a\u5fcd\u5fd7\u5ff9\u6081\u393a\u391c\u6094\U000226d4\u60c7"
-              "\u6148\u614c\u614e\u614c\u617a\u618e\u61b2\u61a4\u61af\u61de\u61f2"
-              "\u61f6\u6210\u621b\u625d\u62b1\u62d4\u6350\U00022b0c\u633d\u62fc"
-              "\u6368\u6383\u63e4\U00022bf1\u6422\u63c5\u63a9\u3a2e\u6469\u647e"
-              "\u649d\u6477\u3a6c\u654f\u656c\U0002300a\u65e3\u66f8\u6649\u3b19"
-              "\u6691\u3b08\u3ae4\u5192\u5195\u6700\u669c\u80ad\u43d9\u6717\u671b"
-              "\u6721\u675e\u6753\U000233c3\u3b49\u67fa\u6785\u6852\u6885"
-              "\U0002346d\u688e\u681f\u6914\u3b9d\u6942\u69a3\u69ea\u6aa8"
-              "\U000236a3\u6adb\u3c18\u6b21\U000238a7\u6b54\u3c4e\u6b72\u6b9f"
-              "\u6bba\u6bbb\U00023a8d\U00021d0b\U00023afa\u6c4e\U00023cbc\u6cbf"
-              "\u6ccd\u6c67\u6d16\u6d3e\u6d77\u6d41\u6d69\u6d78\u6d85\U00023d1e"
-              "\u6d34\u6e2f\u6e6e\u3d33\u6ecb\u6ec7\U00023ed1\u6df9\u6f6e"
-              "\U00023f5e\U00023f8e\u6fc6\u7039\u701e\u701b\u3d96\u704a\u707d"
-              "\u7077\u70ad\U00020525\u7145\U00024263\u719c\U000243ab\u7228\u7235"
-              "\u7250\U00024608\u7280\u7295\U00024735\U00024814\u737a\u738b\u3eac"
-              "\u73a5\u3eb8\u3eb8\u7447\u745c\u7471\u7485\u74ca\u3f1b\u7524"
-              "\U00024c36\u753e\U00024c92\u7570\U0002219f\u7610\U00024fa1"
-              "\U00024fb8\U00025044\u3ffc\u4008\u76f4\U000250f3\U000250f2"
-              "\U00025119\U00025133\u771e\u771f\u771f\u774a\u4039\u778b\u4046"
-              "\u4096\U0002541d\u784e\u788c\u78cc\u40e3\U00025626\u7956\U0002569a"
-              "\U000256c5\u798f\u79eb\u412f\u7a40\u7a4a\u7a4f\U0002597c\U00025aa7"
-              "\U00025aa7\u7aee\u4202\U00025bab\u7bc6\u7bc9\u4227\U00025c80\u7cd2"
-              "\u42a0\u7ce8\u7ce3\u7d00\U00025f86\u7d63\u4301\u7dc7\u7e02\u7e45"
-              "\u4334\U00026228\U00026247\u4359\U000262d9\u7f7a\U0002633e\u7f95"
-              "\u7ffa\u8005\U000264da\U00026523\u8060\U000265a8\u8070\U0002335f"
-              "\u43d5\u80b2\u8103\u440b\u813e\u5ab5\U000267a7\U000267b5\U00023393"
-              "\U0002339c\u8201\u8204\u8f9e\u446b\u8291\u828b\u829d\u52b3\u82b1"
-              "\u82b3\u82bd\u82e6\U00026b3c\u82e5\u831d\u8363\u83ad\u8323\u83bd"
-              "\u83e7\u8457\u8353\u83ca\u83cc\u83dc\U00026c36\U00026d6b\U00026cd5"
-              "\u452b\u84f1\u84f3\u8516\U000273ca\u8564\U00026f2c\u455d\u4561"
-              "\U00026fb1\U000270d2\u456b\u8650\u865c\u8667\u8669\u86a9\u8688"
-              "\u870e\u86e2\u8779\u8728\u876b\u8786\u45d7\u87e1\u8801\u45f9\u8860"
-              "\u8863\U00027667\u88d7\u88de\u4635\u88fa\u34bb\U000278ae\U00027966"
-              "\u46be\u46c7\u8aa0\u8aed\u8b8a\u8c55\U00027ca8\u8cab\u8cc1\u8d1b"
-              "\u8d77\U00027f2f\U00020804\u8dcb\u8dbc\u8df0\U000208de\u8ed4\u8f38"
-              "\U000285d2\U000285ed\u9094\u90f1\u9111\U0002872e\u911b\u9238\u92d7"
-              "\u92d8\u927c\u93f9\u9415\U00028bfa\u958b\u4995\u95b7\U00028d77"
-              "\u49e6\u96c3\u5db2\u9723\U00029145\U0002921a\u4a6e\u4a76\u97e0"
-              "\U0002940a\u4ab2\U00029496\u980b\u980b\u9829\U000295b6\u98e2\u4b33"
-              "\u9929\u99a7\u99c2\u99fe\u4bce\U00029b30\u9b12\u9c40\u9cfd\u4cce"
-              "\u4ced\u9d67\U0002a0ce\u4cf8\U0002a105\U0002a20e\U0002a291\u9ebb"
-              "\u4d56\u9ef9\u9efe\u9f05\u9f0f\u9f16\u9f3b\U0002a600"),
+    (0xFA2A, ("\u98ef\u98fc\u9928\u9db4\u90de\u96b7\u4fae\u50e7\u514d\u52c9\u52e4\u5351"
+              "\u559d\u5606\u5668\u5840\u58a8\u5c64\u5c6e\u6094\u6168\u618e\u61f2\u654f"
+              "\u65e2\u6691\u6885\u6d77\u6e1a\u6f22\u716e\u722b\u7422\u7891\u793e\u7949"
+              "\u7948\u7950\u7956\u795d\u798d\u798e\u7a40\u7a81\u7bc0\u7df4\u7e09\u7e41"
+              "\u7f72\u8005\u81ed\u8279\u8279\u8457\u8910\u8996\u8b01\u8b39\u8cd3\u8d08"
+              "\u8fb6\u9038\u96e3\u97ff\u983b\u6075\U000242ee\u8218")),
+    (0xFA70, ("\u4e26\u51b5\u5168\u4f80\u5145\u5180\u52c7\u52fa\u559d\u5555\u5599\u55e2"
+              "\u585a\u58b3\u5944\u5954\u5a62\u5b28\u5ed2\u5ed9\u5f69\u5fad\u60d8\u614e"
+              "\u6108\u618e\u6160\u61f2\u6234\u63c4\u641c\u6452\u6556\u6674\u6717\u671b"
+              "\u6756\u6b79\u6bba\u6d41\u6edb\u6ecb\u6f22\u701e\u716e\u77a7\u7235\u72af"
+              "\u732a\u7471\u7506\u753b\u761d\u761f\u76ca\u76db\u76f4\u774a\u7740\u78cc"
+              "\u7ab1\u7bc0\u7c7b\u7d5b\u7df4\u7f3e\u8005\u8352\u83ef\u8779\u8941\u8986"
+              "\u8996\u8abf\u8af8\u8acb\u8b01\u8afe\u8aed\u8b39\u8b8a\u8d08\u8f38\u9072"
+              "\u9199\u9276\u967c\u96e3\u9756\u97db\u97ff\u980b\u983b\u9b12\u9f9c"
+              "\U0002284a\U00022844\U000233d5\u3b9d\u4018\u4039\U00025249\U00025cd0"
+              "\U00027ed3\u9f43\u9f8e")),
+    (0x2F800, ("\u4e3d\u4e38\u4e41\U00020122\u4f60\u4fae\u4fbb\u5002\u507a\u5099\u50e7"
+              "\u50cf\u349e\U0002063a\u514d\u5154\u5164\u5177\U0002051c\u34b9\u5167"
+              "\u518d\U0002054b\u5197\u51a4\u4ecc\u51ac\u51b5\U000291df\u51f5\u5203"
+              "\u34df\u523b\u5246\u5272\u5277\u3515\u52c7\u52c9\u52e4\u52fa\u5305\u5306"
+              "\u5317\u5349\u5351\u535a\u5373\u537d\u537f\u537f\u537f\U00020a2c\u7070"
+              "\u53ca\u53df\U00020b63\u53eb\u53f1\u5406\u549e\u5438\u5448\u5468\u54a2"
+              "\u54f6\u5510\u5553\u5563\u5584\u5584\u5599\u55ab\u55b3\u55c2\u5716\u5606"
+              "\u5717\u5651\u5674\u5207\u58ee\u57ce\u57f4\u580d\u578b\u5832\u5831\u58ac"
+              "\U000214e4\u58f2\u58f7\u5906\u591a\u5922\u5962\U000216a8\U000216ea\u59ec"
+              "\u5a1b\u5a27\u59d8\u5a66\u36ee\u36fc\u5b08\u5b3e\u5b3e\U000219c8\u5bc3"
+              "\u5bd8\u5be7\u5bf3\U00021b18\u5bff\u5c06\u5f53\u5c22\u3781\u5c60\u5c6e"
+              "\u5cc0\u5c8d\U00021de4\u5d43\U00021de6\u5d6e\u5d6b\u5d7c\u5de1\u5de2"
+              "\u382f\u5dfd\u5e28\u5e3d\u5e69\u3862\U00022183\u387c\u5eb0\u5eb3\u5eb6"
+              "\u5eca\U0002a392\u5efe\U00022331\U00022331\u8201\u5f22\u5f22\u38c7"
+              "\U000232b8\U000261da\u5f62\u5f6b\u38e3\u5f9a\u5fcd\u5fd7\u5ff9\u6081"
+              "\u393a\u391c\u6094\U000226d4\u60c7\u6148\u614c\u614e\u614c\u617a\u618e"
+              "\u61b2\u61a4\u61af\u61de\u61f2\u61f6\u6210\u621b\u625d\u62b1\u62d4\u6350"
+              "\U00022b0c\u633d\u62fc\u6368\u6383\u63e4\U00022bf1\u6422\u63c5\u63a9"
+              "\u3a2e\u6469\u647e\u649d\u6477\u3a6c\u654f\u656c\U0002300a\u65e3\u66f8"
+              "\u6649\u3b19\u6691\u3b08\u3ae4\u5192\u5195\u6700\u669c\u80ad\u43d9\u6717"
+              "\u671b\u6721\u675e\u6753\U000233c3\u3b49\u67fa\u6785\u6852\u6885"
+              "\U0002346d\u688e\u681f\u6914\u3b9d\u6942\u69a3\u69ea\u6aa8\U000236a3"
+              "\u6adb\u3c18\u6b21\U000238a7\u6b54\u3c4e\u6b72\u6b9f\u6bba\u6bbb"
+              "\U00023a8d\U00021d0b\U00023afa\u6c4e\U00023cbc\u6cbf\u6ccd\u6c67\u6d16"
+              "\u6d3e\u6d77\u6d41\u6d69\u6d78\u6d85\U00023d1e\u6d34\u6e2f\u6e6e\u3d33"
+              "\u6ecb\u6ec7\U00023ed1\u6df9\u6f6e\U00023f5e\U00023f8e\u6fc6\u7039\u701e"
+              "\u701b\u3d96\u704a\u707d\u7077\u70ad\U00020525\u7145\U00024263\u719c"
+              "\U000243ab\u7228\u7235\u7250\U00024608\u7280\u7295\U00024735\U00024814"
+              "\u737a\u738b\u3eac\u73a5\u3eb8\u3eb8\u7447\u745c\u7471\u7485\u74ca\u3f1b"
+              "\u7524\U00024c36\u753e\U00024c92\u7570\U0002219f\u7610\U00024fa1"
+              "\U00024fb8\U00025044\u3ffc\u4008\u76f4\U000250f3\U000250f2\U00025119"
+              "\U00025133\u771e\u771f\u771f\u774a\u4039\u778b\u4046\u4096\U0002541d"
+              "\u784e\u788c\u78cc\u40e3\U00025626\u7956\U0002569a\U000256c5\u798f\u79eb"
+              "\u412f\u7a40\u7a4a\u7a4f\U0002597c\U00025aa7\U00025aa7\u7aee\u4202"
+              "\U00025bab\u7bc6\u7bc9\u4227\U00025c80\u7cd2\u42a0\u7ce8\u7ce3\u7d00"
+              "\U00025f86\u7d63\u4301\u7dc7\u7e02\u7e45\u4334\U00026228\U00026247\u4359"
+              "\U000262d9\u7f7a\U0002633e\u7f95\u7ffa\u8005\U000264da\U00026523\u8060"
+              "\U000265a8\u8070\U0002335f\u43d5\u80b2\u8103\u440b\u813e\u5ab5\U000267a7"
+              "\U000267b5\U00023393\U0002339c\u8201\u8204\u8f9e\u446b\u8291\u828b\u829d"
+              "\u52b3\u82b1\u82b3\u82bd\u82e6\U00026b3c\u82e5\u831d\u8363\u83ad\u8323"
+              "\u83bd\u83e7\u8457\u8353\u83ca\u83cc\u83dc\U00026c36\U00026d6b\U00026cd5"
+              "\u452b\u84f1\u84f3\u8516\U000273ca\u8564\U00026f2c\u455d\u4561\U00026fb1"
+              "\U000270d2\u456b\u8650\u865c\u8667\u8669\u86a9\u8688\u870e\u86e2\u8779"
+              "\u8728\u876b\u8786\u45d7\u87e1\u8801\u45f9\u8860\u8863\U00027667\u88d7"
+              "\u88de\u4635\u88fa\u34bb\U000278ae\U00027966\u46be\u46c7\u8aa0\u8aed"
+              "\u8b8a\u8c55\U00027ca8\u8cab\u8cc1\u8d1b\u8d77\U00027f2f\U00020804\u8dcb"
+              "\u8dbc\u8df0\U000208de\u8ed4\u8f38\U000285d2\U000285ed\u9094\u90f1\u9111"
+              "\U0002872e\u911b\u9238\u92d7\u92d8\u927c\u93f9\u9415\U00028bfa\u958b"
+              "\u4995\u95b7\U00028d77\u49e6\u96c3\u5db2\u9723\U00029145\U0002921a\u4a6e"
+              "\u4a76\u97e0\U0002940a\u4ab2\U00029496\u980b\u980b\u9829\U000295b6\u98e2"
+              "\u4b33\u9929\u99a7\u99c2\u99fe\u4bce\U00029b30\u9b12\u9c40\u9cfd\u4cce"
+              "\u4ced\u9d67\U0002a0ce\u4cf8\U0002a105\U0002a20e\U0002a291\u9ebb\u4d56"
+              "\u9ef9\u9efe\u9f05\u9f0f\u9f16\u9f3b\U0002a600")),
 )
 
 #: starter -> every code point (Hangul syllables aside) whose NFD begins with it
-#: (composites, composition exclusions, singletons); generated by ``_scan_starters``
-#: on Unicode 15.1, checked against the running Python by the tests.
-_BY_STARTER = {
+#: (composites, composition exclusions, singletons)
+BY_STARTER = {
     "\u003b": "\u037e",
     "\u003c": "\u226e",
     "\u003d": "\u2260",
     "\u003e": "\u226f",
-    "\u0041": ("\u00c0\u00c1\u00c2\u00c3\u00c4\u00c5\u0100\u0102\u0104\u01cd"
-               "\u01de\u01e0\u01fa\u0200\u0202\u0226\u1e00\u1ea0\u1ea2\u1ea4"
-               "\u1ea6\u1ea8\u1eaa\u1eac\u1eae\u1eb0\u1eb2\u1eb4\u1eb6\u212b"),
+    "\u0041": ("\u00c0\u00c1\u00c2\u00c3\u00c4\u00c5\u0100\u0102\u0104\u01cd\u01de\u01e0"
+               "\u01fa\u0200\u0202\u0226\u1e00\u1ea0\u1ea2\u1ea4\u1ea6\u1ea8\u1eaa\u1eac"
+               "\u1eae\u1eb0\u1eb2\u1eb4\u1eb6\u212b"),
     "\u0042": "\u1e02\u1e04\u1e06",
     "\u0043": "\u00c7\u0106\u0108\u010a\u010c\u1e08",
     "\u0044": "\u010e\u1e0a\u1e0c\u1e0e\u1e10\u1e12",
-    "\u0045": ("\u00c8\u00c9\u00ca\u00cb\u0112\u0114\u0116\u0118\u011a\u0204"
-               "\u0206\u0228\u1e14\u1e16\u1e18\u1e1a\u1e1c\u1eb8\u1eba\u1ebc"
-               "\u1ebe\u1ec0\u1ec2\u1ec4\u1ec6"),
+    "\u0045": ("\u00c8\u00c9\u00ca\u00cb\u0112\u0114\u0116\u0118\u011a\u0204\u0206\u0228"
+               "\u1e14\u1e16\u1e18\u1e1a\u1e1c\u1eb8\u1eba\u1ebc\u1ebe\u1ec0\u1ec2\u1ec4"
+               "\u1ec6"),
     "\u0046": "\u1e1e",
     "\u0047": "\u011c\u011e\u0120\u0122\u01e6\u01f4\u1e20",
     "\u0048": "\u0124\u021e\u1e22\u1e24\u1e26\u1e28\u1e2a",
-    "\u0049": ("\u00cc\u00cd\u00ce\u00cf\u0128\u012a\u012c\u012e\u0130\u01cf"
-               "\u0208\u020a\u1e2c\u1e2e\u1ec8\u1eca"),
+    "\u0049": ("\u00cc\u00cd\u00ce\u00cf\u0128\u012a\u012c\u012e\u0130\u01cf\u0208\u020a"
+               "\u1e2c\u1e2e\u1ec8\u1eca"),
     "\u004a": "\u0134",
     "\u004b": "\u0136\u01e8\u1e30\u1e32\u1e34\u212a",
     "\u004c": "\u0139\u013b\u013d\u1e36\u1e38\u1e3a\u1e3c",
     "\u004d": "\u1e3e\u1e40\u1e42",
     "\u004e": "\u00d1\u0143\u0145\u0147\u01f8\u1e44\u1e46\u1e48\u1e4a",
-    "\u004f": ("\u00d2\u00d3\u00d4\u00d5\u00d6\u014c\u014e\u0150\u01a0\u01d1"
-               "\u01ea\u01ec\u020c\u020e\u022a\u022c\u022e\u0230\u1e4c\u1e4e"
-               "\u1e50\u1e52\u1ecc\u1ece\u1ed0\u1ed2\u1ed4\u1ed6\u1ed8\u1eda"
-               "\u1edc\u1ede\u1ee0\u1ee2"),
+    "\u004f": ("\u00d2\u00d3\u00d4\u00d5\u00d6\u014c\u014e\u0150\u01a0\u01d1\u01ea\u01ec"
+               "\u020c\u020e\u022a\u022c\u022e\u0230\u1e4c\u1e4e\u1e50\u1e52\u1ecc\u1ece"
+               "\u1ed0\u1ed2\u1ed4\u1ed6\u1ed8\u1eda\u1edc\u1ede\u1ee0\u1ee2"),
     "\u0050": "\u1e54\u1e56",
     "\u0052": "\u0154\u0156\u0158\u0210\u0212\u1e58\u1e5a\u1e5c\u1e5e",
     "\u0053": "\u015a\u015c\u015e\u0160\u0218\u1e60\u1e62\u1e64\u1e66\u1e68",
     "\u0054": "\u0162\u0164\u021a\u1e6a\u1e6c\u1e6e\u1e70",
-    "\u0055": ("\u00d9\u00da\u00db\u00dc\u0168\u016a\u016c\u016e\u0170\u0172"
-               "\u01af\u01d3\u01d5\u01d7\u01d9\u01db\u0214\u0216\u1e72\u1e74"
-               "\u1e76\u1e78\u1e7a\u1ee4\u1ee6\u1ee8\u1eea\u1eec\u1eee\u1ef0"),
+    "\u0055": ("\u00d9\u00da\u00db\u00dc\u0168\u016a\u016c\u016e\u0170\u0172\u01af\u01d3"
+               "\u01d5\u01d7\u01d9\u01db\u0214\u0216\u1e72\u1e74\u1e76\u1e78\u1e7a\u1ee4"
+               "\u1ee6\u1ee8\u1eea\u1eec\u1eee\u1ef0"),
     "\u0056": "\u1e7c\u1e7e",
     "\u0057": "\u0174\u1e80\u1e82\u1e84\u1e86\u1e88",
     "\u0058": "\u1e8a\u1e8c",
     "\u0059": "\u00dd\u0176\u0178\u0232\u1e8e\u1ef2\u1ef4\u1ef6\u1ef8",
     "\u005a": "\u0179\u017b\u017d\u1e90\u1e92\u1e94",
     "\u0060": "\u1fef",
-    "\u0061": ("\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u0101\u0103\u0105\u01ce"
-               "\u01df\u01e1\u01fb\u0201\u0203\u0227\u1e01\u1ea1\u1ea3\u1ea5"
-               "\u1ea7\u1ea9\u1eab\u1ead\u1eaf\u1eb1\u1eb3\u1eb5\u1eb7"),
+    "\u0061": ("\u00e0\u00e1\u00e2\u00e3\u00e4\u00e5\u0101\u0103\u0105\u01ce\u01df\u01e1"
+               "\u01fb\u0201\u0203\u0227\u1e01\u1ea1\u1ea3\u1ea5\u1ea7\u1ea9\u1eab\u1ead"
+               "\u1eaf\u1eb1\u1eb3\u1eb5\u1eb7"),
     "\u0062": "\u1e03\u1e05\u1e07",
     "\u0063": "\u00e7\u0107\u0109\u010b\u010d\u1e09",
     "\u0064": "\u010f\u1e0b\u1e0d\u1e0f\u1e11\u1e13",
-    "\u0065": ("\u00e8\u00e9\u00ea\u00eb\u0113\u0115\u0117\u0119\u011b\u0205"
-               "\u0207\u0229\u1e15\u1e17\u1e19\u1e1b\u1e1d\u1eb9\u1ebb\u1ebd"
-               "\u1ebf\u1ec1\u1ec3\u1ec5\u1ec7"),
+    "\u0065": ("\u00e8\u00e9\u00ea\u00eb\u0113\u0115\u0117\u0119\u011b\u0205\u0207\u0229"
+               "\u1e15\u1e17\u1e19\u1e1b\u1e1d\u1eb9\u1ebb\u1ebd\u1ebf\u1ec1\u1ec3\u1ec5"
+               "\u1ec7"),
     "\u0066": "\u1e1f",
     "\u0067": "\u011d\u011f\u0121\u0123\u01e7\u01f5\u1e21",
     "\u0068": "\u0125\u021f\u1e23\u1e25\u1e27\u1e29\u1e2b\u1e96",
-    "\u0069": ("\u00ec\u00ed\u00ee\u00ef\u0129\u012b\u012d\u012f\u01d0\u0209"
-               "\u020b\u1e2d\u1e2f\u1ec9\u1ecb"),
+    "\u0069": ("\u00ec\u00ed\u00ee\u00ef\u0129\u012b\u012d\u012f\u01d0\u0209\u020b\u1e2d"
+               "\u1e2f\u1ec9\u1ecb"),
     "\u006a": "\u0135\u01f0",
     "\u006b": "\u0137\u01e9\u1e31\u1e33\u1e35",
     "\u006c": "\u013a\u013c\u013e\u1e37\u1e39\u1e3b\u1e3d",
     "\u006d": "\u1e3f\u1e41\u1e43",
     "\u006e": "\u00f1\u0144\u0146\u0148\u01f9\u1e45\u1e47\u1e49\u1e4b",
-    "\u006f": ("\u00f2\u00f3\u00f4\u00f5\u00f6\u014d\u014f\u0151\u01a1\u01d2"
-               "\u01eb\u01ed\u020d\u020f\u022b\u022d\u022f\u0231\u1e4d\u1e4f"
-               "\u1e51\u1e53\u1ecd\u1ecf\u1ed1\u1ed3\u1ed5\u1ed7\u1ed9\u1edb"
-               "\u1edd\u1edf\u1ee1\u1ee3"),
+    "\u006f": ("\u00f2\u00f3\u00f4\u00f5\u00f6\u014d\u014f\u0151\u01a1\u01d2\u01eb\u01ed"
+               "\u020d\u020f\u022b\u022d\u022f\u0231\u1e4d\u1e4f\u1e51\u1e53\u1ecd\u1ecf"
+               "\u1ed1\u1ed3\u1ed5\u1ed7\u1ed9\u1edb\u1edd\u1edf\u1ee1\u1ee3"),
     "\u0070": "\u1e55\u1e57",
     "\u0072": "\u0155\u0157\u0159\u0211\u0213\u1e59\u1e5b\u1e5d\u1e5f",
     "\u0073": "\u015b\u015d\u015f\u0161\u0219\u1e61\u1e63\u1e65\u1e67\u1e69",
     "\u0074": "\u0163\u0165\u021b\u1e6b\u1e6d\u1e6f\u1e71\u1e97",
-    "\u0075": ("\u00f9\u00fa\u00fb\u00fc\u0169\u016b\u016d\u016f\u0171\u0173"
-               "\u01b0\u01d4\u01d6\u01d8\u01da\u01dc\u0215\u0217\u1e73\u1e75"
-               "\u1e77\u1e79\u1e7b\u1ee5\u1ee7\u1ee9\u1eeb\u1eed\u1eef\u1ef1"),
+    "\u0075": ("\u00f9\u00fa\u00fb\u00fc\u0169\u016b\u016d\u016f\u0171\u0173\u01b0\u01d4"
+               "\u01d6\u01d8\u01da\u01dc\u0215\u0217\u1e73\u1e75\u1e77\u1e79\u1e7b\u1ee5"
+               "\u1ee7\u1ee9\u1eeb\u1eed\u1eef\u1ef1"),
     "\u0076": "\u1e7d\u1e7f",
     "\u0077": "\u0175\u1e81\u1e83\u1e85\u1e87\u1e89\u1e98",
     "\u0078": "\u1e8b\u1e8d",
@@ -280,36 +226,32 @@ _BY_STARTER = {
     "\u0301": "\u0341",
     "\u0308": "\u0344",
     "\u0313": "\u0343",
-    "\u0391": ("\u0386\u1f08\u1f09\u1f0a\u1f0b\u1f0c\u1f0d\u1f0e\u1f0f\u1f88"
-               "\u1f89\u1f8a\u1f8b\u1f8c\u1f8d\u1f8e\u1f8f\u1fb8\u1fb9\u1fba"
-               "\u1fbb\u1fbc"),
+    "\u0391": ("\u0386\u1f08\u1f09\u1f0a\u1f0b\u1f0c\u1f0d\u1f0e\u1f0f\u1f88\u1f89\u1f8a"
+               "\u1f8b\u1f8c\u1f8d\u1f8e\u1f8f\u1fb8\u1fb9\u1fba\u1fbb\u1fbc"),
     "\u0395": "\u0388\u1f18\u1f19\u1f1a\u1f1b\u1f1c\u1f1d\u1fc8\u1fc9",
-    "\u0397": ("\u0389\u1f28\u1f29\u1f2a\u1f2b\u1f2c\u1f2d\u1f2e\u1f2f\u1f98"
-               "\u1f99\u1f9a\u1f9b\u1f9c\u1f9d\u1f9e\u1f9f\u1fca\u1fcb\u1fcc"),
-    "\u0399": ("\u038a\u03aa\u1f38\u1f39\u1f3a\u1f3b\u1f3c\u1f3d\u1f3e\u1f3f"
-               "\u1fd8\u1fd9\u1fda\u1fdb"),
+    "\u0397": ("\u0389\u1f28\u1f29\u1f2a\u1f2b\u1f2c\u1f2d\u1f2e\u1f2f\u1f98\u1f99\u1f9a"
+               "\u1f9b\u1f9c\u1f9d\u1f9e\u1f9f\u1fca\u1fcb\u1fcc"),
+    "\u0399": ("\u038a\u03aa\u1f38\u1f39\u1f3a\u1f3b\u1f3c\u1f3d\u1f3e\u1f3f\u1fd8\u1fd9"
+               "\u1fda\u1fdb"),
     "\u039f": "\u038c\u1f48\u1f49\u1f4a\u1f4b\u1f4c\u1f4d\u1ff8\u1ff9",
     "\u03a1": "\u1fec",
     "\u03a5": "\u038e\u03ab\u1f59\u1f5b\u1f5d\u1f5f\u1fe8\u1fe9\u1fea\u1feb",
-    "\u03a9": ("\u038f\u1f68\u1f69\u1f6a\u1f6b\u1f6c\u1f6d\u1f6e\u1f6f\u1fa8"
-               "\u1fa9\u1faa\u1fab\u1fac\u1fad\u1fae\u1faf\u1ffa\u1ffb\u1ffc"
-               "\u2126"),
-    "\u03b1": ("\u03ac\u1f00\u1f01\u1f02\u1f03\u1f04\u1f05\u1f06\u1f07\u1f70"
-               "\u1f71\u1f80\u1f81\u1f82\u1f83\u1f84\u1f85\u1f86\u1f87\u1fb0"
-               "\u1fb1\u1fb2\u1fb3\u1fb4\u1fb6\u1fb7"),
+    "\u03a9": ("\u038f\u1f68\u1f69\u1f6a\u1f6b\u1f6c\u1f6d\u1f6e\u1f6f\u1fa8\u1fa9\u1faa"
+               "\u1fab\u1fac\u1fad\u1fae\u1faf\u1ffa\u1ffb\u1ffc\u2126"),
+    "\u03b1": ("\u03ac\u1f00\u1f01\u1f02\u1f03\u1f04\u1f05\u1f06\u1f07\u1f70\u1f71\u1f80"
+               "\u1f81\u1f82\u1f83\u1f84\u1f85\u1f86\u1f87\u1fb0\u1fb1\u1fb2\u1fb3\u1fb4"
+               "\u1fb6\u1fb7"),
     "\u03b5": "\u03ad\u1f10\u1f11\u1f12\u1f13\u1f14\u1f15\u1f72\u1f73",
-    "\u03b7": ("\u03ae\u1f20\u1f21\u1f22\u1f23\u1f24\u1f25\u1f26\u1f27\u1f74"
-               "\u1f75\u1f90\u1f91\u1f92\u1f93\u1f94\u1f95\u1f96\u1f97\u1fc2"
-               "\u1fc3\u1fc4\u1fc6\u1fc7"),
-    "\u03b9": ("\u0390\u03af\u03ca\u1f30\u1f31\u1f32\u1f33\u1f34\u1f35\u1f36"
-               "\u1f37\u1f76\u1f77\u1fbe\u1fd0\u1fd1\u1fd2\u1fd3\u1fd6\u1fd7"),
+    "\u03b7": ("\u03ae\u1f20\u1f21\u1f22\u1f23\u1f24\u1f25\u1f26\u1f27\u1f74\u1f75\u1f90"
+               "\u1f91\u1f92\u1f93\u1f94\u1f95\u1f96\u1f97\u1fc2\u1fc3\u1fc4\u1fc6\u1fc7"),
+    "\u03b9": ("\u0390\u03af\u03ca\u1f30\u1f31\u1f32\u1f33\u1f34\u1f35\u1f36\u1f37\u1f76"
+               "\u1f77\u1fbe\u1fd0\u1fd1\u1fd2\u1fd3\u1fd6\u1fd7"),
     "\u03bf": "\u03cc\u1f40\u1f41\u1f42\u1f43\u1f44\u1f45\u1f78\u1f79",
     "\u03c1": "\u1fe4\u1fe5",
-    "\u03c5": ("\u03b0\u03cb\u03cd\u1f50\u1f51\u1f52\u1f53\u1f54\u1f55\u1f56"
-               "\u1f57\u1f7a\u1f7b\u1fe0\u1fe1\u1fe2\u1fe3\u1fe6\u1fe7"),
-    "\u03c9": ("\u03ce\u1f60\u1f61\u1f62\u1f63\u1f64\u1f65\u1f66\u1f67\u1f7c"
-               "\u1f7d\u1fa0\u1fa1\u1fa2\u1fa3\u1fa4\u1fa5\u1fa6\u1fa7\u1ff2"
-               "\u1ff3\u1ff4\u1ff6\u1ff7"),
+    "\u03c5": ("\u03b0\u03cb\u03cd\u1f50\u1f51\u1f52\u1f53\u1f54\u1f55\u1f56\u1f57\u1f7a"
+               "\u1f7b\u1fe0\u1fe1\u1fe2\u1fe3\u1fe6\u1fe7"),
+    "\u03c9": ("\u03ce\u1f60\u1f61\u1f62\u1f63\u1f64\u1f65\u1f66\u1f67\u1f7c\u1f7d\u1fa0"
+               "\u1fa1\u1fa2\u1fa3\u1fa4\u1fa5\u1fa6\u1fa7\u1ff2\u1ff3\u1ff4\u1ff6\u1ff7"),
     "\u03d2": "\u03d3\u03d4",
     "\u0406": "\u0407",
     "\u0410": "\u04d0\u04d2",
@@ -1446,13 +1388,9 @@ _BY_STARTER = {
     "\U0002a600": "\U0002fa1d",
 }
 
-
 #: The UTF-8 blocks (first byte << 8 | second byte) holding a character that
-#: is not NFC-inert (``fastcount._nfc_inert``) on Unicode 13.0, 14.0 or 15.1,
-#: as inclusive runs; ``tests/test_nfcspell.py`` checks that every such
-#: character of the running Python is in one (``_scan_blocks``). Only a
-#: character that is not inert can change the one before it under NFC.
-_NOT_INERT_BLOCKS = (
+#: is not NFC-inert, as inclusive runs.
+NOT_INERT_BLOCKS = (
     (0xCC80, 0xCCBF), (0xCD80, 0xCDAF), (0xCDB4, 0xCDB4), (0xCDBE, 0xCDBE),
     (0xCE87, 0xCE87), (0xD283, 0xD289), (0xD691, 0xD6BD), (0xD6BF, 0xD6BF),
     (0xD781, 0xD782), (0xD784, 0xD785), (0xD787, 0xD787), (0xD890, 0xD89A),
@@ -1468,134 +1406,3 @@ _NOT_INERT_BLOCKS = (
     (0xEFA4, 0xEFAD), (0xEFB8, 0xEFB8), (0xF090, 0xF091), (0xF093, 0xF093),
     (0xF096, 0xF096), (0xF09B, 0xF09E), (0xF0AF, 0xF0AF), (0xF3A0, 0xF3A0),
 )
-
-
-def _scan() -> dict:
-    """Every code point whose NFC is one other code point: ``{source:
-    target}``, by asking ``unicodedata`` about all of them (about a
-    second; the tests use it to check ``_SINGLETON_RUNS``)."""
-    found = {}
-    for cp in itertools.chain(range(0xD800), range(0xE000, 0x110000)):
-        ch = chr(cp)
-        if not unicodedata.is_normalized("NFC", ch):
-            form = unicodedata.normalize("NFC", ch)
-            if len(form) == 1:
-                found[ch] = form
-    return found
-
-
-def _scan_starters() -> dict:
-    """``{starter: str of code points}``: every code point but a Hangul
-    syllable whose NFD differs from it, under the first code point of its
-    NFD (a second or so; the tests use it to check ``_BY_STARTER``)."""
-    found = {}
-    for cp in itertools.chain(range(0xAC00), range(0xD7A4, 0xD800), range(0xE000, 0x110000)):
-        ch = chr(cp)
-        if not unicodedata.is_normalized("NFD", ch):
-            start = unicodedata.normalize("NFD", ch)[0]
-            found[start] = found.get(start, "") + ch
-    return found
-
-
-@functools.lru_cache(maxsize=1)
-def _targets() -> dict:
-    """``{target: sources}`` from ``_SINGLETON_RUNS`` (strings of code points)."""
-    out = {}
-    for first, targets in _SINGLETON_RUNS:
-        for k, target in enumerate(targets):
-            out[target] = out.get(target, "") + chr(first + k)
-    return out
-
-
-def singleton_sources(ch: str) -> str:
-    """The code points other than ``ch`` whose NFC is ``ch`` (a str, maybe
-    empty): ``K`` from U+212A KELVIN SIGN, ``;`` from U+037E, ``Å`` from
-    U+212B, a unified ideograph from its compatibility ideographs."""
-    return _targets().get(ch, "")
-
-
-def partials(ch: str) -> list:
-    """The single characters whose NFD is the starter of ``NFD(ch)`` followed
-    by a proper subsequence of its other code points (in order), for a
-    character ``ch`` that decomposes; ``[]`` if it does not. Raises
-    ``ValueError`` if ``NFD(ch)`` has over ``MAX_MARKS`` code points after
-    its starter."""
-    form = unicodedata.normalize("NFD", ch)
-    if form == ch:
-        return []
-    head, rest = form[0], form[1:]
-    if len(rest) > MAX_MARKS:
-        raise ValueError(f"U+{ord(ch):04X} decomposes into {len(form)} code points")
-    out = []
-    for size in range(len(rest)):
-        for picked in itertools.combinations(rest, size):
-            made = unicodedata.normalize("NFC", head + "".join(picked))
-            if len(made) == 1 and made not in out:
-                out.append(made)
-    return out
-
-
-def _inert(ch: str) -> bool:
-    from .fastcount import _nfc_inert
-    return _nfc_inert(ch)
-
-
-@functools.lru_cache(maxsize=1024)
-def spellings(ch: str):
-    """``(whole, heads)`` for a character ``ch`` of an NFC text, or None.
-
-    Every raw text that NFC turns into text beginning with ``ch`` is one of
-    ``whole`` or one of ``heads`` followed by one or more non-ASCII
-    characters. ``whole``: ``ch`` and every code point whose NFC begins with
-    ``ch`` (singletons such as U+212A for ``K``, composition exclusions such
-    as U+0958 for U+0915). ``heads``, for a ``ch`` that decomposes: every
-    code point whose NFD begins with the starter of ``NFD(ch)`` (``À`` for
-    ``ạ``: NFC of ``À`` + U+0323 is ``ạ`` + U+0300), or for a Hangul
-    syllable its partial compositions (``partials``). Both are tuples of
-    strings. None when ``ch`` is not NFC-inert (a mark or a jamo: NFC may
-    move or create it), or this Python's Unicode version is not in
-    ``VERIFIED``."""
-    if unicodedata.unidata_version not in VERIFIED or not _inert(ch):
-        return None
-    nfd = unicodedata.normalize("NFD", ch)
-    family = _BY_STARTER.get(nfd[0], "")
-    normalize = unicodedata.normalize
-    whole = (ch,) + tuple(c for c in family if c != ch and normalize("NFC", c).startswith(ch))
-    if nfd == ch:
-        return whole, ()
-    if "\uac00" <= ch <= "\ud7a3":
-        try:
-            return whole, tuple(partials(ch))
-        except ValueError:  # pragma: no cover - a Hangul syllable has at most 3 jamo
-            return None
-    heads = (nfd[0],) + tuple(c for c in family if c != ch)
-    return whole, heads
-
-
-def _scan_blocks() -> set:
-    """The UTF-8 blocks (as ``_NOT_INERT_BLOCKS``) of every code point that
-    is not NFC-inert on this Python (a second or so; for the tests)."""
-    found = set()
-    for cp in itertools.chain(range(0x80, 0xD800), range(0xE000, 0x110000)):
-        ch = chr(cp)
-        if not _inert(ch):
-            data = ch.encode("utf-8")
-            found.add(data[0] << 8 | data[1])
-    return found
-
-
-@functools.lru_cache(maxsize=1)
-def composer_table() -> bytes:
-    """65,536 bytes, one for each pair of bytes ``b1 b2``: 1 where a
-    character whose UTF-8 begins with ``b1 b2`` may change the character
-    before it under NFC (it is not NFC-inert: a mark, a jamo, or not its
-    own NFC), else 0. ASCII first bytes are 0: an ASCII character is inert.
-    On a Unicode version not in ``VERIFIED`` every non-ASCII first byte is
-    1 (nothing is trusted). ``optmem._scan`` reads it after a literal."""
-    table = bytearray(65536)
-    if unicodedata.unidata_version not in VERIFIED:
-        table[0x8000:] = b"\x01" * 0x8000
-        return bytes(table)
-    for first, last in _NOT_INERT_BLOCKS:
-        table[first:last + 1] = b"\x01" * (last + 1 - first)
-    return bytes(table)

@@ -1,4 +1,4 @@
-"""The write guard: what may go into the permanent log (DESIGN.md "write scan").
+"""The write guard: what may go into the permanent log (docs/guard.md).
 
 The log cannot be edited, so ``note``, ``sleep`` and ``import`` refuse text
 that would be harmful to keep forever, and say what to write instead:
@@ -13,7 +13,7 @@ that would be harmful to keep forever, and say what to write instead:
   (a Malayalam chillu: ``അവന്`` and ZWJ). TAG characters are allowed only
   inside an emoji tag sequence (the flags of England, Scotland, Wales).
 * credentials: API keys, tokens, private keys, passwords in URLs, on
-  command lines and in assignments (``optmem.secrets``, which holds the one
+  command lines and in assignments (``optmem.guard.secrets``, which holds the one
   table of credential families and says how each is judged).
 * frame tags: an opening or closing tag a harness wraps context in
   (``<system-reminder>``, ``</hook_context>``: ``protocol.FRAME_TAGS``), which
@@ -34,8 +34,8 @@ import re
 import unicodedata
 
 from optmem.errors import BadText
+from optmem.guard.secrets import find_credential
 from optmem.protocol import FRAME_TAGS
-from optmem.secrets import find_credential
 
 # ---------------------------------------------------------------- characters
 

@@ -1,61 +1,12 @@
-"""Exact recall counts in one compiled pass (issue 11).
+"""Exact recall counts in one compiled pass (the optional C extension
+``optmem.recall._scan``, built by ``setup.py`` where a C compiler is).
 
-``fastcount`` counts a chunk's matching records with CPython's byte methods:
-a pass to find the characters NFC might change, one to lower the chunk and
-one to count, some 4x the time ``grep -c`` takes. When the optional C
-extension ``optmem._scan`` is built (``setup.py``; it needs a C compiler at
-install), this module counts the same patterns in one pass that looks at
-each record once and skips the rest of a record once it is decided.
-
-The patterns: a literal, or a set of them (``deploy|rollback``, ``v(1|2)``,
-``[ab]c``), each with or without ``\\b`` at either end, when the
-characters that meet a ``\\b`` are word characters
-(``fastcount.literal_set`` reads them off the parsed pattern).
-
-Why the count equals recall's definition (``search.recall``: Python ``re``,
-IGNORECASE, the NFC pattern on the NFC form of each ``#id date text``
-line). For each record ``_scan`` reports one of three things:
-
-- *certain*: its raw bytes hold a *spelling* of a literal whose
-  neighbours decide it. A spelling writes each character of the literal as
-  a member of its ``case_class`` that is NFC-inert (``fastcount._nfc_inert``:
-  not a mark, not a jamo, its own NFC), ASCII letters in either case. Such
-  a character begins a segment of NFC's output and nothing before it
-  composes with it, so NFC keeps the spelling when the character after it
-  cannot change the one before it: an ASCII byte, or a character outside
-  ``nfcspell.composer_table()``. A ``\\b`` is decided by an ASCII
-  neighbour (or the start of the line), which NFC keeps a word character
-  or not. Valid UTF-8 decodes as itself next to invalid bytes
-  (``fastcount`` point 2), and a literal never ends in white space, so the
-  padding ``line_of`` strips cannot hold part of it. So the line matches.
-- *maybe*: it holds a spelling with an undecided neighbour (a non-ASCII
-  byte next to a ``\\b``, or a character after it that NFC may compose),
-  or an *exception*: a member of a character's class that is not in the
-  spellings (``ſ`` for ``s``, ``ı`` for ``i``, which are spelled out
-  unless that makes over ``MAX_NEEDLES`` spellings: anywhere), or a raw text
-  that NFC turns into a member (``nfcspell.spellings``): a ``whole`` that
-  is not NFC-inert (U+212A for ``K``), or one of ``heads`` followed by a
-  mark or a jamo (``u`` + U+0308 for ``ü``). Those two start, or end
-  where starts, a character that is not NFC-inert, so ``_scan`` looks for
-  them only there (``nfcspell.composer_table``), not at every ``u``. The
-  caller matches these records one by one with ``re``.
-- nothing: then its NFC line cannot match. A match in the NFC line is a
-  run of class members; each one NFC did not create is in the raw bytes
-  as itself (a spelling character or an exception), and each one it did
-  create came from a ``whole`` or a ``head`` followed by non-ASCII bytes
-  (``nfcspell``'s argument), an exception. A spelling found whole in the
-  raw bytes whose ``\\b`` failed on an ASCII word character fails in the
-  NFC line too.
-
-``_scan`` also refuses (None) a chunk whose records do not each end in
-their only newline (a damaged record, whose line reads a newline as a
-space), and gives up (False) on one that would cost over 16 byte
-comparisons a byte (needles that overlap themselves); recall then counts
-it with ``fastcount`` or line by line. The same pass gives the matching
-records' lines for the chunks recall prints (``ScanCounter.lines``).
-``tests/test_scancount.py`` compares every count with the per-line
-definition on random records (NFD and NFC text, exceptions, damaged
-bytes) and patterns with many matches.
+The same patterns as ``fastcount`` (``fastcount.literal_set``), counted by
+looking at each record once: ``_scan`` calls each record certain, maybe
+(matched one by one with ``re``) or not a match, and also gives the lines
+of the chunks recall prints (``ScanCounter.lines``). A chunk it refuses is
+counted by ``fastcount`` or line by line. Why the three outcomes are
+right: docs/recall.md, "One compiled pass".
 """
 
 from __future__ import annotations
@@ -63,12 +14,13 @@ from __future__ import annotations
 import itertools
 import unicodedata
 
-from . import fastcount, nfcspell
-from .store import LOG_RECORD
-from .textform import nfc
+from optmem.recall import fastcount, nfcspell
+from optmem.recall.pattern import inert_char, is_word
+from optmem.store.memory import LOG_RECORD
+from optmem.textform import nfc
 
 try:
-    from . import _scan
+    from optmem.recall import _scan
 except ImportError:  # built without a C compiler: recall uses fastcount
     _scan = None
 
@@ -83,7 +35,7 @@ ANYWHERE, AT_COMPOSER, BEFORE_COMPOSER = 0, 1, 2
 
 
 def available() -> bool:
-    """True when the C extension ``optmem._scan`` is importable."""
+    """True when the C extension ``optmem.recall._scan`` is importable."""
     return _scan is not None
 
 
@@ -109,7 +61,7 @@ class ScanCounter:
         (``rows``) a list of indexes, ``matching`` the undecided records'
         indexes whose line matches; None when ``_scan`` refuses the chunk or
         gives up (then ``usable`` turns False)."""
-        from .search import line_of
+        from optmem.recall.pattern import line_of
         got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
                           nfcspell.composer_table(), self.exceptions, method, rows)
         if got is False:  # over _scan's work bound: as costly on the next chunk
@@ -123,10 +75,10 @@ class ScanCounter:
                          if search(nfc(line_of(data[r * LOG_RECORD:(r + 1) * LOG_RECORD])))]
 
     def lines(self, data: bytes, n: int):
-        """The lines (``search.line_of``, as stored) of the records among
+        """The lines (``pattern.line_of``, as stored) of the records among
         the ``n`` in ``data`` that match, oldest first; None as ``count``
         gives None. Recall prints these for the newest chunks."""
-        from .search import line_of
+        from optmem.recall.pattern import line_of
         got = self._scan(data, rows=True)
         if got is None:
             return None
@@ -157,7 +109,7 @@ def _spelling_chars(ch: str, case_class, exceptions: dict):
     members = case_class(ch) or ch
     letters = {x for x in members if x.isascii() and x.isalpha()}
     inert = [x for x in members
-             if unicodedata.is_normalized("NFC", x) and fastcount._nfc_inert(x)]
+             if unicodedata.is_normalized("NFC", x) and inert_char(x)]
     extras = []
     if letters:
         lower = {x.lower() for x in letters}
@@ -184,7 +136,7 @@ def _spelling_chars(ch: str, case_class, exceptions: dict):
         for w in whole:
             if w in chars or w in extras or (folds and w.isascii() and w.lower() in chars):
                 continue
-            kind = ANYWHERE if fastcount._nfc_inert(w) else AT_COMPOSER
+            kind = ANYWHERE if inert_char(w) else AT_COMPOSER
             exceptions[(w.encode("utf-8"), kind)] = None
         for h in heads:
             exceptions[(h.encode("utf-8"), BEFORE_COMPOSER)] = None
@@ -224,7 +176,7 @@ def counter_for(pattern: str, case_class, search):
         if any(x.isspace() for x in (case_class(body[-1]) or body[-1])):
             return None  # could end in the padding that line_of strips
         for edge, wanted in ((body[0], left), (body[-1], right)):
-            if wanted and not all(map(fastcount._is_word, case_class(edge) or edge)):
+            if wanted and not all(map(is_word, case_class(edge) or edge)):
                 return None  # \b next to a character that is not always a word character
         base, full = [], []
         for ch in body:

@@ -32,7 +32,7 @@ with no command); ``memo redact`` is
 advised only for a record damaged in itself (``check`` decides that with
 ``LogDamage``), never for a memory that is merely out of place. Nothing
 here writes to the store. Steps only a person may take are printed
-``A person can run: ...`` (DESIGN.md "Commands").
+``A person can run: ...`` (docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ import shlex
 from array import array
 from collections import namedtuple
 
-from . import blocks, dates
-from .store import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, CONFIG_NAME, Store
+from optmem import blocks, dates, gitcall
+from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
 README_SECTION = "README \"One identity on several machines\""
@@ -275,15 +275,8 @@ def _markers(store: Store, start: int) -> list:
 def _git(root: str, *args: str) -> str | None:
     """Output of ``git -C root args`` (stripped), or None when git is absent,
     fails, or takes over 10 s."""
-    import subprocess
-    try:
-        done = subprocess.run(["git", "-C", root, *args], capture_output=True, timeout=10,
-                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode:
-        return None
-    return done.stdout.decode("utf-8", "replace").strip()
+    answer = gitcall.run_git(list(args), root, gitcall.git_env(GIT_OPTIONAL_LOCKS="0", LC_ALL="C"))
+    return answer.text() if answer.ok else None
 
 
 def _git_top(root: str) -> str | None:
@@ -429,7 +422,6 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
                 f"lines into the log, so from #{first} on its records are out of place "
                 f"({size:,} bytes). Every memory of both machines is still in the file, "
                 f"between the markers: nothing is lost yet.")
-        fork = first
     elif damage.misplaced:
         n = len(damage.misplaced)
         pos, ids = damage.misplaced[0], damage.misplaced_ids[0]
@@ -441,15 +433,13 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
                 f"holds #{ids}" + (f" (in all, ids {ids_text} appear at positions that are not "
                                    f"theirs)" if n > 1 else "")
                 + ". Ids that repeat are what a line-by-line merge leaves (git with "
-                f"merge=union, or copies joined by hand): both machines' new memories, one "
-                f"after the other. Each record is a real memory: nothing is lost yet.")
-        fork = min(damage.misplaced_ids)
+                "merge=union, or copies joined by hand): both machines' new memories, one "
+                "after the other. Each record is a real memory: nothing is lost yet.")
     else:
         head = (f"{log} is shifted from record #{first} (offset {first * LOG_RECORD:,}) on: "
                 f"bytes were inserted or removed there ({size:,} bytes in all), by an edit or "
                 f"a merge tool. The memories are still in the file, only out of step: "
                 f"nothing is lost yet.")
-        fork = first
     this, other = git.this_side(), git.other_side()
     keep = _aside(store, "LOG-as-found.txt")
     steps = [f"keep this file as it is: a person can run: cp -p {_q(log)} {_q(keep)}"]
@@ -532,7 +522,7 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
         for rev in (this, other):
             procs.append(subprocess.Popen(
                 ["git", "-C", root, "show", f"{rev}:./{LOG_NAME}"], stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"}))
+                stderr=subprocess.DEVNULL, env=gitcall.git_env(GIT_OPTIONAL_LOCKS="0")))
         out = _agree(procs[0].stdout, procs[1].stdout)
         codes = [p.wait(timeout=10) for p in procs]
     except (OSError, subprocess.SubprocessError):
@@ -776,7 +766,7 @@ def defer(problem: str) -> str:
     """A problem line whose last step (``Run: memo forget ...``, ``Run: memo
     check --repair``, a person's ``memo redact``) waits until the copies are
     settled: a person's step then, never an agent's order."""
-    from .store import PERSON_REDACT, RESTORE_ORDER
+    from optmem.store.memory import PERSON_REDACT, RESTORE_ORDER
     for word in ("Run: memo forget", RESTORE_ORDER, PERSON_REDACT):
         at = problem.rfind(word)
         if at >= 0:

@@ -1,281 +1,52 @@
-"""What each command does, without click: the protocol on top of the store.
+"""One store's commands, without click: note, sleep, forget, redact and
+import (writes), zoom, stats, recall and config (reads).
 
-Every function takes an open ``Store`` and returns text (or data) for the
-CLI to print; failures raise ``optmem.errors`` exceptions whose message is
-the one line a user sees. The lines programs read (DESIGN.md "Commands")
-are rendered by ``optmem.protocol``; the names below are kept for callers.
+Every function takes an open ``Store`` and returns text (or data) for a
+front end to print; failures raise ``optmem.errors`` exceptions whose
+message is the one line a user sees. The lines programs read are rendered
+by ``optmem.protocol`` (docs/protocol.md); wake is ``optmem.engine.wake``,
+the hand-over ``optmem.engine.handover``.
 """
 
 from __future__ import annotations
 
 import os
 
-from . import blocks, pager, protocol
-from .errors import BadInput, Damaged, MemoError
-from .errors import NotBuilt
-from .dates import ZONE_SPAN_DAYS
-from .store import (LOG_RECORD, REDACTED, TREE_RECORD, Memory, Store, displayable,
-                    encode_memory, is_date)
-
-AWAKE = protocol.AWAKE
-NOTHING_LEFT = protocol.NOTHING_LEFT
-RAW_PROMPT_MAX = protocol.RAW_PROMPT_MAX
-HEREDOC_TAG = protocol.SUMMARY_TAG
-saved_as = protocol.saved_as
-
+from optmem import blocks, protocol
+from optmem.dates import ZONE_SPAN_DAYS
+from optmem.engine.handover import compression
+from optmem.engine.view import (
+    NOTHING_LEFT,
+    RAW_PROMPT_MAX,
+    clean_text,
+    damaged_error,
+    dates_of,
+    fold,
+    memory_line,
+    next_pending,
+    parse_block,
+    pending_in,
+    redacted_since,
+    refuse_damaged,
+    shown,
+    shown_summary,
+    summary_repair,
+    wake_budget,
+)
+from optmem.errors import BadInput, Damaged, MemoError, NotBuilt
+from optmem.store.memory import LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date
 
 # -- text checks -----------------------------------------------------------
 
-def clean_text(text: str, limit: int, what: str = "memory") -> str:
-    """Strip ``text`` and check it may be written as one record.
-
-    ``limit`` is ``ENTRY_CHARS`` in bytes of UTF-8. Raises ``BadText`` (the
-    write guard: line breaks, control and invisible characters, credentials)
-    or ``BadInput`` (empty, too long). The length is checked before the
-    guard runs: every write path (note, sleep, import, stdin) comes here, so
-    the guard never judges more than ``limit`` (at most ``MAX_ENTRY_BYTES``)
-    characters and its worst case is bounded (``benchmarks/guard.py``).
-    """
-    from . import guard
-    from .textform import nfc
-    text = nfc(text.strip())
-    if not text:
-        raise BadInput(f"the {what} is empty; write one line of text")
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        raise BadInput(f"Too long: {size} bytes, limit {limit}. The {what} is {size} bytes "
-                       f"of UTF-8 and the limit is {limit} bytes (ENTRY_CHARS; accented and "
-                       f"non-Latin characters take 2-4 bytes). Shorten it and run the "
-                       f"command again")
-    if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
-        raise BadInput(f"the {what} is the order itself, not your line: put your own "
-                       f"line where the order says <your line>")
-    guard.check_text(text, what)
-    return text
-
-
-def fold(text: str) -> str:
-    """Fold text for the duplicate check: case, runs of white space,
-    trailing punctuation and the Unicode form (NFC or NFD, ``textform``) do
-    not count (DESIGN.md "Beyond the seed")."""
-    from .textform import nfc
-    text = " ".join(nfc(nfc(text).casefold()).split())
-    return text.rstrip(" .,;:!?…")
-
-
-def block_arg(arg: str, allow_memory: bool = False) -> str:
-    """``arg`` checked by ``parse_block`` and written back as its inclusive
-    name (``"#0-1 "`` -> ``"0-1"``, a memory ``"7"``), for an order that
-    repeats it: it runs as printed (a shell reads ``#`` as a comment).
-    Raises ``BadInput`` as ``parse_block`` does."""
-    return blocks.block_name(*parse_block(arg, allow_memory))
-
-
-def parse_block(arg: str, allow_memory: bool = False) -> tuple:
-    """Parse an inclusive block id ``"lo-hi"`` into half-open ``(lo, hi+1)``.
-
-    ASCII digits only; the range must be an aligned power-of-two block of
-    size >= 2 (``allow_memory`` also accepts a single id ``"7"``). Raises
-    ``BadInput`` with an example of a valid id.
-    """
-    text = arg.strip()
-    if text.startswith("#"):  # the id as wake prints it
-        text = text[1:]
-    parts = text.split("-")
-    if len(parts) == 1 and allow_memory:
-        parts = [parts[0], parts[0]]
-    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= 20 for p in parts):
-        raise BadInput(f"{arg!r} is not a block id; write LO-HI with digits, "
-                       f"e.g. 0-1, 4-7 or 16-31")
-    lo, last = int(parts[0]), int(parts[1])
-    hi = last + 1
-    if hi - lo == 1 and allow_memory:
-        return lo, hi
-    if hi - lo < 2 or not blocks.is_block(lo, hi):
-        size = 2
-        while size * 2 <= hi - lo and size < 1 << 20:
-            size *= 2
-        base = lo - lo % size if lo < 1 << 40 else 0
-        raise BadInput(f"{arg} is not a block: a block is an aligned power-of-two range "
-                       f"of 2 or more memories, e.g. {base}-{base + size - 1}")
-    return lo, hi
-
-
-def parse_count(arg: str, what: str) -> int:
-    """Parse a non-negative whole number written in ASCII digits only."""
-    if not (arg.isascii() and arg.isdigit()) or len(arg) > 20:
-        raise BadInput(f"{what} must be a whole number in digits, not {arg!r}")
-    return int(arg)
-
 
 # -- pending work ----------------------------------------------------------
-
-def next_pending(store: Store, T: int, built: dict | None = None):
-    """The next block to build at ``T`` (build order), or None."""
-    built = store.built(T) if built is None else built
-    for size in blocks.level_sizes(T):
-        have = built.get(size, 0)
-        if have < T // size:
-            return (have * size, (have + 1) * size)
-    return None
-
-
-def pending_in(T: int, built: dict) -> int:
-    """How many compressions are pending inside ``[0, T)``."""
-    return blocks.pending_count(T, built)
-
-
-DAMAGED_TEXT = "[damaged record: memo check names its repair]"
-
-
-def damaged_in(store: Store, lo: int, hi: int) -> list:
-    """``[(i, why), ...]``: the damaged records among memories ``[lo, hi)``
-    (``why``: what is wrong, ``store.problem_in_memory``'s words). One read."""
-    from .store import problem_in_memory
-    data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
-    out = []
-    for i in range(lo, hi):
-        k = (i - lo) * LOG_RECORD
-        why = problem_in_memory(i, data[k:k + LOG_RECORD])
-        if why:
-            out.append((i, why))
-    return out
-
-
-def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
-                     form: str | None = None) -> str | None:
-    """The hand-over when block ``[lo, hi)`` cannot be compressed as it
-    stands, else None: a block of raw memories holding a damaged record (a
-    summary written from the stand-in line would keep the damage in the
-    tree for good; ``protocol.compression_waits``), or a larger block one
-    of whose built halves is a damaged summary (``protocol.half_waits``:
-    forget it, and memo sleep writes it again)."""
-    if hi - lo > RAW_PROMPT_MAX:
-        for a, b in blocks.halves(lo, hi):
-            try:
-                store.summary(a, b)
-            except NotBuilt:
-                continue  # a half of the same batch: checked in its turn
-            except Damaged as err:
-                return protocol.half_waits(blocks.block_name(lo, hi), blocks.block_name(a, b),
-                                           str(err), flag, form)
-        return None
-    bad = damaged_in(store, lo, hi)
-    if not bad:
-        return None
-    i, why = bad[0]
-    where = f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
-    return protocol.compression_waits(blocks.block_name(lo, hi), i, where,
-                                      store.restorable(i) is not None, flag, form)
-
-
-def refuse_damaged(store: Store, lo: int, hi: int) -> None:
-    """Raise ``Damaged`` when block ``[lo, hi)`` is summarised from raw
-    memories and one of them is damaged: no summary of it is stored (it was
-    never handed over; the stand-in would stay in the tree for good). The
-    message is the hand-over's first line and its last (the step)."""
-    if hi - lo > RAW_PROMPT_MAX:
-        return
-    waits = waits_for_repair(store, lo, hi)
-    if waits is not None:
-        lines = waits.split("\n")
-        raise Damaged(f"nothing was saved: {lines[0][0].lower()}{lines[0][1:]} {lines[-1]}")
-
-
-def next_waits(store: Store, T: int | None = None, built: dict | None = None,
-               flag: str = "", form: str | None = None) -> str | None:
-    """``waits_for_repair`` for the block a hand-over at ``T`` shows first
-    (the next pending block; with ``MEMO_HANDOVER=batch`` the first in
-    completion order), or None when that block holds no damaged record."""
-    from . import handover
-    T = store.count() if T is None else T
-    built = store.built(T) if built is None else built
-    if handover.batch_mode():
-        block = next(iter(blocks.pending_by_end(T, built)), None)
-    else:
-        block = next_pending(store, T, built)
-    if block is None:
-        return None
-    return waits_for_repair(store, *block, flag, form)
-
-
-def shown(store: Store, lo: int, hi: int) -> list:
-    """Memories ``[lo, hi)`` for display: a damaged record becomes a stand-in
-    (date ``????-??-??``, text ``DAMAGED_TEXT``) instead of stopping the
-    command, so one bad byte never locks an agent out of its memory. Writes
-    stay strict (``Store.check_last_memory``)."""
-    try:
-        return store.memories(lo, hi)
-    except Damaged:
-        out = []
-        for i in range(lo, hi):
-            try:
-                out.append(store.memory(i))
-            except Damaged:
-                out.append(Memory(i, "????-??-??", DAMAGED_TEXT))
-        return out
-
-
-def dates_of(store: Store, lo: int, hi: int) -> str:
-    """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
-    from .dates import span
-    first = store.date(lo) or "????-??-??"
-    last = (store.date(hi - 1) or "????-??-??") if hi - lo > 1 else first
-    first, last = span(first, last)  # another tool's log may run backwards
-    return first if first == last else f"{first}..{last}"
-
-
-def memory_line(m: Memory) -> str:
-    """How one memory is shown: ``#<id> <date> <text>``."""
-    return displayable(f"#{m.id} {m.date} {m.text}")
-
-
-def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str:
-    """How one summary is shown: ``#<lo>-<hi-1> <dates> <text>``."""
-    if text is None:
-        text = store.summary(lo, hi)
-    return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
-
-
-def compression(store: Store, T: int | None = None, form: str | None = None,
-                flag: str = "") -> str:
-    """The prompt for the next compression at ``T`` (default: the whole
-    log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
-
-    Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
-    larger block shows its two halves' summaries. ``form`` is the order form
-    (``None``: ``MEMO_ORDERS``, see ``optmem.protocol``). ``flag`` is the
-    scope flag the order carries (``--project NAME``, ``--global``; issue
-    #17), empty without projects. With ``MEMO_HANDOVER=batch`` in the
-    environment it is the batched hand-over instead (``optmem.handover``),
-    its order carrying ``flag`` too.
-    """
-    from . import handover
-    if handover.batch_mode():
-        return handover.batch_prompt(store, T, form, flag)
-    T = store.count() if T is None else T
-    built = store.built(T)
-    block = next_pending(store, T, built)
-    if block is None:
-        return NOTHING_LEFT
-    lo, hi = block
-    waits = waits_for_repair(store, lo, hi, flag, form)
-    if waits is not None:
-        return waits
-    if hi - lo <= RAW_PROMPT_MAX:
-        body = [memory_line(m) for m in shown(store, lo, hi)]
-        store.shown_since_redaction(range(lo, hi))
-    else:
-        body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
-    return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
-                                       body, pending_in(T, built) - 1, form, flag)
 
 
 # -- writes ----------------------------------------------------------------
 
 def today() -> str:
     """Today's local date as ``YYYY-MM-DD`` (``optmem.dates.today``)."""
-    from . import dates
+    from optmem import dates
     return dates.today()
 
 
@@ -286,7 +57,7 @@ def note(store: Store, text: str, date: str | None = None) -> tuple:
     ``ENTRY_CHARS`` bytes, and an exact duplicate (after ``fold``) of one of
     the last ``WAKE_LINES`` memories, naming its id.
     """
-    from . import dates
+    from optmem import dates
     cfg = store.config()
     text = clean_text(text, cfg.ENTRY_CHARS, "memory")
     with store.locked():
@@ -427,25 +198,6 @@ def forget(store: Store, block_arg: str) -> int:
             gone += store.cut_level(s, lo // s)
             s *= 2
     return gone
-
-
-def redacted_since(store: Store, lo: int, hi: int) -> str | None:
-    """Under the lock, before a summary of ``[lo, hi)`` is stored: when
-    ``memo redact`` blanked a memory of the block after the last summary of
-    it (``Store.redacted_ids``), a compression handed over before then
-    showed the old text, so this answer is refused once: the ids are
-    cleared (the next answer comes from the prompt shown now) and the
-    reason returned. None when no such memory is in the block."""
-    ids = store.redacted_ids()
-    hit = sorted(j for j in ids if lo <= j < hi)
-    if not hit:
-        return None
-    store.set_redacted_ids(ids - set(hit))
-    which = ", ".join(f"#{j}" for j in hit)
-    return (f"memory {which} in {blocks.block_name(lo, hi)} was redacted after this "
-            f"compression may have been handed over, so the summary could carry the "
-            f"removed text; nothing was saved. Compress the block again from its "
-            f"memories as they are now")
 
 
 def redact(store: Store, i: int, was: list | None = None) -> int:
@@ -590,8 +342,8 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
                        f"YYYY-MM-DD text lines") from None
     except OSError as err:
         raise BadInput(f"{path} cannot be read: {err.strerror}") from None
-    from . import dates
-    from .textform import nfc
+    from optmem import dates
+    from optmem.textform import nfc
     last = None  # the previous line's own date
     newest = dates.latest_today()
     lowest = dates.shift(floor, -dates.ZONE_SPAN_DAYS) if floor is not None else None
@@ -679,198 +431,6 @@ def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,
 
 # -- reads -----------------------------------------------------------------
 
-def missing_in(T: int, tiling: list, built: dict) -> list:
-    """The blocks of ``tiling`` (a ``cover`` at ``T``) whose summary is not
-    built, given ``built`` (``{size: records}``): what stops a wake."""
-    return [(lo, hi) for lo, hi in tiling
-            if hi - lo > 1 and lo // (hi - lo) >= built.get(hi - lo, 0)]
-
-
-DAMAGED_SUMMARY = "[damaged summary: memo check names its repair]"
-
-
-def shown_summary(store: Store, lo: int, hi: int, damaged: list | None = None) -> str:
-    """``summary_line`` of block ``[lo, hi)``, or, when its record is
-    damaged, the line with ``DAMAGED_SUMMARY`` for its text (the error is
-    appended to ``damaged`` when given), so one bad summary never locks an
-    agent out of its memory. Raises ``NotBuilt`` as ``summary_line`` does."""
-    try:
-        return summary_line(store, lo, hi)
-    except Damaged as err:
-        if damaged is not None:
-            damaged.append(((lo, hi), str(err)))
-        return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} "
-                           f"{DAMAGED_SUMMARY}")
-
-
-def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None = None) -> str:
-    """The hand-over after a document that showed damaged summaries
-    (``damaged``: ``[((lo, hi), error line), ...]``, from ``shown_summary``):
-    what is wrong with the first, and the order that forgets it (memo sleep
-    then writes it again from the log)."""
-    (lo, hi), why = damaged[0]
-    name = blocks.block_name(lo, hi)
-    sentence, _ = protocol.split_order(why)
-    more = f" ({len(damaged) - 1} more after it)" if len(damaged) > 1 else ""
-    return "\n".join([f"The summary of #{name} is damaged ({sentence.rstrip('.')}){more}; "
-                      f"memo sleep writes it again from the log once it is forgotten.",
-                      protocol.run(f"memo forget {name} {flag}".strip(), form)])
-
-
-def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None) -> list:
-    """The document body at ``T``: one line per block of ``cover(T, budget)``.
-
-    Every block must be built (see ``missing_in``); raises ``NotBuilt``. A
-    damaged summary is shown as ``shown_summary`` shows it (and named in
-    ``damaged`` when given).
-    """
-    tiling = blocks.cover(T, budget)
-    out = []
-    raw_from = None
-    for lo, hi in tiling:
-        if hi - lo == 1:
-            raw_from = lo if raw_from is None else raw_from
-            continue
-        out.append(shown_summary(store, lo, hi, damaged))
-    if raw_from is not None:
-        out += [memory_line(m) for m in shown(store, raw_from, T)]
-    return out
-
-
-def wake_budget(T: int, lines: int) -> tuple:
-    """``(budget, intro)``: how many lines ``cover(T, budget)`` gets in a
-    document of at most ``lines`` (``WAKE_LINES``) lines, and whether memo's
-    intro line (``wake_intro``) is one of them. The intro counts against
-    ``lines``, so memo prints no more than the later OptMem does: the tiling
-    gets ``lines - 1`` whenever T memories fit in that many lines; else (a
-    budget below ``popcount(T)`` + 1, or ``lines`` = 1) the intro is left out
-    and the tiling gets all ``lines``, the later OptMem's document."""
-    if lines >= 2 and (T <= lines - 1 or blocks.popcount(T) <= lines - 1):
-        return lines - 1, True
-    return lines, False
-
-
-def strict_damage(text: str) -> None:
-    """Raise ``Damaged`` when ``text`` (a hand-over) is the one that waits
-    for a damaged summary of a half (``protocol.half_waits``): the CLI's
-    ``memo wake`` and ``memo sleep`` refuse then, as the later OptMem does,
-    with memo's description and ``Run: memo forget LO-HI`` as one line."""
-    if text and protocol.is_half_waiting(text):
-        raise Damaged(" ".join(text.split("\n")))
-
-
-def damaged_error(store: Store, damaged: list, flag: str = "") -> Damaged:
-    """The refusal of a command that needs damaged summaries (``damaged``,
-    from ``shown_summary``): ``summary_repair``'s text as one line, ending
-    ``Run: memo forget LO-HI``."""
-    return Damaged(" ".join(summary_repair(store, damaged, flag).split("\n")))
-
-
-def wake_intro(store: Store, T: int) -> str:
-    """The first line of the document."""
-    if T == 0:
-        if store.count():
-            return "Your memory as of T=0 holds nothing (wake without T shows all of it)."
-        return "Your memory is empty: nothing has been noted yet."
-    from .dates import span
-    first, last = span(shown(store, 0, 1)[0].date, shown(store, T - 1, T)[0].date)
-    what = "1 memory (#0)" if T == 1 else f"{T} memories (#0-{T - 1})"
-    return (f"Your memory: {what}, {first} to {last}, oldest first. "
-            f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
-
-
-def wake(store: Store, part: int, T: int | None, form: str | None = None,
-         flag: str = "", strict: bool = False) -> tuple:
-    """Render part ``part`` (1-based) of the document at ``T``.
-
-    At most ``WAKE_LINES`` lines of document, memo's intro line among them
-    (``wake_budget``), cut into parts of ``PART_LINES`` of those lines
-    (``optmem.pager``).
-
-    Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
-    only when the document itself needs a summary that is not built: then
-    ``text`` is ``Cannot wake: N compressions pending. ...``, a blank line
-    and the next compression (the seed's strings, the later OptMem's rule).
-    Otherwise ``text`` is the part; the last part ends ``You are awake.``
-    and, when compressions are pending, a blank line and the next one (the
-    hand-over). An empty log gives ``protocol.empty_store``.
-
-    On a store this user cannot write (``Store.writable``), pending work
-    does not stop wake: the document is the ``--max-bytes`` one in
-    ``PART_CHARS`` bytes (unbuilt blocks as their built halves) and says the
-    store is read-only. Raises ``BadInput`` for a ``T`` past the log or a
-    part that does not exist. ``flag`` is the scope flag its hand-over
-    orders carry (``compression``), empty by default.
-
-    A damaged summary is shown as ``shown_summary`` shows it and its repair
-    handed over, so an agent is never left without its memory (the
-    session-start hook, MCP). With ``strict`` (the CLI's ``memo wake``) a
-    damaged summary the document shows, or one the hand-over's next
-    compression needs, raises ``Damaged`` instead (exit 1, ``Run: memo
-    forget LO-HI``), as the later OptMem refuses.
-    """
-    cfg = store.config()  # a bad config stops every command (as in the reference)
-    count = store.count()
-    if T is None:
-        T = count
-    elif T > count:
-        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}. "
-                       f"Run: memo wake")
-    from . import replicas
-    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
-    if count == 0:
-        if part != 1:
-            raise BadInput(f"part {part} does not exist: the memory is empty. Run: memo wake")
-        return True, replicas.insert_after_first_line(
-            "\n".join(protocol.empty_store(form)), warning)
-    budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
-    tiling = blocks.cover(T, budget)
-    if T == count and pending_in(T, store.built(T)) and not store.writable():
-        # A sleep could not be saved: show what is built instead of ordering it.
-        from . import hook
-        return True, hook.wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
-    if missing_in(T, tiling, store.built(T)):
-        prompt = compression(store, form=form, flag=flag)
-        if prompt == NOTHING_LEFT:  # another session just built it
-            return wake(store, part, T, form, flag, strict)
-        if strict:
-            strict_damage(prompt)
-        if protocol.is_waiting(prompt):
-            # The work waits for a repair: refusing would lock the agent out
-            # of its memory, so show what is built, then why nothing is due.
-            from . import hook
-            return True, hook.wake_max_bytes(store, cfg.PART_CHARS, waiting=prompt)
-        pending = pending_in(count, store.built(count))
-        return False, replicas.insert_after_first_line(
-            protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
-    damaged = []
-    try:
-        body = wake_lines(store, T, budget, damaged)
-    except NotBuilt:  # another session forgot a summary while we read
-        return wake(store, part, T, form, flag, strict)
-    if damaged and strict:
-        raise damaged_error(store, damaged)
-    # The warning stands after the first line of every part: room for it is
-    # kept in each, so the parts stay within PART_LINES and PART_CHARS.
-    room = len(warning.encode("utf-8")) + 1 if warning else 0
-    parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
-                           cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
-                           intro_counts=T > budget)  # it took the place of a line
-    parts = [replicas.insert_after_first_line(p, warning) for p in parts]
-    if not 1 <= part <= len(parts):
-        raise BadInput(f"part {part} does not exist: the document at T={T} has "
-                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}. Run: memo wake 1 {T}")
-    text = parts[part - 1]
-    if part == len(parts):
-        prompt = compression(store, form=form, flag=flag)
-        if damaged and store.writable():  # the document's own damage comes first
-            prompt = summary_repair(store, damaged, flag=flag, form=form)
-        elif strict:
-            strict_damage(prompt)
-        if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
-            text += "\n\n" + prompt
-    return True, text
-
 
 # -- recall ----------------------------------------------------------------
 
@@ -887,14 +447,13 @@ class RecallResult:
 def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> RecallResult:
     """Search every log line (``#id date text``) for ``pattern``.
 
-    See ``optmem.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
+    See ``optmem.recall.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
     """
-    from . import search
+    from optmem.recall import search
     cfg = store.config()
     limit = cfg.PART_CHARS if limit_bytes is None else limit_bytes
     lines, total, cut = search.recall(store, pattern, limit)
     return RecallResult(lines, total, cut)
-
 
 
 # -- zoom, stats, config -----------------------------------------------------
@@ -1003,7 +562,7 @@ def stats(store: Store) -> dict:
 def stats_text(info: dict) -> str:
     """``stats`` as text with a small chart of the wake shape."""
     T = info["memories"]
-    from .dates import span
+    from optmem.dates import span
     lines = [f"memories     {T}" + (" ({} to {})".format(*span(info['first_date'],
                                                              info['last_date'])) if T else ""),
              f"summaries    {info['summaries']} of {info['summaries_expected']} built, "
@@ -1028,7 +587,7 @@ def stats_text(info: dict) -> str:
 def config_show(store: Store, names=None) -> str:
     """Each knob on one line, ``NAME VALUE`` first (the value in force),
     then its meaning and range (``protocol.config_line``)."""
-    from .config import KNOBS, limits
+    from optmem.store.config import KNOBS, limits
     values = store.config_values()
     out = []
     for name, (default, _low, _high, meaning) in KNOBS.items():
@@ -1043,8 +602,8 @@ def config_set(store: Store, assignments, repair: bool = False) -> str:
     """Apply ``NAME=VALUE`` items (``NAME=`` restores the default) and write
     ``config`` atomically; with ``repair`` (or any change) lines that do not
     parse are commented out. Returns what was done, one line."""
-    from .config import KNOBS, check_value
-    from .errors import ConfigError
+    from optmem.errors import ConfigError
+    from optmem.store.config import KNOBS, check_value
     changes = {}
     said = []
     for item in assignments:

@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import os
 import re
-import stat as stat_mod
 
-from . import blocks, replicas
-from .errors import ConfigError, Damaged, MemoError
-from .store import (JOURNAL_NAME, KEPT_NAME, LOG_RECORD, TREE_RECORD, Store, is_date,
-                    problem_in_memory, problem_in_summary, unreadable)
-from .store import _date_shaped
+from optmem import blocks
+from optmem.engine import replicas
+from optmem.errors import ConfigError, Damaged, MemoError
+from optmem.store.memory import (
+    JOURNAL_NAME,
+    KEPT_NAME,
+    LOG_RECORD,
+    TREE_RECORD,
+    Store,
+    date_shaped,
+    is_date,
+    problem_in_memory,
+    problem_in_summary,
+    unreadable,
+)
 
 CHUNK_RECORDS = 8192
-#: What the stand-in line of a damaged record starts with (``core.DAMAGED_TEXT``,
+#: What the stand-in line of a damaged record starts with (``view.DAMAGED_TEXT``,
 #: and the older wording): a summary holding it was written from the stand-in.
 STAND_IN = b"[damaged record"
 _HEAD = re.compile(r"^#(\d+) (\d\d\d\d-\d\d-\d\d) ", re.MULTILINE)
@@ -39,7 +48,7 @@ for _b in range(0x80, 0xA0):
 _CLASSES = bytes(_CLASSES)
 
 
-def _clean_bytes(data: bytes, width: int, n: int) -> bool:
+def clean_bytes(data: bytes, width: int, n: int) -> bool:
     """Chunk-level check, all in C: ``n`` records of ``width`` bytes, each
     one UTF-8 line ending in its newline, with no NUL or control byte and no
     blank record."""
@@ -83,7 +92,7 @@ def _digit_column(place: int, start: int, n: int) -> bytes:
     return b"".join(runs)
 
 
-def _heads_fine(data: bytes, start: int, n: int, good_dates: set, odd: set) -> bool:
+def heads_fine(data: bytes, start: int, n: int, good_dates: set, odd: set) -> bool:
     """Each record starts ``#<its id> <a real date> ``. Column slices when
     every id in the chunk has the same number of digits, else a regex."""
     digits = len(str(start))
@@ -101,17 +110,17 @@ def _heads_fine(data: bytes, start: int, n: int, good_dates: set, odd: set) -> b
         for d in dates - good_dates:
             text = bytes(d).decode("ascii", "replace")
             date = f"{text[:4]}-{text[4:6]}-{text[6:]}"
-            if not _date_shaped(date):
+            if not date_shaped(date):
                 return False
             if not is_date(date):  # another tool's 2025-02-30: shown as it is
                 odd.add(date)
             good_dates.add(d)
         return True
     heads = _HEAD.findall(data.decode("utf-8"))
-    odd.update(h[1] for h in heads if _date_shaped(h[1]) and not is_date(h[1]))
+    odd.update(h[1] for h in heads if date_shaped(h[1]) and not is_date(h[1]))
     return (len(heads) == n
             and [h[0] for h in heads] == [str(i) for i in range(start, start + n)]
-            and all(_date_shaped(h[1]) for h in heads))
+            and all(date_shaped(h[1]) for h in heads))
 
 
 def _check_log(store: Store, T: int, damage: replicas.LogDamage, odd: set) -> None:
@@ -119,7 +128,7 @@ def _check_log(store: Store, T: int, damage: replicas.LogDamage, odd: set) -> No
     for start in range(0, T, CHUNK_RECORDS):
         n = min(CHUNK_RECORDS, T - start)
         data = store.read_log(start * LOG_RECORD, n * LOG_RECORD)
-        if _clean_bytes(data, LOG_RECORD, n) and _heads_fine(data, start, n, good_dates, odd):
+        if clean_bytes(data, LOG_RECORD, n) and heads_fine(data, start, n, good_dates, odd):
             continue
         for k in range(n):
             i = start + k
@@ -184,7 +193,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                 while at >= 0:  # summarised from a stand-in line, not a memory
                     stand_ins.append((size, first + at // TREE_RECORD))
                     at = data.find(STAND_IN, (at // TREE_RECORD + 1) * TREE_RECORD)
-                if _clean_bytes(data, TREE_RECORD, m):
+                if clean_bytes(data, TREE_RECORD, m):
                     continue
                 for k in range(first, first + m):
                     record = data[(k - first) * TREE_RECORD:(k - first + 1) * TREE_RECORD]
@@ -200,7 +209,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         more = len(stand_ins) - 1
         problems.append(f"{store.level_path(size)} record {k}, the summary of {name}, quotes the "
                         f"stand-in line of a damaged record instead of the memory"
-                        f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "
+                        f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "  # noqa: E501
                         f"forgotten, it is written again from the log once the record is "
                         f"repaired. Run: memo forget {name}")
     for size, n in sorted(lengths.items()):
@@ -255,8 +264,8 @@ def check(store: Store) -> tuple:
     journal = os.path.join(store.root, JOURNAL_NAME)
     if os.path.lexists(journal):
         if os.path.isfile(journal) and not os.path.islink(journal):
-            state = store._read_journal()
-            if state is not None and store._foreign_after(state, size) is not None:
+            state = store.read_journal()
+            if state is not None and store.foreign_after(state, size) is not None:
                 notes.append("an append was interrupted and another tool wrote after it; "
                              "the next memo write keeps every record and notes it here")
             else:

@@ -1,4 +1,4 @@
-"""The pager: cut the wake document into parts (DESIGN.md "Commands", wake).
+"""The pager: cut the wake document into parts (docs/protocol.md, wake).
 
 Harnesses truncate long command output, each differently, so wake prints
 parts that fit all of them: a part holds at most ``PART_LINES`` lines of
@@ -13,7 +13,7 @@ a part that is not the last ends with the order for the next one, carrying
 
 from __future__ import annotations
 
-from . import protocol
+from optmem import protocol
 
 AWAKE = protocol.AWAKE
 
@@ -50,8 +50,9 @@ def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars
     With ``intro_counts`` False the intro is one line more in part 1, not
     counted against ``part_lines`` (wake: where the memories take fewer
     lines than ``WAKE_LINES``, the intro stands beside the later OptMem's
-    document instead of in the place of one of its lines). ``head(k, n)`` and ``foot(k, n)`` replace ``header``/``footer`` for a
-    document of two stores (issue #17: the footer carries both snapshots).
+    document instead of in the place of one of its lines). ``head(k, n)``
+    and ``foot(k, n)`` replace ``header``/``footer`` for a document of two
+    stores (docs/scopes.md: the footer carries both snapshots).
     """
     head = head or (lambda k, n: header(k, n, T))
     foot = foot or (lambda k, n: footer(k, n, T))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 
-from .errors import BadInput, Damaged
-from .store import LOG_RECORD, Store, decode_memory, problem_in_memory
+from optmem.errors import BadInput, Damaged
+from optmem.store.memory import LOG_RECORD, Store, decode_memory, problem_in_memory
 
 CHUNK_RECORDS = 4096  #: records read at a time
 
@@ -23,13 +23,13 @@ def lines(store: Store, T: int | None = None):
     """Yield ``bytes`` batches of import lines for memories ``[0, T)``
     (default: all). Raises ``Damaged`` naming a bad record (nothing of it
     is yielded)."""
-    from .check import _clean_bytes, _heads_fine  # check's chunk checks, in C
+    from optmem.engine.check import clean_bytes, heads_fine  # check's chunk checks, in C
     T = store.count() if T is None else T
     good_dates = set()
     for start in range(0, T, CHUNK_RECORDS):
         n = min(CHUNK_RECORDS, T - start)
         data = store.read_log(start * LOG_RECORD, n * LOG_RECORD)
-        if _clean_bytes(data, LOG_RECORD, n) and _heads_fine(data, start, n, good_dates, set()):
+        if clean_bytes(data, LOG_RECORD, n) and heads_fine(data, start, n, good_dates, set()):
             # Every record is ``#<i> <date> <text>`` padded: the line is the
             # bytes after ``#<i> ``, without the padding.
             yield b"\n".join(

@@ -1,66 +1,22 @@
-"""Streaming recall (DESIGN.md "Commands", recall).
+"""Streaming recall: ``recall(store, pattern)`` finds and counts the log
+lines that match, exactly as recall is defined (docs/recall.md): Python
+``re``, IGNORECASE, the NFC pattern on the NFC form of each line
+(``pattern.line_of``).
 
-What recall means, exactly: record ``i`` of ``LOG.txt`` (320 bytes) is
-turned into its line by ``line_of`` (UTF-8 decoded with U+FFFD for bad
-bytes, a stray newline read as a space, trailing white space stripped), and
-the line matches when ``re.compile(NFC(pattern), re.IGNORECASE)`` finds
-something in ``NFC(line)``: Python's ``re``, Unicode, case-insensitive, on
-the Unicode NFC forms (``textform.nfc``, issue 9). Everything below computes
-exactly that set of lines, faster.
+The log is read in chunks of ``CHUNK_RECORDS`` whole records, newest first,
+from the count when the search starts; chunks are matched until the output
+budget is full, older ones only counted. A literal every match must contain
+(``requirements``) is searched in the raw bytes first (on RE2 when
+installed, else ``bytes.find``), and only the records it reports are
+matched with ``re``; literal patterns are counted by ``scancount`` or
+``fastcount`` without matching lines. Why each shortcut gives the
+definition's answer: docs/recall.md, "Why the counts are exact".
 
-- Streaming, newest first. The log is read ``CHUNK_RECORDS`` whole records
-  (1.25 MiB) at a time with ``Store.read_log``, from a fixed end (the
-  record count when the search starts, so a memory noted mid-scan shifts
-  nothing) back to the start. Chunks are matched line by line (below) until
-  the output budget is full; every older chunk is only counted. When the
-  pattern is a literal, a set of literals or ``\\b``-bounded words, one
-  compiled pass a chunk decides the records (``scancount``, over the
-  optional C extension ``optmem._scan``; it also finds the printed lines
-  where RE2 is absent), else ``fastcount`` counts with CPython's byte
-  methods (each module's docstring proves its count equal), else line by
-  line. Peak memory is one chunk plus the kept lines, however large the
-  log is. (Reading into one reused ``bytearray`` with ``os.preadv`` costs
-  what a fresh ``os.pread`` per chunk costs here, so recall does not.)
-- NFC. A chunk holding a character that NFC might change
-  (``fastcount.nfc_inert``) is normalised before it is matched.
-- Prefilter. Most patterns hold a literal that every match must contain
-  (``rollback``, ``2024-05``, ``#7 ``, one literal per branch of
-  ``foo|bar``); ``requirements`` reads them off the parsed pattern. The raw
-  bytes of the chunk are searched for one of them, in every spelling
-  Python's case-insensitive ``re`` accepts, and only the records holding a
-  hit are decoded and matched with the real pattern. The byte search may
-  report too many records, never too few (``_re2_syntax`` and
-  ``_FindPrefilter`` say why), and each record it reports is confirmed with
-  ``re`` on its own line, so the result is the per-record search's.
-- The byte search runs on RE2 (``pip install google-re2``, module ``re2``)
-  when it is installed, with a pattern this module writes: explicit byte
-  alternatives, Latin-1 (byte) mode, so RE2's own Unicode, ``\\w``/``\\b``
-  and case-folding rules never come into play; RE2 only finds byte strings,
-  in linear time (about 1-3 GB/s for a word, 10 GB/s for a date here).
-  Without RE2 the chunk is ASCII-lowered and searched with ``bytes.find``
-  (about 0.4 GB/s): exact for ASCII literals, and the few non-ASCII letters
-  that ``re`` folds to ASCII (``ASCII_FOLDS``) make their records candidates.
-- A pattern with no usable literal (``.``, ``\\d+``, ``[ab]c``) is matched
-  line by line over each decoded chunk.
-- Python's ``re`` can backtrack exponentially (``(a+)+$``). The matching of
-  each chunk of ``CHUNK_RECORDS`` records runs under a ``TIME_BOUND`` alarm
-  of CPU time (``ITIMER_VIRTUAL``: the user time of this process, which
-  does not move while the process waits for a core; ``re`` checks signals
-  while it backtracks), and a pattern that exceeds it is refused with a
-  clear message. A wall-clock alarm refused plain words on a loaded
-  machine; CPU time gives the same pattern the same answer on any machine
-  that runs Python at a similar speed. The alarm is a signal, which only
-  the main thread can receive: ``memo mcp`` runs recall in a child process
-  of its own for that reason (``optmem.mcp_server``).
-- Planning (the prefilter, the compiled counters) runs under the same
-  alarm: a pattern with hundreds of distinct non-ASCII letters costs some
-  16 ms of ``case_class`` each, and planning that passes ``TIME_BOUND`` is
-  dropped, the chunks then matched line by line (the same answer, slower,
-  and still under the alarm).
-- A pattern is at most ``MAX_PATTERN_CHARS`` characters (``check_pattern``):
-  parsing a 5 MB literal took ``re`` half a minute of CPU before any alarm
-  could be armed, and no line (``#id date text``, 320 bytes) is long enough
-  to hold a literal of even 400 characters.
+Matching runs under a ``TIME_BOUND`` alarm of CPU time (``ITIMER_VIRTUAL``,
+so a loaded machine gives the same answer): a pattern that backtracks past
+it is refused in one line. The alarm is a signal only the main thread
+receives, so ``memo mcp`` runs recall in a child process (``optmem.mcp``).
+A pattern is at most ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
 """
 
 from __future__ import annotations
@@ -73,10 +29,11 @@ import signal
 import sys
 import unicodedata
 
-from . import fastcount, nfcspell, scancount
-from .errors import BadInput
-from .textform import nfc
-from .store import LOG_RECORD, displayable
+from optmem.errors import BadInput
+from optmem.recall import fastcount, nfcspell, scancount
+from optmem.recall.pattern import line_of, sre_modules
+from optmem.store.memory import LOG_RECORD, displayable
+from optmem.textform import nfc
 
 CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
@@ -134,26 +91,7 @@ def compile_pattern(pattern: str):
                        f"are used, e.g. memo recall 'click (7|8)\\.0'") from None
 
 
-def line_of(record: bytes) -> str:
-    """The line recall matches for one ``LOG.txt`` record (``bytes``, 320
-    of them for a whole record, trailing newline included).
-
-    UTF-8 with U+FFFD for undecodable bytes, a newline read as a space (a
-    damaged record may hold one), trailing white space (the padding)
-    stripped. For a valid record this is ``#<id> <date> <text>``.
-    """
-    return record.decode("utf-8", "replace").replace("\n", " ").rstrip()
-
-
 # -- required literals -----------------------------------------------------
-
-def _sre():
-    try:
-        from re import _constants as constants, _parser as parser  # Python >= 3.11
-    except ImportError:  # pragma: no cover - Python 3.9, 3.10
-        import sre_constants as constants
-        import sre_parse as parser
-    return parser, constants
 
 
 def requirements(pattern: str) -> list:
@@ -170,7 +108,7 @@ def requirements(pattern: str) -> list:
     conditionals, classes and anything unknown require nothing, which is
     always safe. Returns ``[]`` when nothing is known.
     """
-    parser, c = _sre()
+    parser, c = sre_modules()
     try:
         tree = parser.parse(pattern, re.IGNORECASE)
     except Exception:  # noqa: BLE001 - the caller compiles it; be conservative
@@ -403,7 +341,9 @@ def _re2_syntax(needle: str) -> tuple:
     return "".join(out), complete
 
 
-def _re2_module():
+def re2_module():
+    """The google-re2 module, or None when it is absent, another package
+    named ``re2``, or turned off (``USE_RE2`` False)."""
     if not USE_RE2:
         return None
     try:
@@ -632,7 +572,7 @@ def _plan(pattern: str) -> tuple:
     """``(prefilter or None, precheck or None)`` for ``pattern``."""
     options = requirements(pattern)
     prefilter, chosen = None, None
-    re2 = _re2_module()
+    re2 = re2_module()
     if re2 is not None:
         chosen, needles = _best(options, _re2_needle)
         if needles:
@@ -771,7 +711,8 @@ def _exact(data, n: int, search, prefilter, precheck, probe: bool = True,
     return found
 
 
-FEW_CANDIDATES = 512  #: candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test
+#: Candidate records of a chunk matched one by one, in NFC, without a chunk-wide NFC test.
+FEW_CANDIDATES = 512
 DENSE_SKIP = 8  #: chunks counted without trying ``_named`` after a chunk that had too many candidates
 
 
@@ -803,8 +744,8 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
 
     The definition: a record matches when ``re.compile(NFC(pattern),
-    re.IGNORECASE).search(NFC(line_of(record)))`` finds something (DESIGN.md
-    "memo recall"; NFC as issue 9 defines it, ``unicodedata``). ``lines``
+    re.IGNORECASE).search(NFC(line_of(record)))`` finds something (docs/recall.md;
+    NFC as ``unicodedata`` computes it). ``lines``
     are the newest matching lines (``line_of``, as stored, then
     ``store.displayable``: controls shown as U+FFFD) whose UTF-8 size, one
     newline each included, fits in ``limit_bytes`` bytes, oldest first;
@@ -825,7 +766,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
     """
     check_pattern(pattern)
-    pattern = nfc(pattern)  # the one NFC (issue 9)
+    pattern = nfc(pattern)  # the one NFC (docs/recall.md)
     check_pattern(pattern)  # NFC may lengthen it
     rx = compile_pattern(pattern)
     search = rx.search
@@ -842,7 +783,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
             alarm.arm()
             try:
                 prefilter, precheck = _plan(pattern)
-                # One compiled pass a chunk (optmem._scan) for a set of
+                # One compiled pass a chunk (optmem.recall._scan) for a set of
                 # literals, for the chunks printed and for those only counted.
                 scanner = scancount.counter_for(pattern, case_class, search)
                 alarm.disarm()
@@ -876,7 +817,7 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
                         # Too many candidates: the word is frequent here.
                         # Count the next chunks without asking RE2 first.
                         dense = DENSE_SKIP
-                    if scanning:  # one compiled pass (optmem._scan)
+                    if scanning:  # one compiled pass (optmem.recall._scan)
                         count = scanner.count(data, n)
                         if count is not None:
                             total += count

@@ -1,4 +1,4 @@
-"""Credentials the write guard refuses: the one table of families (#16).
+"""Credentials the write guard refuses: the one table of families (docs/guard.md).
 
 ``FAMILIES`` holds every kind of credential memo knows, each a ``Family``
 with a short id, the kind a message names, its keywords, its pattern, a
@@ -1270,7 +1270,7 @@ _PROVIDERS: tuple = (
            ("sl.",)),
     _token("elevenlabs-api-key", "an ElevenLabs API key", "sk_", "[a-f0-9]{48}", _body_hex,
            "key", "ELEVENLABS_API_KEY", "elevenlabs.io/docs/api-reference"),
-    # Learnt from gitleaks' rule set for #16 (shapes, not its expressions).
+    # Learnt from gitleaks' rule set (shapes, not its expressions; docs/guard.md).
     _token("1password-secret-key", "a 1Password secret key", "A3-",
            r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
            r"-[A-Z0-9]{5}", _has_digit, "key", "OP_SECRET_KEY"),

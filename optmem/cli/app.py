@@ -1,183 +1,46 @@
-"""The ``memo`` command: a thin click layer over ``optmem.core``.
+"""The ``memo`` command: the click group and its commands.
 
-Each command parses its arguments, calls one core function and prints what
-it returns. Errors are turned into one line on stderr in one place
-(``MemoGroup.invoke``): ``MemoError`` and ``OSError`` exit 1, click's usage
-errors exit 2, and nothing ever shows a traceback.
+Each command reads its arguments (``optmem.cli.argv``, ``optmem.cli.stdio``),
+chooses its stores (``optmem.scope``, ``optmem.scoped``), calls the engine
+(``optmem.engine``) and prints what it returns. ``MemoGroup`` turns every
+failure into one line on stderr in one place (``optmem.cli.render``):
+``MemoError`` and ``OSError`` exit 1, usage errors exit 2, and nothing ever
+shows a traceback. ``main`` is the console entry point.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 
 import click
 
-from . import __version__, core, protocol
-from .errors import BadInput, MemoError
-
-
-def _one_line(text: str) -> str:
-    """``text`` as one line, whatever a path or an argument inside it holds."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
-#: The words ``memo`` was run with (after ``memo``), for ``_unechoed``.
-_ARGV: list = []
-
-
-def _unechoed(text: str) -> str:
-    """``text`` with every argument a credential rule matches named by its
-    position (``argument 2``) instead of repeated (``errors.unechoed``)."""
-    from .errors import unechoed
-    return unechoed(text, [(f"argument {pos}", word) for pos, word in enumerate(_ARGV, 1)])
-
-
-class MemoFailure(click.ClickException):
-    """A failure: ``memo: <message>`` on stderr as one line, exit 1; then
-    ``orders`` (``MemoError.orders``), each on its own line."""
-
-    def __init__(self, message: str, orders=()):
-        super().__init__(message)
-        self.orders = tuple(orders)
-
-    def show(self, file=None):
-        click.echo(f"memo: {_one_line(_unechoed(self.format_message()))}", err=True)
-        for order in self.orders:
-            click.echo(_one_line(_unechoed(order)), err=True)
-
-
-def _oserror_line(err: OSError) -> str:
-    """The one line for a filesystem error, naming the path. A path outside
-    ``MEMORY_DIR`` (an export's FILE, an import's) is the user's to check:
-    no store advice, and no ``memo check`` order that could not help."""
-    if (err.errno == errno.ENOENT and _cwd_gone()
-            and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
-        return ("the working directory no longer exists (it was deleted or moved), so "
-                "memo cannot tell which folder it runs in; nothing was written. Change to "
-                "a folder that exists and run the command again")
-    store = os.environ.get("MEMORY_DIR", "")
-    where = err.filename or store
-    what = err.strerror or str(err)
-    outside = bool(err.filename and store and isinstance(err.filename, str)
-                   and not os.path.abspath(err.filename).startswith(
-                       os.path.abspath(os.path.expanduser(store)).rstrip(os.sep) + os.sep))
-    if outside and err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        return f"{where}: {what}; nothing was written there. Check the path and run the command again"
-    if err.errno == errno.ELOOP and err.filename:  # a link in the store: never written through
-        import shlex
-        return (f"{where} is a link, and memo never writes through a link in its store; "
-                f"nothing was half-written. Once it is moved away memo makes a new file. "
-                f"A person can run: mv -- {shlex.quote(str(where))} "
-                f"{shlex.quote(str(where) + '.link-moved')}")
-    if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        hint = "free some space (or raise the file size limit) and run the command again"
-    elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
-    else:
-        hint = "Run: memo check"
-    return f"{where}: {what}; nothing was half-written. {hint}"
-
-
-def _cwd_gone() -> bool:
-    """True when the working directory was deleted (or moved out of reach)."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return False
-
-
-class UsageFailure(click.UsageError):
-    """A usage error as one line: ``memo: <what>. Run: memo <command> --help``
-    on stderr, exit 2 (README "Errors"; click's own form takes four lines)."""
-
-    def show(self, file=None):
-        path = " ".join(["memo", *(self.ctx.command_path.split()[1:] if self.ctx else [])])
-        what = _unechoed(self.format_message()).replace("\r", "\\r").replace(
-            "\n", "\\n").rstrip(".")
-        click.echo(f"memo: {what}. Run: {path} --help", err=True)
-
-
-#: Exit statuses for a stop from outside (README "Interrupts and pipes"):
-#: 128 + the signal's number, as a shell reports a process the signal ended.
-EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
-
-
-class Interrupted(KeyboardInterrupt):
-    """Raised by the SIGTERM handler (SIGINT raises ``KeyboardInterrupt``),
-    so a stop unwinds through every ``finally`` (the store's append rolls
-    back) and ends as one line saying what was kept."""
-
-    signum = 15
-
-
-def _on_sigterm(signum, frame):
-    raise Interrupted()
-
-
-def _kept(ctx) -> str:
-    """What a stop keeps, as the running command last declared it."""
-    return ctx.meta.get("optmem.kept", "nothing was changed") if ctx else "nothing was changed"
-
-
-def keeping(what: str) -> None:
-    """Declare what an interrupt at this point keeps (``nothing was imported``,
-    ``memory #4 was saved``): the line a stop prints."""
-    ctx = click.get_current_context(silent=True)
-    if ctx is not None:
-        ctx.meta["optmem.kept"] = what
-
-
-class PipeClosed(Exception):
-    """Standard output was closed by its reader (``memo recall x | head``);
-    carried past click, which would turn it into a silent exit 1."""
-
-
-def _quiet_stdout() -> None:
-    """After a closed output pipe: point stdout at /dev/null so the flush at
-    exit cannot fail again (and print nothing)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
-def _closed_streams() -> None:
-    """Give a closed standard stream (``memo note x >&-``) ``/dev/null``.
-
-    Run before any file is opened: a closed fd 0, 1 or 2 would otherwise be
-    the number the next ``open`` returns, so a store file could become the
-    "stdout" a child process (``sleep --with``) writes into. Python starts
-    with ``sys.stdout``/``sys.stderr`` set to ``None`` for a closed fd; they
-    get a stream on ``/dev/null``, so the command runs to the end and its
-    output is dropped, as a reader that closed it asked. ``sys.stdin`` stays
-    ``None``: reading a closed stdin is refused as "standard input is
-    closed" (``_stdin``).
-    """
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            try:
-                got = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
-                if got != fd:
-                    os.dup2(got, fd)
-                    os.close(got)
-            except OSError:
-                pass
-    for name in ("stdout", "stderr"):
-        if getattr(sys, name) is None:
-            try:
-                setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
-            except OSError:
-                pass
+from optmem import __version__, protocol
+from optmem.cli.argv import FileCommand, TextCommand, scoped
+from optmem.cli.render import ARGV, MemoFailure, UsageFailure, oserror_line
+from optmem.cli.stdio import (
+    EXIT_PIPE,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    STDIN_LIMIT,
+    Interrupted,
+    PipeClosed,
+    closed_streams,
+    hook_stdin,
+    keeping,
+    kept,
+    on_sigterm,
+    open_stdin,
+    quiet_stdout,
+    read_stdin,
+    text_arg,
+    undo_surrogates,
+    utf8_streams,
+)
+from optmem.engine import core, handover, view
+from optmem.engine import wake as waking
+from optmem.errors import BadInput, MemoError
 
 
 class MemoGroup(click.Group):
@@ -189,15 +52,15 @@ class MemoGroup(click.Group):
         Usage errors are one line (exit 2); Ctrl-C and SIGTERM say what was
         kept (exit 130, 143); a closed output pipe ends quietly (exit 141),
         whether the output was still buffered or not."""
-        _closed_streams()
+        closed_streams()
         args = list(sys.argv[1:] if args is None else args)
         if not args:
             args = ["--help"]
-        _ARGV[:] = [a for a in args if isinstance(a, str)]
+        ARGV[:] = [a for a in args if isinstance(a, str)]
         import signal
         old = None
         try:
-            old = signal.signal(signal.SIGTERM, _on_sigterm)
+            old = signal.signal(signal.SIGTERM, on_sigterm)
         except (ValueError, OSError):  # not the main thread (tests): leave it
             pass
         try:
@@ -220,7 +83,7 @@ class MemoGroup(click.Group):
                 code = 1
             sys.stdout.flush()
         except (BrokenPipeError, PipeClosed):
-            _quiet_stdout()
+            quiet_stdout()
             code = EXIT_PIPE
         except KeyboardInterrupt as err:  # between commands: nothing was running
             term = isinstance(err, Interrupted)
@@ -249,7 +112,7 @@ class MemoGroup(click.Group):
         except KeyboardInterrupt as err:
             sig = "SIGTERM" if isinstance(err, Interrupted) else "SIGINT"
             code = EXIT_SIGTERM if isinstance(err, Interrupted) else EXIT_SIGINT
-            failure = MemoFailure(f"stopped by {sig}; {_kept(ctx)}")
+            failure = MemoFailure(f"stopped by {sig}; {kept(ctx)}")
             failure.exit_code = code
             raise failure from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
@@ -261,7 +124,7 @@ class MemoGroup(click.Group):
         except OSError as err:
             if err.errno == errno.EPIPE:
                 raise PipeClosed() from None
-            raise MemoFailure(_oserror_line(err)) from None
+            raise MemoFailure(oserror_line(err)) from None
         except RecursionError:
             raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
         except MemoryError:
@@ -269,170 +132,6 @@ class MemoGroup(click.Group):
         except Exception as err:  # the last line of defence: never a traceback
             raise MemoFailure(f"internal error ({type(err).__name__}: {err}); nothing "
                               f"was half-written. Run: memo check, and please report this") from None
-
-
-def _utf8_streams() -> None:
-    """Write UTF-8 whatever the locale or PYTHONIOENCODING (DESIGN.md)."""
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)
-        if reconfigure is not None:
-            try:
-                reconfigure(encoding="utf-8", errors="replace")
-            except (ValueError, OSError):
-                pass
-
-
-_OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(=.*)?", re.S)
-
-
-class FileCommand(click.Command):
-    """A command whose FILE argument may be ``-`` for standard input or
-    output (``import``, ``export``). After ``--`` every word is an operand
-    (README "What you type is what is stored"), so ``-- -`` names the file
-    called ``-``: it is passed on as ``./-``, the same file, which no code
-    below takes for a stream."""
-
-    def parse_args(self, ctx, args):
-        args = list(args)
-        if "--" in args:
-            at = args.index("--")
-            args[at + 1:] = [os.path.join(".", "-") if word == "-" else word
-                             for word in args[at + 1:]]
-        return super().parse_args(ctx, args)
-
-
-class TextCommand(click.Command):
-    """A command whose last argument is free text: ``note``, ``sleep``, ``recall``.
-
-    The argv rule (README "What you type is what is stored"):
-
-    * ``-h`` or ``--help`` as the first word shows the help, on every command;
-    * options come before the text (``recall`` also takes them right after
-      its one PATTERN);
-    * ``--`` before the text is a separator, taken once and never stored
-      (``sleep`` takes it before BLOCK or right after it);
-    * a first word shaped like an option (``-x``, ``--verbose``) that is not
-      one of the command's options is a usage error naming ``--``: it is never
-      stored; ``-5 degrees``, ``-`` and ``->`` are not option-shaped;
-    * from the first word of text on, every word is kept as typed, ``--``,
-      ``-h`` and ``--help`` included.
-
-    ``heads`` is how many positional words come before the text (``sleep``:
-    BLOCK); ``one_word`` marks a text of exactly one word (``recall``).
-    """
-
-    def __init__(self, *args, heads: int = 0, one_word: bool = False, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.heads, self.one_word = heads, one_word
-
-    def _flags(self) -> set:
-        return {o for p in self.params if isinstance(p, click.Option) for o in p.opts}
-
-    def _valued(self) -> set:
-        """Options that take a value (``--project NAME``, ``sleep --with CMD``):
-        the next word is it."""
-        return {o for p in self.params if isinstance(p, click.Option) and not p.is_flag
-                for o in p.opts}
-
-    def _take_options(self, args: list, i: int, opts: list) -> int:
-        """Move the options at ``args[i:]`` (with their values) to ``opts``;
-        return the index of the first word that is not one."""
-        flags, valued = self._flags(), self._valued()
-        while i < len(args):
-            word = args[i]
-            if word in valued:
-                if i + 1 >= len(args):
-                    raise click.UsageError(f"{word} needs a value", click.get_current_context(
-                        silent=True))
-                opts += args[i:i + 2]
-                i += 2
-            elif word in flags and word not in valued:
-                opts.append(word)
-                i += 1
-            elif "=" in word and word.split("=", 1)[0] in valued:
-                opts.append(word)
-                i += 1
-            else:
-                break
-        return i
-
-    def parse_args(self, ctx, args):
-        args = list(args)
-        opts, dashed = [], False
-        i = self._take_options(args, 0, opts)
-        if i < len(args) and args[i] == "--":
-            dashed, i = True, i + 1
-        heads = []
-        while len(heads) < self.heads and i < len(args):
-            if not dashed:
-                self._not_an_option(ctx, args[i], heads)
-            heads.append(args[i])
-            i += 1
-            if not dashed and i < len(args) and args[i] == "--":
-                dashed, i = True, i + 1
-            if not dashed and len(heads) == self.heads:  # a scope flag after BLOCK
-                i = self._take_options(args, i, opts)
-                if i < len(args) and args[i] == "--":
-                    dashed, i = True, i + 1
-        words = args[i:]
-        if words and not dashed:
-            self._not_an_option(ctx, words[0], heads)
-        if self.one_word and len(words) > 1:
-            extra = words[1:]
-            taken = []
-            if not dashed and self._take_options(extra, 0, taken) == len(extra):
-                opts += taken
-                words = words[:1]
-            else:
-                raise click.UsageError(
-                    f"{self.name} takes one {self.params[0].human_readable_name}; quote "
-                    f"it when it holds spaces", ctx)
-        if not dashed:
-            for word in words[1:]:
-                if _is_scope_word(word):
-                    raise click.UsageError(
-                        f"{word.split('=', 1)[0]} after the text would be stored as text; "
-                        f"put it before the text: memo {' '.join([self.name, word, *heads])} "
-                        f"<text>", ctx)
-        return super().parse_args(ctx, opts + ["--"] + heads + words)
-
-    def _not_an_option(self, ctx, word: str, heads: list) -> None:
-        """Show the help for ``-h``/``--help``; refuse any other option-shaped word."""
-        if word in ("-h", "--help"):
-            click.echo(ctx.get_help(), color=ctx.color)
-            ctx.exit(0)
-        if _OPTION_SHAPE.fullmatch(word):
-            raise click.UsageError(
-                f"{word.split('=', 1)[0]!r} is not an option of memo {self.name}; to "
-                f"write text that starts with '-', put -- before it "
-                f"(memo {' '.join([self.name, *heads])} -- {word[:20]} ...)", ctx)
-
-
-def _is_scope_word(word: str) -> bool:
-    """``--global``, ``--project`` or ``--project=NAME``: a scope flag."""
-    return word.split("=", 1)[0] in ("--global", "--project")
-
-
-def _set_scope(ctx, param, value):
-    """Record ``--project NAME`` / ``--global`` (given on the group or the
-    command) for ``_scope``; two different scopes are a usage error."""
-    if value is None or value is False:
-        return
-    flag = "" if param.name == "global_" else value
-    ctx.meta.setdefault("optmem.scope_flags", set()).add(flag)
-    if len(ctx.meta["optmem.scope_flags"]) > 1:
-        raise click.UsageError("give one scope: --project NAME or --global", ctx)
-    ctx.meta["optmem.scope_flag"] = flag
-
-
-def scoped(f):
-    """Add the scope flags ``--project NAME`` and ``--global`` to a command."""
-    f = click.option("--global", "global_", is_flag=True, expose_value=False,
-                     callback=_set_scope, help="Use the global memory (not the "
-                     "project's).")(f)
-    return click.option("--project", metavar="NAME", expose_value=False, callback=_set_scope,
-                        help="Use project NAME's memory (default: this repository's "
-                        "project, if a person created one).")(f)
 
 
 def _scope(notice: bool = True):
@@ -443,7 +142,7 @@ def _scope(notice: bool = True):
     ctx = click.get_current_context(silent=True)
     meta = ctx.meta if ctx is not None else {}
     if "optmem.scope" not in meta:
-        from .scope import resolve
+        from optmem.scope import resolve
         sc = meta["optmem.scope"] = resolve(meta.get("optmem.scope_flag"))
         if sc.problem and notice:
             click.echo(f"memo: {sc.unresolved_line()}", err=True)
@@ -464,7 +163,7 @@ def _named_scope(what: str, command: str, rest: str):
 
 def _store(path: str | None = None):
     """Open the store at ``path`` (default: the global store of the scope)."""
-    from .store import Store
+    from optmem.store.memory import Store
     store = Store.open(path or _scope().root)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
@@ -485,96 +184,12 @@ def _close(store) -> None:
         click.echo(f"memo: {line}", err=True)
 
 
-def _undo_surrogates(text: str) -> str:
-    """Arguments decoded under a non-UTF-8 locale carry raw bytes as
-    surrogates: read them as UTF-8 when they are (what is not stays, and the
-    write guard refuses it)."""
-    if any("\udc80" <= ch <= "\udcff" for ch in text):
-        try:
-            return os.fsencode(text).decode("utf-8")
-        except (UnicodeError, ValueError):
-            return text
-    return text
-
-
-#: Most bytes read for a note or summary on stdin: far above any record, so a
-#: longer input is refused as "over STDIN_LIMIT bytes" without reading on.
-STDIN_LIMIT = 1 << 16
-
-
-def _stdin(what: str, instead: str = ""):
-    """The binary standard input, after a one-line hint on stderr when it is a
-    terminal (a person typing); ``BadInput`` when it is closed."""
-    stream = sys.stdin
-    if stream is None or getattr(stream, "closed", False):
-        raise BadInput(f"standard input is closed; {instead or f'give the {what} as an argument'}"
-                       f", or pipe it in")
-    try:
-        if stream.isatty():
-            click.echo(f"memo: reading the {what} from the terminal; end it with Enter "
-                       f"and Ctrl-D", err=True)
-    except (ValueError, OSError):
-        pass
-    return getattr(stream, "buffer", None)
-
-
-def _read_stdin(what: str, instead: str, limit: int, too_long: str,
-                line_limit: int | None = None) -> str:
-    """All of standard input as text, for a ``-`` argument.
-
-    At most ``limit`` bytes are read: longer input is refused as "over
-    ``limit`` bytes" followed by ``too_long``; with ``line_limit``, so is a
-    line of more than ``line_limit`` bytes. A UTF-8 BOM is dropped.
-    ``instead`` says what to do when stdin is closed or unreadable. Raises
-    ``BadInput`` (closed, unreadable, too long, not UTF-8).
-    """
-    buffer = _stdin(what, instead)
-    try:
-        data = (buffer.read(limit + 1) if buffer is not None
-                else sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape"))
-    except OSError as err:
-        raise BadInput(f"standard input cannot be read ({err.strerror}); "
-                       f"{instead or f'give the {what} as an argument'}") from None
-    if len(data) > limit:
-        raise BadInput(f"the {what} on standard input is over {limit} bytes; {too_long}")
-    if line_limit is not None and len(data) > line_limit and \
-            max(map(len, data.split(b"\n"))) > line_limit:
-        raise BadInput(f"the {what} on standard input has a line over {line_limit} bytes; "
-                       f"{too_long}")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(f"the {what} on standard input is not UTF-8 text") from None
-
-
-def _text_arg(words: tuple, what: str, limit: int) -> str:
-    """The text of a note or summary: the words joined, or stdin for ``-``.
-
-    Standard input may be closed (refused), empty (the core refuses an empty
-    text), a terminal (a hint on stderr first) or longer than
-    ``STDIN_LIMIT`` bytes (refused, saying so and naming ``limit``, the
-    ``ENTRY_CHARS`` in force). Raises ``BadInput``.
-    """
-    if words == ("-",):
-        text = _read_stdin(what, "", STDIN_LIMIT,
-                           f"the limit is {limit} bytes (ENTRY_CHARS) and a {what} is "
-                           f"one line: keep the fact, cut the rest")
-        if text.endswith("\n"):
-            text = text[:-1]
-            if text.endswith("\r"):
-                text = text[:-1]
-        return text
-    return _undo_surrogates(" ".join(words))
-
-
 def _engines() -> str:
     """One line: which of recall's optional engines this install has."""
-    from . import scancount, search
-    counter = ("C counter built (optmem._scan)" if scancount.available() else
+    from optmem.recall import scancount, search
+    counter = ("C counter built (optmem.recall._scan)" if scancount.available() else
                "no C counter (no C compiler at install; pure Python, slower counts)")
-    re2 = ("google-re2 installed" if search._re2_module() is not None else
+    re2 = ("google-re2 installed" if search.re2_module() is not None else
            "no google-re2 (the fast extra; rare words slower)")
     return f"recall: {counter}; {re2}"
 
@@ -598,7 +213,7 @@ def cli():
     """
     import warnings
     warnings.simplefilter("ignore")  # a user sees one-line answers, never warnings
-    _utf8_streams()
+    utf8_streams()
 
 
 @cli.command()
@@ -611,13 +226,13 @@ def init(project):
     With --project [NAME], a person adds a project store beside the global
     one, bound to this git repository (every worktree of it).
     """
-    from .store import Store
-    from .scope import memory_dir
+    from optmem.store.memory import Store
+    from optmem.store.paths import memory_dir
     root = memory_dir(creating=True)
     if project is None:
         project = click.get_current_context().meta.get("optmem.scope_flag") or None
     if project is not None:
-        from . import projects
+        from optmem import projects
         _, _, lines = projects.init_project(root, project)
         for line in lines:
             click.echo(line)
@@ -652,25 +267,24 @@ def wake(part, t, tp, max_bytes):
     if tp is not None and pstore is None:  # as click says it without projects
         raise click.UsageError(f"Got unexpected extra argument ({tp})")
     if max_bytes is not None:
-        from . import hook
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
                            "and T, or page through the parts instead. Run: memo wake")
-        budget = core.parse_count(max_bytes, "--max-bytes")
+        budget = view.parse_count(max_bytes, "--max-bytes")
         if pstore is not None:
-            from . import scoped as two
+            from optmem import scoped as two
             click.echo(two.wake_max_bytes(sc, store, pstore, budget))
             return
-        click.echo(hook.wake_max_bytes(store, budget))
+        click.echo(waking.wake_max_bytes(store, budget))
         return
-    k = core.parse_count(part, "PART") if part is not None else 1
-    T = core.parse_count(t, "T") if t is not None else None
+    k = view.parse_count(part, "PART") if part is not None else 1
+    T = view.parse_count(t, "T") if t is not None else None
     if pstore is not None:
-        from . import scoped as two
-        TP = core.parse_count(tp, "TP") if tp is not None else None
+        from optmem import scoped as two
+        TP = view.parse_count(tp, "TP") if tp is not None else None
         ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
     else:
-        ok, text = core.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
+        ok, text = waking.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
     click.echo(text)
     if not ok:
         sys.exit(1)
@@ -694,12 +308,12 @@ def _handover(sc, gstore, pstore, prompt):
     if pstore is None:
         if prompt and ((sc.how == "--global" and sc.forced_global) or sc.problem):
             # say which store (where the project is unknown, every write names one)
-            text = core.compression(gstore, flag="--global")
-            return None if text == core.NOTHING_LEFT else text
+            text = handover.compression(gstore, flag="--global")
+            return None if text == view.NOTHING_LEFT else text
         return prompt
-    from . import scoped as two
+    from optmem import scoped as two
     text = two.handover(sc, gstore, pstore)
-    return None if text == core.NOTHING_LEFT else text
+    return None if text == view.NOTHING_LEFT else text
 
 
 @cli.command(cls=TextCommand)
@@ -716,9 +330,9 @@ def note(text):
     pstore = _store(sc.project_root) if sc.project else None
     store = pstore or gstore
     keeping("nothing was saved")
-    i, prompt = core.note(store, _text_arg(text, "memory", store.config().ENTRY_CHARS))
+    i, prompt = core.note(store, text_arg(text, "memory", store.config().ENTRY_CHARS))
     keeping(f"memory #{i} was saved")
-    click.echo(core.saved_as(i))
+    click.echo(protocol.saved_as(i))
     line = _scope_line(sc)
     if line:
         click.echo(line)
@@ -773,13 +387,13 @@ def sleep(block, text, with_cmd):
         return
     if block is None:
         if pstore is not None:
-            from . import scoped as two
+            from optmem import scoped as two
             prompt = two.handover(sc, gstore, pstore)
-            core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+            view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
             click.echo(prompt)
             return
-        prompt = _handover(sc, gstore, None, core.compression(gstore)) or core.NOTHING_LEFT
-        core.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
+        prompt = _handover(sc, gstore, None, handover.compression(gstore)) or view.NOTHING_LEFT
+        view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
         click.echo(prompt)
         return
     # ``--global`` where a project is active: the hand-over after a saved
@@ -788,58 +402,57 @@ def sleep(block, text, with_cmd):
     # ``Nothing left to compress.`` nor handed over without its scope.
     follow = None
     if pstore is None and sc.forced_global:
-        from .scope import resolve
+        from optmem.scope import resolve
         ambient = resolve(None)
         if ambient.project:
-            from . import scoped as two
+            from optmem import scoped as two
             pfollow = _store(ambient.project_root)
             follow = lambda: two.handover(ambient, gstore, pfollow)  # noqa: E731
     if block == "-":
         if pstore is None:
             _answer_batch(gstore, text, after=follow)
         else:
-            from . import scoped as two
+            from optmem import scoped as two
             _answer_batch(None, text, pick=lambda name: two.sleep_store(
                 sc, gstore, pstore, name, explicit), after=lambda: two.handover(
                 sc, gstore, pstore))
         return
-    core.parse_block(block)
+    view.parse_block(block)
     if not text:
         raise BadInput(f"give your summary line after the block, as the last lines of the "
                        f"compression prompt show. {protocol.run('memo sleep')}")
     store = gstore
     if pstore is not None:
-        from . import scoped as two
+        from optmem import scoped as two
         store = two.sleep_store(sc, gstore, pstore, block, explicit)
     keeping("nothing was saved")
-    said, prompt = core.sleep(store, block, _text_arg(text, "summary", store.config().ENTRY_CHARS))
+    said, prompt = core.sleep(store, block, text_arg(text, "summary", store.config().ENTRY_CHARS))
     keeping(f"the summary of {block} was saved")
     if pstore is not None:
-        from .blocks import block_name
-        if said == protocol.saved_block(block_name(*core.parse_block(block))):
+        from optmem.blocks import block_name
+        if said == protocol.saved_block(block_name(*view.parse_block(block))):
             with pstore.locked(repair=False):
                 two.forget_handover(sc, block)
         prompt = two.handover(sc, gstore, pstore)
     elif follow is not None and not (prompt or "").startswith("memo: "):
         prompt = follow()
     else:
-        prompt = _handover(sc, gstore, None, prompt) or core.NOTHING_LEFT
+        prompt = _handover(sc, gstore, None, prompt) or view.NOTHING_LEFT
     click.echo(said)
-    core.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
-    if prompt != core.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
+    view.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
+    if prompt != view.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
         click.echo("")
     click.echo(prompt)
 
 
 def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
     """``memo sleep -``: store a batched answer, print the reply. With two
-    stores (issue #17), ``pick(first block name)`` chooses the store and
+    stores (docs/scopes.md), ``pick(first block name)`` chooses the store and
     ``after()`` gives the next hand-over of both."""
-    from . import handover
     if items:
-        lines = [_undo_surrogates(item) for item in items]
+        lines = [undo_surrogates(item) for item in items]
     else:
-        lines = _read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+        lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
                             1 << 24, "a batch answer is one short line per block",
                             line_limit=STDIN_LIMIT).split("\n")
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
@@ -888,7 +501,7 @@ class _LateBar:
 
 def _pay_with(store, command: str, last: bool = True) -> None:
     """``memo sleep --with CMD``: pay every pending compression with CMD."""
-    from . import backlog
+    from optmem.engine import backlog
     bar = _LateBar("memo: paying compressions")
 
     def progress(saved, total):
@@ -904,7 +517,7 @@ def _pay_with(store, command: str, last: bool = True) -> None:
         click.echo(f"Saved {paid.saved:,} {'summary' if paid.saved == 1 else 'summaries'} "
                    f"from {paid.runs:,} {'run' if paid.runs == 1 else 'runs'} of the command.")
     if last:
-        click.echo(core.NOTHING_LEFT)
+        click.echo(view.NOTHING_LEFT)
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
@@ -936,7 +549,7 @@ def recall(pattern, as_json):
             return _recall_both(sc, store, _store(sc.project_root), pattern, as_json)
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, _undo_surrogates(pattern), max(budget - 200, budget // 2))
+    result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2))
     if as_json:
         import json
         out = []
@@ -960,9 +573,9 @@ def recall(pattern, as_json):
 def _recall_both(sc, gstore, pstore, pattern, as_json):
     """``recall`` over both stores: two headed sections, each with its own
     count line (JSON: ``{"global": [...], "project": [...]}``)."""
-    from . import scoped as two
+    from optmem import scoped as two
     budget = gstore.config().PART_CHARS
-    sections = two.recall_sections(sc, gstore, pstore, _undo_surrogates(pattern), budget - 400)
+    sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400)
     if as_json:
         import json
         out = {}
@@ -1005,7 +618,7 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
     sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and not explicit:
-        from . import scoped as two
+        from optmem import scoped as two
         raise two.refuse_guess(command, arg, sc, person, rest)
     return _store(sc.project_root if sc.project else sc.root)
 
@@ -1015,11 +628,11 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
 @scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("this forget", "forget", core.block_arg(block))
-    store = _one_store("forget", core.block_arg(block))
+    _named_scope("this forget", "forget", view.block_arg(block))
+    store = _one_store("forget", view.block_arg(block))
     gone = core.forget(store, block)
-    from .blocks import block_name
-    click.echo(protocol.forgot(gone, block_name(*core.parse_block(block))))
+    from optmem.blocks import block_name
+    click.echo(protocol.forgot(gone, block_name(*view.parse_block(block))))
 
 
 def _spool_lines(source, sink) -> None:
@@ -1057,7 +670,7 @@ def import_(file, yes):
     creates; above 10,000 memories it asks for --yes. With a project active
     the lines go to the project (--global: the global memory).
     """
-    from . import backlog
+    from optmem.engine import backlog
     sc = _named_scope("this import", "import", "FILE")
     store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
@@ -1077,9 +690,8 @@ def import_(file, yes):
             bar.close()
 
     if file == "-":  # stdin is read once; the import reads its file twice
-        import shutil
         import tempfile
-        source = _stdin("lines to import", "give the path of a file to import")
+        source = open_stdin("lines to import", "give the path of a file to import")
         with tempfile.NamedTemporaryFile(prefix="memo-import-", suffix=".txt") as tmp:
             try:
                 _spool_lines(source if source is not None else sys.stdin.buffer, tmp)
@@ -1114,7 +726,7 @@ def export(file):
     To standard output, or into FILE (a new file: never replaces one).
     `memo import` of an export into an empty store gives back the same log.
     """
-    from . import export as exporting
+    from optmem.engine import export as exporting
     store = _store()
     if file is None or file == "-":
         out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
@@ -1125,7 +737,8 @@ def export(file):
             out.flush()
         return
     import shlex
-    from .backlog import IMPORT_ASK_ABOVE
+
+    from optmem.engine.backlog import IMPORT_ASK_ABOVE
     count = exporting.export_to_file(store, file)
     # Over IMPORT_ASK_ABOVE memories, memo import asks for --yes: say it.
     yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
@@ -1142,7 +755,7 @@ def zoom(block):
     if block is None:  # exit 1, as the later OptMem: a client checks it
         raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
                        "memory: memo zoom 7). Run: memo wake")
-    store = _one_store("zoom", core.block_arg(block, allow_memory=True))
+    store = _one_store("zoom", view.block_arg(block, allow_memory=True))
     for line in core.zoom(store, block, strict=True):
         click.echo(line)
 
@@ -1159,10 +772,10 @@ def config_(settings, repair):
     sets_or_repair = bool(settings) or repair
     sc = _named_scope("this setting", "config", "NAME=VALUE") if sets_or_repair else _scope()
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    from .config import KNOBS
+    from optmem.store.config import KNOBS
     bare = [s for s in settings if "=" not in s]
     if bare:  # refused before any change, exit 1 as the later OptMem's usage line
-        from .errors import ConfigError
+        from optmem.errors import ConfigError
         raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
                           f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
                           f"no '='. The table shows every value. Run: memo config")
@@ -1183,7 +796,7 @@ def stats(as_json):
     sc = _scope()
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
     if sc.project and not explicit:
-        from . import scoped as two
+        from optmem import scoped as two
         ginfo, pinfo = core.stats(_store(sc.root)), core.stats(_store(sc.project_root))
         if as_json:
             import json
@@ -1217,7 +830,7 @@ def check(every, repair):
     in the log implies (its id, and its date when both neighbours share it),
     losing nothing, then checks.
     """
-    from .check import check as run_check
+    from optmem.engine.check import check as run_check
     sc = _named_scope("this repair", "check", "--repair") if repair else _scope()
 
     explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
@@ -1226,7 +839,7 @@ def check(every, repair):
     else:
         targets = [(None, sc.root)]
         if every:
-            from . import projects
+            from optmem import projects
             targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
                         for p in [projects.project_root(sc.root, n)]]
         elif sc.project:
@@ -1238,7 +851,7 @@ def check(every, repair):
         if heading:
             click.echo(heading)
         if repair:
-            from .check import repair as run_repair
+            from optmem.engine.check import repair as run_repair
             for line in run_repair(_store(path)):
                 click.echo(line)
         found, notes = run_check(_store(path))
@@ -1264,7 +877,7 @@ def redact(memory_id, yes):
     asked to have removed). The id and date stay; the text becomes
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
-    i = core.parse_count(memory_id.lstrip("#"), "ID")
+    i = view.parse_count(memory_id.lstrip("#"), "ID")
     _named_scope("this redaction", "redact", f"{i} --yes")
     store = _one_store("redact", str(i), person=True, rest=" --yes")
     if not yes:
@@ -1273,7 +886,7 @@ def redact(memory_id, yes):
                        f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
     was = []
     gone = core.redact(store, i, was)
-    from . import replicas
+    from optmem.engine import replicas
     copies = replicas.files_holding(store, was[0]) if was and was[0] != core.REDACTED else []
     click.echo(f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
@@ -1293,7 +906,7 @@ def redact(memory_id, yes):
 def scope_(**_):
     """Say which memory this folder uses: the global store, the active
     project, how it was found and the remotes seen (reads only)."""
-    from . import projects
+    from optmem import projects
     sc = _scope(notice=False)
     _store(sc.root)  # the global store must exist
     click.echo(f"Global memory: {sc.root}")
@@ -1337,7 +950,7 @@ def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_sta
     file. Running it again changes nothing; --uninstall restores what was
     there. For people, not agents.
     """
-    from .harness import setup as harness_setup
+    from optmem.harness import setup as harness_setup
     if show_status:
         lines, ok = harness_setup.status(project=project)
         for line in lines:
@@ -1346,7 +959,7 @@ def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_sta
             sys.exit(1)
         return
     if not harness:
-        from .harness import HARNESSES
+        from optmem.harness import HARNESSES
         raise click.UsageError(f"name the harness: memo setup {'|'.join(HARNESSES)}")
     for line in harness_setup.run(harness, scope_name, memory_dir, project, dry_run, uninstall):
         click.echo(line)
@@ -1355,30 +968,6 @@ def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_sta
 @cli.group()
 def hook():
     """What a harness runs; memo setup writes these commands for you."""
-
-
-def _hook_stdin(limit: int = 1 << 20, wait: float = 5.0) -> str:
-    """The harness's JSON on stdin: at most ``limit`` bytes, given up after
-    ``wait`` seconds of silence; empty for a terminal or closed stdin."""
-    stream = sys.stdin
-    if stream is None or stream.isatty():
-        return ""
-    try:
-        fd = stream.fileno()
-    except (OSError, ValueError, AttributeError):  # not a real file (tests)
-        return stream.read(limit) if hasattr(stream, "read") else ""
-    import select
-    chunks, size = [], 0
-    while size < limit:
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks).decode("utf-8", "replace")
 
 
 #: The harnesses ``memo hook session-start`` prints for (those with a hook).
@@ -1398,13 +987,14 @@ def session_start(harness_name, memory_dir, max_bytes):
     compact). Always exits 0: a problem becomes a line in the context.
     """
     import json
-    from .harness import HARNESSES, inject
+
+    from optmem.harness import HARNESSES, inject
     module = HARNESSES.get(harness_name)
     if module is None or not hasattr(module, "hook_output"):
         module = HARNESSES["claude"]
     try:
-        budget = core.parse_count(max_bytes, "--max-bytes") if max_bytes else None
-        text = inject.context(module, _hook_stdin(),
+        budget = view.parse_count(max_bytes, "--max-bytes") if max_bytes else None
+        text = inject.context(module, hook_stdin(),
                               memory_dir if memory_dir is not None
                               else os.environ.get("MEMORY_DIR"), os.environ, budget)
     except Exception as err:  # the hook never fails: the reason goes to the model
@@ -1427,7 +1017,7 @@ def mcp():
             raise BadInput(f"{name} is closed; memo mcp talks to its client over standard "
                            f"input and output: let an MCP client start it (memo setup "
                            f"claude-desktop|cursor writes the entry)")
-    from . import mcp_server
+    from optmem import mcp as mcp_server
     sys.exit(mcp_server.main())
 
 

@@ -1,10 +1,10 @@
 """``memo mcp``: the memory as a Model Context Protocol server over stdio.
 
-A second thin front end beside ``cli.py`` (STYLE.md "Where new capabilities
-go"): each tool call opens the store(s) ``optmem.scope.resolve`` picks
+A second thin front end beside ``optmem.cli`` (docs/protocol.md, clients):
+each tool call opens the store(s) ``optmem.scope.resolve`` picks
 (``MEMORY_DIR`` from the server's environment; the ``scope`` argument, or
 the project of the client's first workspace root when the client offers
-the roots capability, else of the server's working directory, issue #17),
+the roots capability, else of the server's working directory, docs/scopes.md),
 calls the same ``core`` function the command of the same name calls, and
 returns the text that command prints. Orders in that text are rendered by ``optmem.protocol`` in
 its ``mcp`` form (``Run: sleep {"block": "0-15", "summary": "<your line>"}``):
@@ -70,8 +70,10 @@ import threading
 import time
 from contextlib import contextmanager
 
-from . import __version__, core, protocol, scope
-from .errors import BadInput, MemoError
+from optmem import __version__, protocol, scope
+from optmem.engine import core, handover, view
+from optmem.engine import wake as waking
+from optmem.errors import BadInput, MemoError
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
 SDK_REQUIREMENT = "mcp>=2.3,<3"
@@ -109,9 +111,9 @@ _BLOCK = {"type": "string", "pattern": r"^#?\d+(-\d+)?$",
           "description": "A block as LO-HI (inclusive ids, as wake and the orders show it)."}
 
 #: name -> (description, JSON Schema of the arguments). The names and
-#: argument names are an interface (issue #18); ``call_tool`` checks every
+#: argument names are an interface (docs/protocol.md); ``call_tool`` checks every
 #: call against its schema before anything runs. Every tool also takes
-#: ``scope`` (added below, issue #17).
+#: ``scope`` (added below, docs/scopes.md).
 TOOLS = {
     "wake": (
         "Read your memory, oldest first. Call it first in every session (unless the "
@@ -196,7 +198,7 @@ _lock = threading.Lock()
 
 
 class _Stores:
-    """The stores one call uses (issue #17): ``sc`` (``projects.Scope``),
+    """The stores one call uses (docs/scopes.md): ``sc`` (``projects.Scope``),
     ``g`` the global store, ``p`` the active project's or None, ``explicit``
     True when the call gave ``scope``. ``store`` is the one store of a call
     without a project (the global one), as before scopes existed."""
@@ -214,7 +216,7 @@ class _Stores:
 def _folder(root=None) -> str:
     """The folder whose repository picks the project: ``root``, the
     client's first workspace root (``root_folder``), when the client gave
-    one; else the server's working directory (issue #18)."""
+    one; else the server's working directory (docs/protocol.md)."""
     return root or os.getcwd()
 
 
@@ -271,7 +273,7 @@ def _open_store(arguments=None, root=None) -> _Stores:
     and no git call is made. Raises ``NoStore`` (``No memory at <path>``, or
     an unknown project, naming the existing ones) or ``BadInput`` (a name
     that is no valid project name); creates nothing."""
-    from .store import Store
+    from optmem.store.memory import Store
     chosen = (arguments or {}).get("scope")
     sc = scope.resolve(_flag(arguments), cwd=_folder(root))
     g = Store.open(sc.root)
@@ -301,26 +303,25 @@ def _check(name: str, arguments) -> dict:
 
 
 def _wake(st, args) -> str:
-    from . import scoped as two
+    from optmem import scoped as two
     store = st.store
     if "max_bytes" in args:
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
                            "and at, or page through the parts instead")
-        from . import hook
         if st.p is not None:
             return two.wake_max_bytes(st.sc, st.g, st.p, args["max_bytes"])
-        return hook.wake_max_bytes(store, args["max_bytes"])
+        return waking.wake_max_bytes(store, args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
         raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave. "
                        f"Run: memo wake")
-    T = core.parse_count(at[0], "at") if at else None
+    T = view.parse_count(at[0], "at") if at else None
     if st.p is not None:
-        TP = core.parse_count(at[1], "at") if len(at) > 1 else None
+        TP = view.parse_count(at[1], "at") if len(at) > 1 else None
         _, text = two.wake(st.sc, st.g, st.p, args.get("part", 1), T, TP)
         return text
-    _, text = core.wake(store, args.get("part", 1), T)
+    _, text = waking.wake(store, args.get("part", 1), T)
     return text  # a wake blocked on a compression is a step, not an error
 
 
@@ -328,15 +329,15 @@ def _next(st, prompt):
     """The hand-over after a write, as the CLI gives it: with a project
     active, the next compression of both stores (global first); with
     ``scope`` "global" while projects exist, the order carries it."""
-    from . import scoped as two
+    from optmem import scoped as two
     if prompt and prompt.startswith("memo: "):
         return prompt
     if st.p is not None:
         text = two.handover(st.sc, st.g, st.p)
-        return None if text == core.NOTHING_LEFT else text
+        return None if text == view.NOTHING_LEFT else text
     if prompt and st.sc.forced_global and st.explicit:
-        text = core.compression(st.g, flag=two.GLOBAL_FLAG)
-        return None if text == core.NOTHING_LEFT else text
+        text = handover.compression(st.g, flag=two.GLOBAL_FLAG)
+        return None if text == view.NOTHING_LEFT else text
     return prompt
 
 
@@ -360,14 +361,14 @@ def _retried(store, text: str):
     for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
         del _recent[key]
     try:
-        key = (store.root, core.fold(core.clean_text(text, store.config().ENTRY_CHARS)))
+        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
     except Exception:  # the call itself refuses it, as memo note does
         return None
     seen = _recent.get(key)
     if seen is None:
         return None
     try:
-        if core.fold(store.memory(seen[0]).text) == key[1]:
+        if view.fold(store.memory(seen[0]).text) == key[1]:
             return seen[0]
     except Exception:  # damaged or gone: note it as any other text
         pass
@@ -378,7 +379,7 @@ def _retried(store, text: str):
 def _saved(store, text: str, i: int) -> None:
     """Remember that memory ``i`` of ``store`` was saved with ``text``."""
     try:
-        key = (store.root, core.fold(core.clean_text(text, store.config().ENTRY_CHARS)))
+        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
     except Exception:  # pragma: no cover - it was just saved, so it is clean
         return
     _recent[key] = (i, time.monotonic())
@@ -389,8 +390,8 @@ def _note(st, args) -> tuple:
     i = _retried(store, args["text"])
     if i is not None:  # a retry: the first call's receipt, nothing stored twice
         try:
-            prompt = core.compression(store)
-            prompt = None if prompt == core.NOTHING_LEFT else prompt
+            prompt = handover.compression(store)
+            prompt = None if prompt == view.NOTHING_LEFT else prompt
         except MemoError as err:
             prompt = f"memo: {err}"
     else:
@@ -408,13 +409,12 @@ def _note(st, args) -> tuple:
 
 
 def _sleep(st, args):
-    from . import scoped as two
+    from optmem import scoped as two
     store = st.store
     if "batch" in args:
         if "block" in args or "summary" in args:
             raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
                            "block or summary with it")
-        from . import handover
         items = handover.parse_items(args["batch"])
         if st.p is not None:
             first = next((arg for arg, _ in items if arg), None)
@@ -424,7 +424,7 @@ def _sleep(st, args):
             store = two.sleep_store(st.sc, st.g, st.p, first, st.explicit)
         result = handover.store_batch(store, items)
         if st.p is not None or (st.sc.forced_global and st.explicit):
-            result.prompt = _next(st, core.compression(st.g)) or core.NOTHING_LEFT
+            result.prompt = _next(st, handover.compression(st.g)) or view.NOTHING_LEFT
         return "\n".join(handover.reply_lines(result)), result.refused is not None
     if "block" not in args:
         if "summary" in args:
@@ -432,8 +432,8 @@ def _sleep(st, args):
                            "last line shows")
         if st.p is not None:
             return two.handover(st.sc, st.g, st.p)
-        return _next(st, core.compression(store)) or core.NOTHING_LEFT
-    core.parse_block(args["block"])
+        return _next(st, handover.compression(store)) or view.NOTHING_LEFT
+    view.parse_block(args["block"])
     if "summary" not in args:
         raise BadInput("sleep: give your summary with the block, as the compression's "
                        "last line shows; or call sleep with no arguments for the next one")
@@ -441,14 +441,14 @@ def _sleep(st, args):
         store = two.sleep_store(st.sc, st.g, st.p, args["block"], st.explicit)
     said, prompt = core.sleep(store, args["block"], args["summary"])
     if st.p is not None:
-        from .blocks import block_name
-        if said == protocol.saved_block(block_name(*core.parse_block(args["block"]))):
+        from optmem.blocks import block_name
+        if said == protocol.saved_block(block_name(*view.parse_block(args["block"]))):
             with st.p.locked(repair=False):
                 two.forget_handover(st.sc, args["block"])
         prompt = two.handover(st.sc, st.g, st.p)
     else:
-        prompt = _next(st, prompt) or core.NOTHING_LEFT
-    return said + "\n" + ("" if prompt == core.NOTHING_LEFT else "\n") + prompt
+        prompt = _next(st, prompt) or view.NOTHING_LEFT
+    return said + "\n" + ("" if prompt == view.NOTHING_LEFT else "\n") + prompt
 
 
 def _counted(result) -> list:
@@ -457,7 +457,7 @@ def _counted(result) -> list:
 
 
 def _recall(st, args) -> str:
-    from . import scoped as two
+    from optmem import scoped as two
     if st.p is not None and not st.explicit:  # both memories, each headed and counted
         budget = st.g.config().PART_CHARS
         lines = []
@@ -475,25 +475,25 @@ def _one_store(st, command: str, block: str):
     """The store ``zoom``/``forget`` act on, as the CLI picks it: with a
     project active and no ``scope``, refused (ids restart at #0 in every
     store), the refusal naming both calls."""
-    from . import scoped as two
+    from optmem import scoped as two
     if st.p is not None and not st.explicit:
         raise two.refuse_guess(command, block, st.sc)
     return st.p or st.g
 
 
 def _zoom(st, args) -> str:
-    store = _one_store(st, "zoom", core.block_arg(args["block"], allow_memory=True))
+    store = _one_store(st, "zoom", view.block_arg(args["block"], allow_memory=True))
     return "\n".join(core.zoom(store, args["block"]))
 
 
 def _forget(st, args) -> str:
-    from .blocks import block_name
-    gone = core.forget(_one_store(st, "forget", core.block_arg(args["block"])), args["block"])
-    return protocol.forgot(gone, block_name(*core.parse_block(args["block"])))
+    from optmem.blocks import block_name
+    gone = core.forget(_one_store(st, "forget", view.block_arg(args["block"])), args["block"])
+    return protocol.forgot(gone, block_name(*view.parse_block(args["block"])))
 
 
 def _stats(st, args) -> str:
-    from . import scoped as two
+    from optmem import scoped as two
     if st.p is not None and not st.explicit:
         return "\n".join([two.heading_global(st.sc), core.stats_text(core.stats(st.g)),
                           two.heading_project(st.sc), core.stats_text(core.stats(st.p))])
@@ -654,13 +654,13 @@ def wake_document(root: str | None = None) -> tuple:
         store = None
         try:
             store = _open_store(None, root)
-            from . import scoped as two
+            from optmem import scoped as two
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
             parts, k = [], 1
             while True:
                 ok, text = (two.wake(store.sc, store.g, store.p, k, T, TP) if TP is not None
-                            else core.wake(store.g, k, T))
+                            else waking.wake(store.g, k, T))
                 lines = text.split("\n")
                 if not ok or (T == 0 and not TP) or protocol.AWAKE in lines:
                     parts.append(text)
@@ -1047,7 +1047,7 @@ DRAIN_IDLE = 60.0
 #: working directory (a repository the client opened) or the environment
 #: is imported, then the server's own ``sys.path`` (``argv[1]``).
 _MATCHER = ("import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
-            "from optmem.mcp_server import serve_matcher; sys.exit(serve_matcher())")
+            "from optmem.mcp import serve_matcher; sys.exit(serve_matcher())")
 #: Recall processes running at once; a further recall waits for one.
 MATCHERS = 2
 #: Most bytes of one answer from a recall process (a result is at most
@@ -1248,6 +1248,7 @@ def build_server(held: dict | None = None, flight: Flight | None = None,
             uri=params.uri, mime_type="text/plain", text=text)])
 
     import warnings
+
     from mcp.shared.exceptions import MCPDeprecationWarning
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)  # roots: see _Roots._ask
@@ -1266,10 +1267,10 @@ def main() -> int:
         return 1
     import logging
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    import io
+
     import anyio
     from mcp.server.stdio import stdio_server
-
-    import io
 
     held = {}
 

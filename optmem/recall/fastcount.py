@@ -1,51 +1,13 @@
-"""Exact recall counts for literal patterns, a whole chunk at a time, in C.
+"""Exact recall counts for literal patterns with CPython's byte methods.
 
-Recall's answer is defined line by line (``search``: Python ``re``,
-IGNORECASE, the NFC pattern on the NFC form of each ``#id date text``
-line). When half the lines of a log match, asking ``re`` about each of
-them runs at Python's speed. This module counts the matching lines of a
-chunk of ``LOG.txt`` records without looking at lines one by one, for the
-patterns where a byte search provably gives ``re``'s answer:
-
-- a literal (``release``, ``2024-05-01``, ``Zürich``, ``東京``), or a
-  finite set of them (``deploy|rollback``, ``v(1|2)``, ``[ab]c``), and
-- the same with ``\\b`` at both ends, or one end, of every alternative
-  (``\\bdeploy\\b``, ``\\b(deploy|rollback)\\b``), when the characters that
-  meet a ``\\b`` are word characters.
-
-Why a byte count equals ``re``'s answer, on a chunk that passes ``_shape``
-(every record ends in its only newline, no control byte):
-
-1. Case. Under IGNORECASE ``re`` compares a literal character ``c`` with
-   one character of the line, accepting exactly ``case_class(c)``. When
-   the classes of the pattern's characters are equal or disjoint, mapping
-   every member of a class to one representative (ASCII letters by
-   ``bytes.lower()``, other members by ``bytes.replace`` of their UTF-8)
-   turns "the line holds a spelling of the literal" into "the mapped line
-   holds the mapped literal". Characters outside every class stay as they
-   are and never become a representative.
-2. Bytes. UTF-8 is self-synchronising, and Python's decoder replaces each
-   invalid sequence by U+FFFD without swallowing an ASCII byte or a lead
-   byte that follows it, so a valid sequence in the bytes is the same
-   character in the decoded line and vice versa. Literals holding U+FFFD
-   or a newline are not counted here.
-3. Padding. ``line_of`` strips trailing white space; a literal whose last
-   character cannot be white space cannot end in it, so the padded record
-   and the stripped line hold the same matches.
-4. NFC. A chunk whose characters are all "NFC-inert" (``_nfc_inert``:
-   no combining mark, no Hangul jamo, each its own NFC) is its own NFC,
-   line by line; any other chunk is decoded, normalised and re-encoded
-   first (a newline is never composed with, so lines stay lines).
-5. ``\\b``. With the literal's edge characters word characters, ``\\b``
-   before it holds when the previous character is not a word character.
-   An ASCII neighbour decides that in bytes; a non-ASCII neighbour makes
-   the chunk "undecided" and the caller asks ``re`` line by line.
-
-``count`` returns None whenever one of these conditions fails for a chunk;
-``search.recall`` then matches that chunk line by line. The property test
-in ``tests/test_search.py`` compares every answer with the per-line ``re``
-definition on random stores (NFD and NFC text, damaged records) and
-patterns with many matches.
+For a literal, a set of literals (``deploy|rollback``, ``v(1|2)``,
+``[ab]c``), each with or without ``\\b`` at either end, ``Counter.count``
+gives the number of matching records of a chunk from its bytes (case
+classes mapped to one representative, the chunk normalised first when a
+character in it may change under NFC), or None when the chunk does not
+meet the conditions; the caller then matches it line by line. Why the count
+equals recall's definition: docs/recall.md, "Counting without matching
+lines".
 """
 
 from __future__ import annotations
@@ -54,7 +16,8 @@ import functools
 import re
 import unicodedata
 
-from .store import LOG_RECORD
+from optmem.recall.pattern import inert_char, is_word, sre_modules
+from optmem.store.memory import LOG_RECORD
 
 MAX_ALTERNATIVES = 64  #: literals a pattern may expand to and still be counted here
 MAX_PATTERN_CHARS = 1024  #: longer patterns are matched line by line (``literal_set``)
@@ -71,17 +34,6 @@ class _NotCountable(Exception):
     pass
 
 
-@functools.lru_cache(maxsize=4096)
-def _nfc_inert(ch: str) -> bool:
-    """True if ``ch`` can never change, or change a neighbour, under NFC:
-    not a mark (every combining character, and every character that is the
-    second of a canonical composition, is a mark or a Hangul jamo; the test
-    checks this over every code point), not a jamo, and its own NFC."""
-    if unicodedata.category(ch).startswith("M") or "\u1100" <= ch <= "\u11ff":
-        return False
-    return unicodedata.normalize("NFC", ch) == ch
-
-
 @functools.lru_cache(maxsize=4)  # recall asks twice about one chunk
 def nfc_inert(residue: bytes) -> bool:
     """True if the text whose non-ASCII bytes (in order, ASCII bytes
@@ -93,18 +45,18 @@ def nfc_inert(residue: bytes) -> bool:
     if residue.isascii():
         return True
     text = residue.decode("utf-8", "replace")
-    return all(map(_nfc_inert, set(text)))
+    return all(map(inert_char, set(text)))
 
 
 def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
     """The records (indexes in ``[0, n)``, a set) of a chunk whose line
-    (``search.line_of``) is not its own NFC, or None when the chunk is not
+    (``pattern.line_of``) is not its own NFC, or None when the chunk is not
     ``n`` whole records each ending in its only newline (the caller then
     normalises every line). ``rest``: ``residue(data)`` when the caller
     has it.
 
     Only records holding a character that is not NFC-inert can change
-    (``_nfc_inert``; a text of inert characters is its own NFC). Those
+    (``inert_char``; a text of inert characters is its own NFC). Those
     characters are read off the residue (every valid character of ``data``
     is whole in it, see ``nfc_inert``), each is found in ``data`` with
     ``bytes.find`` (an occurrence of a valid sequence is that character in
@@ -122,7 +74,7 @@ def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
     rows = set()
     find = data.find
     for ch in set(rest.decode("utf-8", "replace")):
-        if _nfc_inert(ch):
+        if inert_char(ch):
             continue
         spelling = ch.encode("utf-8", "surrogatepass")
         pos = find(spelling)
@@ -133,7 +85,8 @@ def nfc_changed(data: bytes, n: int, rest: bytes | None = None):
     changed = set()
     normalize = unicodedata.normalize
     for r in rows:
-        line = data[r * LOG_RECORD:(r + 1) * LOG_RECORD].decode("utf-8", "replace").replace("\n", " ").rstrip()
+        record = data[r * LOG_RECORD:(r + 1) * LOG_RECORD]
+        line = record.decode("utf-8", "replace").replace("\n", " ").rstrip()
         if normalize("NFC", line) != line:
             changed.add(r)
     return changed
@@ -227,8 +180,7 @@ def literal_set(pattern: str):
     ``MAX_PATTERN_CHARS`` characters: expanding costs the length squared)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return None
-    from .search import _sre
-    parser, c = _sre()
+    parser, c = sre_modules()
     try:
         tree = parser.parse(pattern, re.IGNORECASE)
         if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
@@ -245,11 +197,6 @@ def literal_set(pattern: str):
             return None
         out.append((left, "".join(body), right))
     return out
-
-
-def _is_word(ch: str) -> bool:
-    """Python ``re``'s Unicode ``\\w`` for one character."""
-    return ch.isalnum() or ch == "_"
 
 
 class Counter:
@@ -350,7 +297,7 @@ class Counter:
                     # An inert chunk is its own NFC: the line is as stored.
                     total += bool(self.search(data[a:b].decode("utf-8", "replace").rstrip())) - own
                 return total
-        for old, new, rx in present:
+        for _old, new, rx in present:
             low = rx.sub(new, low)
         return self._count(low)
 
@@ -384,7 +331,7 @@ def counter_for(pattern: str, case_class, search):
         if letters and not (len({x.lower() for x in letters}) == 1
                             and all(x.lower() in cls and x.upper() in cls for x in letters)):
             return None  # bytes.lower() would not map this class onto one member
-        if len({_is_word(x) for x in cls}) != 1:
+        if len({is_word(x) for x in cls}) != 1:
             return None
     for lit in literals:
         if any(x.isspace() for x in classes[lit[-1]]):
@@ -394,6 +341,6 @@ def counter_for(pattern: str, case_class, search):
                 ([lit[-1] for lit in literals] if right else [])
         if len(literals) > 1:
             words = list("".join(literals))  # sentinels stand for whole words
-        if not all(_is_word(ch) for ch in words):
+        if not all(is_word(ch) for ch in words):
             return None
     return Counter(literals, left, right, classes, search)

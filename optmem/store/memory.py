@@ -1,6 +1,6 @@
 """The fixed-width record store: the only code that touches the files.
 
-Layout of ``$MEMORY_DIR`` (DESIGN.md "Files"; byte-compatible with the
+Layout of ``$MEMORY_DIR`` (docs/format.md; byte-compatible with the
 reference OptMem):
 
 - ``LOG.txt``: memory ``i`` is the 320-byte record at offset ``i*320``:
@@ -9,7 +9,7 @@ reference OptMem):
 - ``TREE/<s>``: for each block size ``s`` (2, 4, 8, ...), record ``k`` at
   offset ``k*288`` is the summary of memories ``[k*s, (k+1)*s)``, padded to
   287 bytes, then ``\\n``. Each file is a dense prefix of its level.
-- ``config``: optional ``NAME=VALUE`` knobs (``optmem.config``).
+- ``config``: optional ``NAME=VALUE`` knobs (``optmem.store.config``).
 - ``.lock``: taken (``filelock``) by every write; ids are assigned under it.
 - ``recovered.txt``: the bytes of a torn last record, kept when it is cut.
 - ``.append``: this tool's journal of an append in flight: the log size
@@ -33,10 +33,13 @@ import stat as stat_mod
 from collections import namedtuple
 from contextlib import contextmanager
 
-from . import blocks
-from .config import Config, parse as parse_config, render as render_config
-from .config import update as update_config_text
-from .errors import Busy, ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem import atomic, blocks
+from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.store import lock as store_lock
+from optmem.store.config import Config
+from optmem.store.config import parse as parse_config
+from optmem.store.config import render as render_config
+from optmem.store.config import update as update_config_text
 
 LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
 TREE_RECORD = 288  #: bytes per ``TREE/<s>`` record, newline included
@@ -49,18 +52,12 @@ KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 #: Ids ``memo redact`` blanked whose block has not been summarised since: a
 #: compression handed over before the redaction showed the old text
-#: (``core.redacted_since``). One decimal id a line; the reference ignores it.
+#: (``view.redacted_since``). One decimal id a line; the reference ignores it.
 REDACTED_NAME = ".redacted"
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-LOCK_TIMEOUT = 60.0  #: seconds a writer waits for the lock before giving up
-import errno as _errno  # noqa: E402
-#: What ``flock`` answers on a filesystem without lock support: no waiting
-#: can help, so a write says so at once (``Store.locked``).
-_NO_LOCK_ERRNOS = frozenset(e for e in (_errno.ENOLCK, _errno.ENOSYS,
-                                        getattr(_errno, "EOPNOTSUPP", None)) if e)
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
 #: The order that restores records whose head alone is damaged (``restorable``).
 RESTORE_ORDER = "Run: memo check --repair"
@@ -76,6 +73,7 @@ Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``tex
 _CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160),
                                    0x2028, 0x2029]))
 import re as _re  # noqa: E402  (cheap: click imports it anyway)
+
 _CONTROL = _re.compile("[" + _re.escape(_CONTROL_CHARS) + "]")
 #: Characters that may need a look before printing, besides those
 #: ``str.isprintable`` already flags (controls, every format character, line
@@ -96,7 +94,7 @@ def displayable(text: str) -> str:
     if text.isprintable() and not _SUSPECT.search(text):
         if "<" not in text:
             return text
-        from .guard import frame_tags
+        from optmem.guard.text import frame_tags
         at = frame_tags(text)  # a regex pass, only for a line with a "<"
         if not at:
             return text
@@ -104,7 +102,7 @@ def displayable(text: str) -> str:
         for i in at:
             chars[i] = "\ufffd"
         return "".join(chars)
-    from .guard import shown  # only for the rare line that needs it
+    from optmem.guard.text import shown  # only for the rare line that needs it
     return shown(text)
 
 
@@ -136,7 +134,7 @@ def _record_digest(record: bytes) -> str:
     return hashlib.blake2b(record, digest_size=8).hexdigest()
 
 
-def _date_shaped(value: str) -> bool:
+def date_shaped(value: str) -> bool:
     """True for ``YYYY-MM-DD`` in ASCII digits, calendar or not: a record
     another tool wrote with ``2025-02-30`` (the seed imported such dates) is
     read and shown as it is; only new writes need a real date (``is_date``)."""
@@ -232,7 +230,7 @@ def problem_in_memory(i: int, record: bytes) -> str | None:
     if not line.startswith(head):
         found = line.split(" ", 1)[0][:24]
         return f"holds {found!r} where #{i} belongs"
-    if not _date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
+    if not date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
         return "has no valid YYYY-MM-DD date after its id"
     return None
 
@@ -255,7 +253,7 @@ def restored_record(i: int, record: bytes, date: str | None = None) -> bytes | N
     candidate = head + record[len(head):]
     if problem_in_memory(i, candidate) is None:
         return candidate
-    if date is not None and _date_shaped(date):
+    if date is not None and date_shaped(date):
         candidate = b"#%d %s " % (i, date.encode("ascii")) + record[len(head) + 12:]
         if candidate[len(head) + 12:].strip(b" \n") and problem_in_memory(i, candidate) is None:
             return candidate
@@ -309,9 +307,9 @@ class Store:
         store, or no permission for this user); no message orders
         ``memo init``: creating a store is a person's step."""
         if not root:
-            from .scope import check_memory_dir
+            from optmem.store.paths import check_memory_dir
             check_memory_dir(root)  # raises: not set
-        from .protocol import no_memory
+        from optmem.protocol import no_memory
         try:
             st = os.stat(root)
         except FileNotFoundError:
@@ -362,7 +360,7 @@ class Store:
         directory is 0700, ``LOG.txt`` and the commented ``config`` are 0600.
         """
         if not root:
-            from .scope import check_memory_dir
+            from optmem.store.paths import check_memory_dir
             check_memory_dir(root)  # raises: not set
         if os.path.islink(root) and not os.path.exists(root):
             raise NoStore(f"MEMORY_DIR {root} is a link to {os.readlink(root)}, which does "
@@ -445,14 +443,14 @@ class Store:
     def config_idle_lines(self) -> list:
         """``config.idle_lines`` of the ``config`` file: a line each for the
         lines that set nothing (``[]`` when the file is absent)."""
-        from .config import idle_lines
+        from optmem.store.config import idle_lines
         text = self._config_text()
         return [] if text is None else idle_lines(text, self.config_path)
 
     def config(self) -> Config:
         """The ``Config`` in force (read once per ``Store``)."""
         if self._config is None:
-            from .config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
+            from optmem.store.config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
             self._config = Config(**self.config_values())
             if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
                 self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
@@ -469,16 +467,8 @@ class Store:
             text = self._config_text()
             new, notes = update_config_text(render_config({}) if text is None else text,
                                             changes)
-            if os.path.lexists(tmp):
-                os.unlink(tmp)
-            try:
-                self._write_new(tmp, new.encode("utf-8", "surrogateescape"))
-                os.replace(tmp, self.config_path)
-            except BaseException:
-                if os.path.lexists(tmp):
-                    os.unlink(tmp)
-                raise
-            self._fsync_dir(self.root)
+            atomic.replace_file(self.config_path, new.encode("utf-8", "surrogateescape"),
+                                tmp=tmp, sync_dir=True)
         self._config = None
         return notes
 
@@ -530,19 +520,19 @@ class Store:
         NUL bytes (space a crash allocated, cut by the next write)."""
         n = self.log_size() // LOG_RECORD
         if os.path.lexists(self.journal_path):
-            journal = self._read_journal()
+            journal = self.read_journal()
             if journal is not None and journal["before"] // LOG_RECORD < n:
                 # Hide the append in flight, unless another tool has appended
                 # after it (then every record stays readable), read twice so
                 # a live append moving to its next batch is not mistaken.
-                foreign = self._foreign_after(journal, n * LOG_RECORD)
-                if foreign is None or self._read_journal() != journal:
+                foreign = self.foreign_after(journal, n * LOG_RECORD)
+                if foreign is None or self.read_journal() != journal:
                     n = journal["before"] // LOG_RECORD
         if n and self.read_log(n * LOG_RECORD - LOG_RECORD, 1) == b"\x00":
             n = self._last_non_nul_record(n) + 1
         return n
 
-    def _read_journal(self):
+    def read_journal(self):
         """The ``.append`` journal as a dict, or None when absent or unreadable.
 
         Keys: ``before``, ``after`` (log sizes in bytes), and either
@@ -571,7 +561,7 @@ class Store:
             return None  # not a journal memo wrote: it describes nothing to undo
         return out
 
-    def _foreign_after(self, journal: dict, size: int):
+    def foreign_after(self, journal: dict, size: int):
         """The offset of the first whole record after ``journal["before"]``
         that the journalled append did not write (another tool's), or None
         when every byte up to ``size`` may be its own.
@@ -737,7 +727,7 @@ class Store:
         head = self.read_log(i * LOG_RECORD, len(prefix) + 11)
         if head.startswith(prefix) and head[-1:] == b" ":
             date = head[len(prefix):len(prefix) + 10].decode("ascii", "replace")
-            if _date_shaped(date):
+            if date_shaped(date):
                 return date
         return None
 
@@ -858,30 +848,11 @@ class Store:
         unfinished appends. Raises ``Busy`` after ``timeout`` seconds
         (default ``LOCK_TIMEOUT``).
         """
-        try:  # only writers pay for the import
-            from filelock import FileLock, Timeout
-        except ImportError:
-            from .deps import install_command
-            raise MemoError(f"the Python package filelock is missing; install with: "
-                            f"{install_command(['filelock'])}") from None
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
-        self._lock_support()
-        lock = FileLock(self.lock_path, mode=0o600,
-                        timeout=LOCK_TIMEOUT if timeout is None else timeout)
-        try:
-            lock.acquire()
-        except NotImplementedError:  # filelock 3.x: flock is ENOSYS here
-            raise MemoError(self._no_locks_line("flock is not implemented")) from None
-        except OSError as err:
-            if err.errno in _NO_LOCK_ERRNOS:
-                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
-            raise
-        except Timeout:
-            raise Busy(f"another memo has held {self.lock_path} for {LOCK_TIMEOUT:.0f} s; "
-                       f"wait for it to finish, then run the command again") from None
+        lock = store_lock.acquire(self.lock_path, timeout)
         self._held += 1
         try:
             if repair:
@@ -890,36 +861,6 @@ class Store:
         finally:
             self._held -= 1
             lock.release()
-
-    def _no_locks_line(self, why: str) -> str:
-        """The one line for a filesystem that cannot lock files."""
-        return (f"{self.lock_path}: the filesystem under MEMORY_DIR does not support file "
-                f"locks ({why}), so no write can be made safely; nothing was written. "
-                f"A person moves MEMORY_DIR to a filesystem with locks (a local disk)")
-
-    def _lock_support(self) -> None:
-        """Raise ``MemoError`` at once when ``flock`` cannot work on the
-        store's filesystem (``ENOLCK``, ``ENOSYS``, ``EOPNOTSUPP``): filelock
-        would otherwise fall back to a marker file, and a lock file left by
-        an earlier write would then look held for ``LOCK_TIMEOUT`` seconds.
-        A lock held by another process (``EWOULDBLOCK``) passes: it works."""
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: filelock uses the system's own locks
-            return
-        try:
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o600)
-        except OSError:
-            return  # filelock's own open names the problem
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            if err.errno in _NO_LOCK_ERRNOS:
-                raise MemoError(self._no_locks_line(err.strerror or str(err))) from None
-        else:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
 
     def _recover(self) -> None:
         """Under the lock: undo an append that never finished (journal) when
@@ -930,11 +871,11 @@ class Store:
                 raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
                               f"be made safely; once it is moved out of the store memo makes a "
                               f"new one. {self.move_aside(self.journal_path)}")
-            journal = self._read_journal()
+            journal = self.read_journal()
             size = self.log_size()
             if journal is not None and size > journal["before"]:
                 before = journal["before"]
-                foreign = self._foreign_after(journal, size)
+                foreign = self.foreign_after(journal, size)
                 if foreign is None:
                     # Every byte after ``before`` is this tool's unfinished
                     # append: roll it back (it was never acknowledged).
@@ -1023,16 +964,7 @@ class Store:
 
     @staticmethod
     def _fsync_dir(path: str) -> None:
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        atomic.sync_folder(path)
 
     def check_last_memory(self) -> None:
         """Raise ``Damaged`` if the last record is bad: never append behind one.
@@ -1098,14 +1030,7 @@ class Store:
         digests = " ".join(_record_digest(batch[k:k + LOG_RECORD])
                            for k in range(0, len(batch), LOG_RECORD))
         data = f"v2 {before} {after} {start}\n{digests}\n".encode()
-        tmp = self.journal_path + ".tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW, 0o600)
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.journal_path)
+        atomic.replace_file(self.journal_path, data, tmp=self.journal_path + ".tmp")
 
     def _prepare_level(self, size: int) -> int:
         """Under the lock: cut a torn tail off ``TREE/<size>``; return its records."""
@@ -1197,11 +1122,8 @@ class Store:
             if os.path.lexists(path):
                 os.unlink(path)
             return
-        tmp = path + ".tmp"
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-        self._write_new(tmp, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"))
-        os.replace(tmp, path)
+        atomic.replace_file(path, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"),
+                            tmp=path + ".tmp")
 
     def shown_since_redaction(self, ids) -> None:
         """A compression showing memories ``ids`` as they are now was handed

@@ -1,0 +1,329 @@
+"""How one store's memories and summaries are shown, and the checks every
+command shares: the text and block arguments, the damaged-record stand-ins
+and their repair orders, the next pending block. Write (``core``), wake
+(``wake``) and the hand-over (``handover``) build on it."""
+
+from __future__ import annotations
+
+import os
+
+from optmem import blocks, protocol
+from optmem.errors import BadInput, Damaged, NotBuilt
+from optmem.store.memory import LOG_RECORD, Memory, Store, displayable
+
+AWAKE = protocol.AWAKE
+
+
+NOTHING_LEFT = protocol.NOTHING_LEFT
+
+
+RAW_PROMPT_MAX = protocol.RAW_PROMPT_MAX
+
+
+def clean_text(text: str, limit: int, what: str = "memory") -> str:
+    """Strip ``text`` and check it may be written as one record.
+
+    ``limit`` is ``ENTRY_CHARS`` in bytes of UTF-8. Raises ``BadText`` (the
+    write guard: line breaks, control and invisible characters, credentials)
+    or ``BadInput`` (empty, too long). The length is checked before the
+    guard runs: every write path (note, sleep, import, stdin) comes here, so
+    the guard never judges more than ``limit`` (at most ``MAX_ENTRY_BYTES``)
+    characters and its worst case is bounded (``benchmarks/guard.py``).
+    """
+    from optmem.guard import text as guard
+    from optmem.textform import nfc
+    text = nfc(text.strip())
+    if not text:
+        raise BadInput(f"the {what} is empty; write one line of text")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise BadInput(f"Too long: {size} bytes, limit {limit}. The {what} is {size} bytes "
+                       f"of UTF-8 and the limit is {limit} bytes (ENTRY_CHARS; accented and "
+                       f"non-Latin characters take 2-4 bytes). Shorten it and run the "
+                       f"command again")
+    if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
+        raise BadInput(f"the {what} is the order itself, not your line: put your own "
+                       f"line where the order says <your line>")
+    guard.check_text(text, what)
+    return text
+
+
+def fold(text: str) -> str:
+    """Fold text for the duplicate check: case, runs of white space,
+    trailing punctuation and the Unicode form (NFC or NFD, ``textform``) do
+    not count (docs/protocol.md)."""
+    from optmem.textform import nfc
+    text = " ".join(nfc(nfc(text).casefold()).split())
+    return text.rstrip(" .,;:!?…")
+
+
+def block_arg(arg: str, allow_memory: bool = False) -> str:
+    """``arg`` checked by ``parse_block`` and written back as its inclusive
+    name (``"#0-1 "`` -> ``"0-1"``, a memory ``"7"``), for an order that
+    repeats it: it runs as printed (a shell reads ``#`` as a comment).
+    Raises ``BadInput`` as ``parse_block`` does."""
+    return blocks.block_name(*parse_block(arg, allow_memory))
+
+
+def parse_block(arg: str, allow_memory: bool = False) -> tuple:
+    """Parse an inclusive block id ``"lo-hi"`` into half-open ``(lo, hi+1)``.
+
+    ASCII digits only; the range must be an aligned power-of-two block of
+    size >= 2 (``allow_memory`` also accepts a single id ``"7"``). Raises
+    ``BadInput`` with an example of a valid id.
+    """
+    text = arg.strip()
+    if text.startswith("#"):  # the id as wake prints it
+        text = text[1:]
+    parts = text.split("-")
+    if len(parts) == 1 and allow_memory:
+        parts = [parts[0], parts[0]]
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= 20 for p in parts):
+        raise BadInput(f"{arg!r} is not a block id; write LO-HI with digits, "
+                       f"e.g. 0-1, 4-7 or 16-31")
+    lo, last = int(parts[0]), int(parts[1])
+    hi = last + 1
+    if hi - lo == 1 and allow_memory:
+        return lo, hi
+    if hi - lo < 2 or not blocks.is_block(lo, hi):
+        size = 2
+        while size * 2 <= hi - lo and size < 1 << 20:
+            size *= 2
+        base = lo - lo % size if lo < 1 << 40 else 0
+        raise BadInput(f"{arg} is not a block: a block is an aligned power-of-two range "
+                       f"of 2 or more memories, e.g. {base}-{base + size - 1}")
+    return lo, hi
+
+
+def parse_count(arg: str, what: str) -> int:
+    """Parse a non-negative whole number written in ASCII digits only."""
+    if not (arg.isascii() and arg.isdigit()) or len(arg) > 20:
+        raise BadInput(f"{what} must be a whole number in digits, not {arg!r}")
+    return int(arg)
+
+
+def next_pending(store: Store, T: int, built: dict | None = None):
+    """The next block to build at ``T`` (build order), or None."""
+    built = store.built(T) if built is None else built
+    for size in blocks.level_sizes(T):
+        have = built.get(size, 0)
+        if have < T // size:
+            return (have * size, (have + 1) * size)
+    return None
+
+
+def pending_in(T: int, built: dict) -> int:
+    """How many compressions are pending inside ``[0, T)``."""
+    return blocks.pending_count(T, built)
+
+
+DAMAGED_TEXT = "[damaged record: memo check names its repair]"
+
+
+def damaged_in(store: Store, lo: int, hi: int) -> list:
+    """``[(i, why), ...]``: the damaged records among memories ``[lo, hi)``
+    (``why``: what is wrong, ``store.problem_in_memory``'s words). One read."""
+    from optmem.store.memory import problem_in_memory
+    data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
+    out = []
+    for i in range(lo, hi):
+        k = (i - lo) * LOG_RECORD
+        why = problem_in_memory(i, data[k:k + LOG_RECORD])
+        if why:
+            out.append((i, why))
+    return out
+
+
+def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
+                     form: str | None = None) -> str | None:
+    """The hand-over when block ``[lo, hi)`` cannot be compressed as it
+    stands, else None: a block of raw memories holding a damaged record (a
+    summary written from the stand-in line would keep the damage in the
+    tree for good; ``protocol.compression_waits``), or a larger block one
+    of whose built halves is a damaged summary (``protocol.half_waits``:
+    forget it, and memo sleep writes it again)."""
+    if hi - lo > RAW_PROMPT_MAX:
+        for a, b in blocks.halves(lo, hi):
+            try:
+                store.summary(a, b)
+            except NotBuilt:
+                continue  # a half of the same batch: checked in its turn
+            except Damaged as err:
+                return protocol.half_waits(blocks.block_name(lo, hi), blocks.block_name(a, b),
+                                           str(err), flag, form)
+        return None
+    bad = damaged_in(store, lo, hi)
+    if not bad:
+        return None
+    i, why = bad[0]
+    where = f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
+    return protocol.compression_waits(blocks.block_name(lo, hi), i, where,
+                                      store.restorable(i) is not None, flag, form)
+
+
+def refuse_damaged(store: Store, lo: int, hi: int) -> None:
+    """Raise ``Damaged`` when block ``[lo, hi)`` is summarised from raw
+    memories and one of them is damaged: no summary of it is stored (it was
+    never handed over; the stand-in would stay in the tree for good). The
+    message is the hand-over's first line and its last (the step)."""
+    if hi - lo > RAW_PROMPT_MAX:
+        return
+    waits = waits_for_repair(store, lo, hi)
+    if waits is not None:
+        lines = waits.split("\n")
+        raise Damaged(f"nothing was saved: {lines[0][0].lower()}{lines[0][1:]} {lines[-1]}")
+
+
+def next_waits(store: Store, T: int | None = None, built: dict | None = None,
+               flag: str = "", form: str | None = None) -> str | None:
+    """``waits_for_repair`` for the block a hand-over at ``T`` shows first
+    (the next pending block; with ``MEMO_HANDOVER=batch`` the first in
+    completion order), or None when that block holds no damaged record."""
+    T = store.count() if T is None else T
+    built = store.built(T) if built is None else built
+    if batch_mode():
+        block = next(iter(blocks.pending_by_end(T, built)), None)
+    else:
+        block = next_pending(store, T, built)
+    if block is None:
+        return None
+    return waits_for_repair(store, *block, flag, form)
+
+
+def shown(store: Store, lo: int, hi: int) -> list:
+    """Memories ``[lo, hi)`` for display: a damaged record becomes a stand-in
+    (date ``????-??-??``, text ``DAMAGED_TEXT``) instead of stopping the
+    command, so one bad byte never locks an agent out of its memory. Writes
+    stay strict (``Store.check_last_memory``)."""
+    try:
+        return store.memories(lo, hi)
+    except Damaged:
+        out = []
+        for i in range(lo, hi):
+            try:
+                out.append(store.memory(i))
+            except Damaged:
+                out.append(Memory(i, "????-??-??", DAMAGED_TEXT))
+        return out
+
+
+def dates_of(store: Store, lo: int, hi: int) -> str:
+    """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
+    from optmem.dates import span
+    first = store.date(lo) or "????-??-??"
+    last = (store.date(hi - 1) or "????-??-??") if hi - lo > 1 else first
+    first, last = span(first, last)  # another tool's log may run backwards
+    return first if first == last else f"{first}..{last}"
+
+
+def memory_line(m: Memory) -> str:
+    """How one memory is shown: ``#<id> <date> <text>``."""
+    return displayable(f"#{m.id} {m.date} {m.text}")
+
+
+def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str:
+    """How one summary is shown: ``#<lo>-<hi-1> <dates> <text>``."""
+    if text is None:
+        text = store.summary(lo, hi)
+    return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
+
+
+def redacted_since(store: Store, lo: int, hi: int) -> str | None:
+    """Under the lock, before a summary of ``[lo, hi)`` is stored: when
+    ``memo redact`` blanked a memory of the block after the last summary of
+    it (``Store.redacted_ids``), a compression handed over before then
+    showed the old text, so this answer is refused once: the ids are
+    cleared (the next answer comes from the prompt shown now) and the
+    reason returned. None when no such memory is in the block."""
+    ids = store.redacted_ids()
+    hit = sorted(j for j in ids if lo <= j < hi)
+    if not hit:
+        return None
+    store.set_redacted_ids(ids - set(hit))
+    which = ", ".join(f"#{j}" for j in hit)
+    return (f"memory {which} in {blocks.block_name(lo, hi)} was redacted after this "
+            f"compression may have been handed over, so the summary could carry the "
+            f"removed text; nothing was saved. Compress the block again from its "
+            f"memories as they are now")
+
+
+def missing_in(T: int, tiling: list, built: dict) -> list:
+    """The blocks of ``tiling`` (a ``cover`` at ``T``) whose summary is not
+    built, given ``built`` (``{size: records}``): what stops a wake."""
+    return [(lo, hi) for lo, hi in tiling
+            if hi - lo > 1 and lo // (hi - lo) >= built.get(hi - lo, 0)]
+
+
+DAMAGED_SUMMARY = "[damaged summary: memo check names its repair]"
+
+
+def shown_summary(store: Store, lo: int, hi: int, damaged: list | None = None) -> str:
+    """``summary_line`` of block ``[lo, hi)``, or, when its record is
+    damaged, the line with ``DAMAGED_SUMMARY`` for its text (the error is
+    appended to ``damaged`` when given), so one bad summary never locks an
+    agent out of its memory. Raises ``NotBuilt`` as ``summary_line`` does."""
+    try:
+        return summary_line(store, lo, hi)
+    except Damaged as err:
+        if damaged is not None:
+            damaged.append(((lo, hi), str(err)))
+        return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} "
+                           f"{DAMAGED_SUMMARY}")
+
+
+def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None = None) -> str:
+    """The hand-over after a document that showed damaged summaries
+    (``damaged``: ``[((lo, hi), error line), ...]``, from ``shown_summary``):
+    what is wrong with the first, and the order that forgets it (memo sleep
+    then writes it again from the log)."""
+    (lo, hi), why = damaged[0]
+    name = blocks.block_name(lo, hi)
+    sentence, _ = protocol.split_order(why)
+    more = f" ({len(damaged) - 1} more after it)" if len(damaged) > 1 else ""
+    return "\n".join([f"The summary of #{name} is damaged ({sentence.rstrip('.')}){more}; "
+                      f"memo sleep writes it again from the log once it is forgotten.",
+                      protocol.run(f"memo forget {name} {flag}".strip(), form)])
+
+
+def strict_damage(text: str) -> None:
+    """Raise ``Damaged`` when ``text`` (a hand-over) is the one that waits
+    for a damaged summary of a half (``protocol.half_waits``): the CLI's
+    ``memo wake`` and ``memo sleep`` refuse then, as the later OptMem does,
+    with memo's description and ``Run: memo forget LO-HI`` as one line."""
+    if text and protocol.is_half_waiting(text):
+        raise Damaged(" ".join(text.split("\n")))
+
+
+def damaged_error(store: Store, damaged: list, flag: str = "") -> Damaged:
+    """The refusal of a command that needs damaged summaries (``damaged``,
+    from ``shown_summary``): ``summary_repair``'s text as one line, ending
+    ``Run: memo forget LO-HI``."""
+    return Damaged(" ".join(summary_repair(store, damaged, flag).split("\n")))
+
+
+#: The environment variable that chooses the hand-over (not a ``config``
+#: knob: the reference OptMem stops on a config name it does not know).
+MODE_ENV = "MEMO_HANDOVER"
+
+
+#: Its value for the batch; anything else (or unset) is the seed's one block.
+BATCH = "batch"
+
+
+def batch_mode(environ=None) -> bool:
+    """True when ``MEMO_HANDOVER=batch`` (case and spaces ignored)."""
+    env = os.environ if environ is None else environ
+    return env.get(MODE_ENV, "").strip().lower() == BATCH
+
+
+def wake_budget(T: int, lines: int) -> tuple:
+    """``(budget, intro)``: how many lines ``cover(T, budget)`` gets in a
+    document of at most ``lines`` (``WAKE_LINES``) lines, and whether memo's
+    intro line (``wake_intro``) is one of them. The intro counts against
+    ``lines``, so memo prints no more than the later OptMem does: the tiling
+    gets ``lines - 1`` whenever T memories fit in that many lines; else (a
+    budget below ``popcount(T)`` + 1, or ``lines`` = 1) the intro is left out
+    and the tiling gets all ``lines``, the later OptMem's document."""
+    if lines >= 2 and (T <= lines - 1 or blocks.popcount(T) <= lines - 1):
+        return lines - 1, True
+    return lines, False

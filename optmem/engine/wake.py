@@ -1,0 +1,304 @@
+"""``memo wake --max-bytes N``: one part for startup hooks that cannot page.
+
+docs/protocol.md: at most N bytes in all, never refused for
+pending work. The most detailed document that fits is chosen: the largest
+line budget, from ``WAKE_LINES`` down, whose document fits. Sizes are not
+monotone in the budget (one long summary can outweigh its two short
+halves), so up to ``SCAN_ALL`` budgets every one is tried, each block's
+lines computed once; a larger ``WAKE_LINES`` is bisected first. A block
+whose summary is not built yet is shown as its built halves
+(down to raw memories) when that takes a few lines, else as one line that
+says it is not summarised yet; the document then orders the pending
+compressions. It still ends with ``You are awake.``.
+"""
+
+from __future__ import annotations
+
+from optmem import blocks, protocol
+from optmem.engine import pager, view
+from optmem.engine.handover import compression
+from optmem.engine.view import (
+    NOTHING_LEFT,
+    damaged_error,
+    memory_line,
+    missing_in,
+    pending_in,
+    shown,
+    shown_summary,
+    strict_damage,
+    summary_repair,
+    wake_budget,
+)
+from optmem.errors import BadInput, NotBuilt
+from optmem.store.memory import Store
+
+#: An unbuilt block is shown as its built halves (down to raw memories)
+#: while that takes at most this many lines; beyond, as one placeholder line.
+EXPAND_LINES = 8
+#: Up to this many line budgets every one is tried; above, a bisection and
+#: then the ``SCAN_ABOVE`` budgets above its answer.
+SCAN_ALL = 512
+SCAN_ABOVE = 64
+
+
+def _size(lines) -> int:
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
+                   waiting: str | None = None) -> str:
+    """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
+    newline included, the last one too). Raises ``BadInput`` when not even
+    the smallest document fits, naming the smallest ``max_bytes`` that does.
+
+    The document ends ``You are awake.``; pending work is handed over after
+    it, as plain wake does: a blank line, then how many compressions are
+    pending and ``Run: memo sleep``, or, when the next one waits for a
+    damaged record to be repaired, that hand-over (``waiting``, else found
+    here; ``protocol.compression_waits``). With ``read_only`` (a store this
+    user cannot write) pending work is reported as waiting for a writable
+    store instead of ordered, before ``You are awake.``."""
+    T = store.count()
+    built = store.built(T)
+    damaged = []  # damaged summaries the document shows (view.shown_summary)
+    cache = {}
+
+    def expand(lo, hi, room):
+        size = hi - lo
+        if size == 1:
+            return [view.memory_line(view.shown(store, lo, lo + 1)[0])]
+        if lo // size < built.get(size, 0):
+            return [view.shown_summary(store, lo, hi, damaged)]
+        if room < 2:
+            return None
+        out = []
+        for a, b in blocks.halves(lo, hi):
+            part = expand(a, b, room - len(out) - 1)
+            if part is None:
+                return None
+            out += part
+        return out
+
+    def block_lines(block):
+        if block not in cache:
+            lines = expand(*block, EXPAND_LINES)
+            if lines is None:
+                lines = [f"#{blocks.block_name(*block)} {view.dates_of(store, *block)} "
+                         f"(not summarised yet)"]
+            cache[block] = (lines, _size(lines))
+        return cache[block]
+
+    from optmem.engine import replicas
+    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
+    budget, with_intro = view.wake_budget(T, store.config().WAKE_LINES)
+    # The intro is left out where plain wake leaves it out (WAKE_LINES below
+    # popcount(T) + 1), so this document is never longer than wake's.
+    head = ([wake_intro(store, T)] if with_intro or not T else []) + \
+        ([warning] if warning else [])
+    pending = view.pending_in(T, built)
+    tail = []
+    if pending and read_only:
+        import os
+        tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending, but this "
+                f"store is read-only for this user (uid {os.getuid()}), so none can be saved "
+                f"now; unsummarised blocks are shown as their parts. Do not run memo sleep "
+                f"or memo note here until a person makes the store writable."]
+    tail.append(view.AWAKE)
+    if pending and not read_only:
+        if waiting is None:
+            waiting = view.next_waits(store, T, built)
+        tail += [""] + (waiting.split("\n") if waiting is not None else [
+            f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
+            f"do {'them' if pending > 1 else 'it'} before your next action.",
+            protocol.run("memo sleep")])
+    fixed = _size(head) + _size(tail)
+
+    def fits(budget):
+        """The tiling at ``budget`` if its document fits, else None."""
+        tiling = blocks.cover(T, budget) if T else []
+        used = fixed
+        for block in tiling:
+            used += block_lines(block)[1]
+            if used > max_bytes:
+                return None
+        return tiling
+
+    # Every budget >= T gives the same document, so the top is min(budget, T),
+    # the budget being plain wake's (its intro line is one of WAKE_LINES).
+    top = max(1, min(budget, T))
+    if top <= SCAN_ALL:
+        candidates = range(top, 0, -1)
+    else:
+        # Bisect as if size grew with the budget, then look a little above
+        # the answer for the bumps where it does not.
+        lo, hi = 0, top
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(mid) is not None:
+                lo = mid
+            else:
+                hi = mid - 1
+        candidates = range(min(top, lo + SCAN_ABOVE), max(lo, 1) - 1, -1)
+    for budget in candidates:
+        tiling = fits(budget)
+        if tiling is not None:
+            body = [line for block in tiling for line in block_lines(block)[0]]
+            text = "\n".join(head + body + tail)
+            shown = [d for d in damaged if any(lo <= d[0][0] and d[0][1] <= hi
+                                               for lo, hi in tiling)]
+            if shown and tail[-1] == view.AWAKE and not read_only:
+                # Nothing else handed over: the damaged summary's repair, if it fits.
+                more = "\n\n" + view.summary_repair(store, shown)
+                if _size([text + more]) <= max_bytes:
+                    text += more
+            return text
+    smallest = min(fixed + sum(block_lines(b)[1] for b in (blocks.cover(T, n) if T else []))
+                   for n in candidates)
+    # The document's lines are joined with newlines and echo adds the last one.
+    err = BadInput(f"--max-bytes {max_bytes} is too small: the shortest document is "
+                   f"{smallest} bytes. Run: memo wake --max-bytes {smallest}")
+    err.smallest = smallest  # for callers that share bytes out (``scoped.wake_max_bytes``)
+    raise err
+
+
+def smallest_bytes(store) -> int:
+    """The smallest ``max_bytes`` for which ``wake_max_bytes(store, ...)``
+    gives a document (bytes of UTF-8, every newline included)."""
+    try:
+        wake_max_bytes(store, 0)
+    except BadInput as err:
+        return err.smallest
+    return 0  # pragma: no cover - no document is 0 bytes
+
+
+def split_awake(text: str) -> tuple:
+    """``(document, hand_over)``: the lines of a ``wake_max_bytes`` text up
+    to ``You are awake.`` (excluded) and those after it (the blank line
+    and the hand-over, or nothing)."""
+    lines = text.split("\n")
+    at = len(lines) - 1 - lines[::-1].index(view.AWAKE)
+    return lines[:at], lines[at + 1:]
+
+
+def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None) -> list:
+    """The document body at ``T``: one line per block of ``cover(T, budget)``.
+
+    Every block must be built (see ``missing_in``); raises ``NotBuilt``. A
+    damaged summary is shown as ``shown_summary`` shows it (and named in
+    ``damaged`` when given).
+    """
+    tiling = blocks.cover(T, budget)
+    out = []
+    raw_from = None
+    for lo, hi in tiling:
+        if hi - lo == 1:
+            raw_from = lo if raw_from is None else raw_from
+            continue
+        out.append(shown_summary(store, lo, hi, damaged))
+    if raw_from is not None:
+        out += [memory_line(m) for m in shown(store, raw_from, T)]
+    return out
+
+
+def wake_intro(store: Store, T: int) -> str:
+    """The first line of the document."""
+    if T == 0:
+        if store.count():
+            return "Your memory as of T=0 holds nothing (wake without T shows all of it)."
+        return "Your memory is empty: nothing has been noted yet."
+    from optmem.dates import span
+    first, last = span(shown(store, 0, 1)[0].date, shown(store, T - 1, T)[0].date)
+    what = f"1 memory (#{0})" if T == 1 else f"{T} memories (#0-{T - 1})"
+    return (f"Your memory: {what}, {first} to {last}, oldest first. "
+            f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
+
+
+def wake(store: Store, part: int, T: int | None, form: str | None = None,
+         flag: str = "", strict: bool = False) -> tuple:
+    """Render part ``part`` (1-based) of the document at ``T``.
+
+    At most ``WAKE_LINES`` lines of document, memo's intro line among them
+    (``wake_budget``), cut into parts of ``PART_LINES`` of those lines
+    (``optmem.engine.pager``).
+
+    Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
+    only when the document itself needs a summary that is not built: then
+    ``text`` is ``Cannot wake: N compressions pending. ...``, a blank line
+    and the next compression (the seed's strings, the later OptMem's rule).
+    Otherwise ``text`` is the part; the last part ends ``You are awake.``
+    and, when compressions are pending, a blank line and the next one (the
+    hand-over). An empty log gives ``protocol.empty_store``.
+
+    On a store this user cannot write (``Store.writable``), pending work
+    does not stop wake: the document is the ``--max-bytes`` one in
+    ``PART_CHARS`` bytes (unbuilt blocks as their built halves) and says the
+    store is read-only. Raises ``BadInput`` for a ``T`` past the log or a
+    part that does not exist. ``flag`` is the scope flag its hand-over
+    orders carry (``compression``), empty by default.
+
+    A damaged summary is shown as ``shown_summary`` shows it and its repair
+    handed over, so an agent is never left without its memory (the
+    session-start hook, MCP). With ``strict`` (the CLI's ``memo wake``) a
+    damaged summary the document shows, or one the hand-over's next
+    compression needs, raises ``Damaged`` instead (exit 1, ``Run: memo
+    forget LO-HI``), as the later OptMem refuses.
+    """
+    cfg = store.config()  # a bad config stops every command (as in the reference)
+    count = store.count()
+    if T is None:
+        T = count
+    elif T > count:
+        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}. "
+                       f"Run: memo wake")
+    from optmem.engine import replicas
+    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
+    if count == 0:
+        if part != 1:
+            raise BadInput(f"part {part} does not exist: the memory is empty. Run: memo wake")
+        return True, replicas.insert_after_first_line(
+            "\n".join(protocol.empty_store(form)), warning)
+    budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
+    tiling = blocks.cover(T, budget)
+    if T == count and pending_in(T, store.built(T)) and not store.writable():
+        # A sleep could not be saved: show what is built instead of ordering it.
+        return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
+    if missing_in(T, tiling, store.built(T)):
+        prompt = compression(store, form=form, flag=flag)
+        if prompt == NOTHING_LEFT:  # another session just built it
+            return wake(store, part, T, form, flag, strict)
+        if strict:
+            strict_damage(prompt)
+        if protocol.is_waiting(prompt):
+            # The work waits for a repair: refusing would lock the agent out
+            # of its memory, so show what is built, then why nothing is due.
+            return True, wake_max_bytes(store, cfg.PART_CHARS, waiting=prompt)
+        pending = pending_in(count, store.built(count))
+        return False, replicas.insert_after_first_line(
+            protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
+    damaged = []
+    try:
+        body = wake_lines(store, T, budget, damaged)
+    except NotBuilt:  # another session forgot a summary while we read
+        return wake(store, part, T, form, flag, strict)
+    if damaged and strict:
+        raise damaged_error(store, damaged)
+    # The warning stands after the first line of every part: room for it is
+    # kept in each, so the parts stay within PART_LINES and PART_CHARS.
+    room = len(warning.encode("utf-8")) + 1 if warning else 0
+    parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
+                           cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
+                           intro_counts=T > budget)  # it took the place of a line
+    parts = [replicas.insert_after_first_line(p, warning) for p in parts]
+    if not 1 <= part <= len(parts):
+        raise BadInput(f"part {part} does not exist: the document at T={T} has "
+                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}. Run: memo wake 1 {T}")
+    text = parts[part - 1]
+    if part == len(parts):
+        prompt = compression(store, form=form, flag=flag)
+        if damaged and store.writable():  # the document's own damage comes first
+            prompt = summary_repair(store, damaged, flag=flag, form=form)
+        elif strict:
+            strict_damage(prompt)
+        if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
+            text += "\n\n" + prompt
+    return True, text
