@@ -106,11 +106,14 @@ def test_every_relative_link_resolves(path):
     assert not missing, f"{path.name} links to files that do not exist: {missing}"
 
 
+#: A citation of a file outside the repository, or of an issue number.
+OUTSIDE = re.compile(r"DESIGN\.md|STYLE\.md|harness[-]facts|\.\./shared|[Ii]ssue #?[0-9]+|\(#[0-9]+\)")
+
+
 @pytest.mark.parametrize("path", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
 def test_docs_cite_nothing_outside_the_repository(path):
     text = path.read_text(encoding="utf-8")
-    assert not re.search(r"DESIGN\.md|STYLE\.md|harness-facts|\.\./shared|\bissue \d+", text), \
-        path.name
+    assert not OUTSIDE.search(text), path.name
 
 
 def snippet_text() -> str:
@@ -133,9 +136,6 @@ def test_agents_snippet_says_subagents_never_run_memo():
 
 #: Outside citations the code must not make: files a person who clones the
 #: repository cannot open, and issue numbers. The design is in docs/.
-OUTSIDE = re.compile(r"DESIGN\.md|STYLE\.md|harness[-]facts|\.\./shared|[Ii]ssue #?[0-9]+|\(#[0-9]+\)")
-
-
 def test_code_and_tests_cite_only_the_repository():
     found = []
     roots = [REPO / "optmem", REPO / "tests", REPO / "benchmarks", REPO / "examples"]
