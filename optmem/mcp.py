@@ -314,8 +314,8 @@ def _wake(st, args) -> str:
         return waking.wake_max_bytes(store, args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
-        raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave. "
-                       f"Run: memo wake")
+        raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave.",
+                       then=protocol.Order("wake"))
     T = view.parse_count(at[0], "at") if at else None
     if st.p is not None:
         TP = view.parse_count(at[1], "at") if len(at) > 1 else None
@@ -532,10 +532,9 @@ def _error_line(err: BaseException, arguments=None) -> str:
 
 
 def _wire_text(text: str) -> str:
-    """``text`` as a client can receive it: the MCP form of any order a
-    message spelled for the shell, and no lone surrogate (it cannot be
-    encoded as UTF-8; it becomes U+FFFD)."""
-    text = protocol.mcp_orders(text)
+    """``text`` as a client can receive it: no lone surrogate (it cannot be
+    encoded as UTF-8; it becomes U+FFFD). Its orders are already tool calls:
+    the session layer rendered them in the ``mcp`` form."""
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") \
         if _has_surrogate(text) else text
 

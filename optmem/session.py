@@ -119,8 +119,8 @@ def _at(store, T, what: str, flag: str) -> int:
     if T is None:
         return count
     if T > count:
-        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}. "
-                       f"Run: memo wake {flag}".rstrip())
+        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}.",
+                       then=protocol.Order("wake", scope=protocol.Order.scoped(flag)))
     return T
 
 
@@ -176,8 +176,8 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
                            foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name))
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
-                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}. "
-                       f"Run: memo wake 1 {Tg} {Tp} --project {name}")
+                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}.",
+                       then=protocol.Order("wake", ("1", str(Tg), str(Tp)), name))
     text = parts[part - 1]
     if part == len(parts):
         prompt = handover(scope, gstore, pstore, form)
@@ -222,8 +222,8 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
                 continue
     need = max_bytes - room + least_g + least_p - awake
     raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
-                   f"memory together: the shortest document is {need} bytes. "
-                   f"Run: memo wake --max-bytes {need}")
+                   f"memory together: the shortest document is {need} bytes.",
+                   then=protocol.Order("wake", options=(("--max-bytes", need),)))
 
 
 # -- recall ------------------------------------------------------------------
@@ -237,19 +237,20 @@ def recall_sections(scope, gstore, pstore, pattern: str, budget: int) -> list:
 
 
 def refuse_guess(command: str, arg: str, scope, person: bool = False,
-                 rest: str = "") -> BadInput:
+                 rest: tuple = ()) -> BadInput:
     """The refusal of ``zoom``/``forget``/``redact`` without a flag while a
     project is active: ids restart at #0 in every store, so both runnable
     forms are given, as ``orders`` (one per line, after the one-line
     message). ``arg`` is printed as given: callers pass a normalised block
     name or id, never raw input, so each order runs as printed; ``rest``
-    (e.g. ``" --yes"``) ends each order. ``person``: the orders are a
+    (words, e.g. ``("--yes",)``) ends each order. ``person``: the orders are a
     person's steps (``redact``)."""
     return BadInput(f"ids restart at #0 in the global and the project memory, so memo does "
                     f"not guess which one {arg} is in; name the memory with one of:",
                     orders=protocol.one_of(
-                        [f"memo {command} --global {arg}{rest}",
-                         f"memo {command} --project {scope.project} {arg}{rest}"], person))
+                        [protocol.Order(command, (arg, *rest), where, person=person,
+                                        flag_first=True)
+                         for where in ("global", scope.project)]))
 
 
 # -- what every write decides ------------------------------------------------
@@ -409,7 +410,7 @@ def oserror_line(err: OSError) -> str:
     elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
     else:
-        hint = protocol.run("memo check")
+        hint = protocol.run(protocol.Order("check"))
     return f"{where}: {what}; nothing was half-written. {hint}"
 
 
@@ -423,4 +424,4 @@ def error_line(err: BaseException) -> str:
     if isinstance(err, MemoryError):
         return "out of memory; the input is too large"
     return (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
-            f"{protocol.run('memo check')}, and please report this")
+            f"{protocol.run(protocol.Order('check'))}, and please report this")

@@ -242,7 +242,7 @@ def init(project):
         _, _, lines = projects.init_project(root, project)
         for line in lines:
             click.echo(line)
-        click.echo(protocol.run("memo scope"))
+        click.echo(protocol.run(protocol.Order("scope")))
         return
     store, created = Store.init(root)
     if created:
@@ -397,7 +397,7 @@ def sleep(block, text, with_cmd):
     view.parse_block(block)
     if not text:
         raise BadInput(f"give your summary line after the block, as the last lines of the "
-                       f"compression prompt show. {protocol.run('memo sleep')}")
+                       f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
     store = gstore
     if pstore is not None:
         store = two.sleep_store(sc, gstore, pstore, block, explicit)
@@ -572,7 +572,7 @@ def _flagged(command: str, rest: str) -> str:
     return f"{command}{flag} {rest}"
 
 
-def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
+def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
     """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
     project active and no flag, refused with both runnable forms (ids
     restart at #0 in every store)."""
@@ -841,7 +841,7 @@ def redact(memory_id, yes):
     """
     i = view.parse_count(memory_id.lstrip("#"), "ID")
     _named_scope("this redaction", "redact", f"{i} --yes")
-    store = _one_store("redact", str(i), person=True, rest=" --yes")
+    store = _one_store("redact", str(i), person=True, rest=("--yes",))
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
                        f"agent never runs it), confirmed with --yes. "

@@ -282,7 +282,7 @@ def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None
     more = f" ({len(damaged) - 1} more after it)" if len(damaged) > 1 else ""
     return "\n".join([f"The summary of #{name} is damaged ({sentence.rstrip('.')}){more}; "
                       f"memo sleep writes it again from the log once it is forgotten.",
-                      protocol.run(f"memo forget {name} {flag}".strip(), form)])
+                      protocol.run(protocol.Order("forget", (name,), protocol.Order.scoped(flag)), form)])
 
 
 def strict_damage(text: str) -> None:
