@@ -295,6 +295,12 @@ def _check(name: str, arguments) -> dict:
     schema = TOOLS[name][1]
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(args))
+    if error is not None and list(error.absolute_path) == ["block"] \
+            and isinstance(args.get("block"), str):
+        # a block the pattern refuses: the words the CLI says (``view``'s)
+        if name == "sleep":
+            view.parse_block(args["block"])
+        view.block_arg(args["block"], allow_memory=name == "zoom")
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path) or "arguments"
         what = error.message if len(error.message) <= 200 else error.message[:200] + "..."
@@ -378,7 +384,7 @@ def _saved(store, text: str, i: int) -> None:
 
 def _note(st, args) -> tuple:
     from optmem import session as two
-    two.write_scope(st.sc, st.explicit, "this note", "note", "<text>")
+    two.write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
     store = st.p or st.g
     i = _retried(store, args["text"])
     if i is not None:  # a retry: the first call's receipt, nothing stored twice
@@ -404,7 +410,8 @@ def _sleep(st, args):
     from optmem import session as two
     store = st.store
     if "batch" in args or "block" in args:  # a summary is written
-        two.write_scope(st.sc, st.explicit, "this summary", "sleep", "LO-HI <line>")
+        two.write_scope(st.sc, st.explicit, "this summary",
+                        protocol.Order("sleep", ("LO-HI",), text="<line>"))
     if "block" not in args:  # one store's: core.sleep checks
         two.refuse_read_only(st.g, st.p, pending_only="batch" not in args)
     if "batch" in args:
@@ -485,7 +492,8 @@ def _zoom(st, args) -> str:
 def _forget(st, args) -> str:
     from optmem import session as two
     from optmem.blocks import block_name
-    two.write_scope(st.sc, st.explicit, "this forget", "forget", view.block_arg(args["block"]))
+    two.write_scope(st.sc, st.explicit, "this forget",
+                    protocol.Order("forget", (view.block_arg(args["block"]),)))
     gone = core.forget(_one_store(st, "forget", view.block_arg(args["block"])), args["block"])
     return protocol.forgot(gone, block_name(*view.parse_block(args["block"])))
 

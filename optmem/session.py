@@ -283,25 +283,28 @@ def follow(sc, gstore, pstore, prompt):
     return prompt
 
 
-def write_scope(sc, explicit: bool, what: str, command: str, rest: str,
-                form: str | None = None) -> None:
+def write_scope(sc, explicit: bool, what: str, order, form: str | None = None) -> None:
     """Refuse (``BadInput``) a write (``what``: "this note", ...) without a
     scope where git could not be asked which project this repository uses
-    (``Scope.problem``): it could land in the wrong memory. ``command`` and
-    ``rest`` make the forms named (``memo <command> --global <rest>``); in
-    the ``mcp`` form (``form``, default the form in force) the refusal names
-    the tool's ``scope`` argument instead."""
+    (``Scope.problem``): it could land in the wrong memory. ``order``
+    (``protocol.Order`` without a scope: the write with placeholders) makes
+    the two forms named, one with a project's name and one global: shell
+    commands (``memo note --project NAME <text>``), or in the ``mcp`` form
+    (``form``, default the form in force) tool calls with the ``scope``
+    argument."""
     if not sc.problem or explicit:
         return
     if (form or protocol.orders_form()) != protocol.MCP_FORM:
-        raise sc.refusal(what, command, rest)
+        rest = " ".join([*order.words, *([order.text] if order.text is not None else [])])
+        raise sc.refusal(what, order.verb, rest)
     have = projects.names(sc.root)
     listing = f" (the projects are: {', '.join(have)})" if have else ""
+    named, everywhere = (protocol.Order(order.verb, order.words, where, order.text)
+                         for where in ("NAME", "global"))
     raise BadInput(f"{sc.problem}, so memo cannot tell which project the repository at "
                    f"{sc.repository} uses, and {what} could land in the wrong memory; nothing "
-                   f"was written. Name the memory: call {command} again with scope set to a "
-                   f"project's name{listing}, or with scope \"global\"; "
-                   f"{projects.git_step(sc.problem, sc.repository)}")
+                   f"was written. Name the memory: {named.inline(form)}{listing}, or "
+                   f"{everywhere.inline(form)}; {projects.git_step(sc.problem, sc.repository)}")
 
 
 def refuse_read_only(gstore, pstore, pending_only: bool) -> None:

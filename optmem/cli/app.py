@@ -150,15 +150,15 @@ def _scope(notice: bool = True):
     return meta["optmem.scope"]
 
 
-def _named_scope(what: str, command: str, rest: str):
+def _named_scope(what: str, order):
     """The scope of a write (``what``: "this note", ...); without a scope
     flag where git could not be asked which project this repository uses
     (``Scope.problem``), refused (``BadInput``): it could land in the wrong
-    memory. ``command`` and ``rest`` make the forms printed
-    (``memo <command> --global <rest>``)."""
+    memory. ``order`` (``protocol.Order``, no scope) is the write the
+    refusal names with each scope (``session.write_scope``)."""
     from optmem import session
     sc = _scope(notice=False)
-    session.write_scope(sc, _explicit(), what, command, rest)
+    session.write_scope(sc, _explicit(), what, order)
     return sc
 
 
@@ -305,7 +305,7 @@ def note(text):
     With a project active the memory goes to the project; --global sends a
     fact that would be true in any repository to the global memory.
     """
-    sc = _named_scope("this note", "note", "<text>")
+    sc = _named_scope("this note", protocol.Order("note", text="<text>"))
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
     store = pstore or gstore
@@ -349,7 +349,7 @@ def sleep(block, text, with_cmd):
     project's; each order carries its --global or --project flag.
     """
     if block is not None or with_cmd is not None:  # a summary is written
-        _named_scope("this summary", "sleep", "LO-HI <line>")
+        _named_scope("this summary", protocol.Order("sleep", ("LO-HI",), text="<line>"))
     sc = _scope()
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
@@ -589,7 +589,7 @@ def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
 @scoped
 def forget(block):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("this forget", "forget", view.block_arg(block))
+    _named_scope("this forget", protocol.Order("forget", (view.block_arg(block),)))
     store = _one_store("forget", view.block_arg(block))
     gone = core.forget(store, block)
     from optmem.blocks import block_name
@@ -632,7 +632,7 @@ def import_(file, yes):
     the lines go to the project (--global: the global memory).
     """
     from optmem.engine import backlog
-    sc = _named_scope("this import", "import", "FILE")
+    sc = _named_scope("this import", protocol.Order("import", ("FILE",)))
     store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
     bar = _LateBar("memo: importing", counts=False)
@@ -732,7 +732,8 @@ def config_(settings, repair):
     The global store's, unless --project NAME names a project's."""
     explicit = click.get_current_context().meta.get("optmem.scope_flag")
     sets_or_repair = bool(settings) or repair
-    sc = _named_scope("this setting", "config", "NAME=VALUE") if sets_or_repair else _scope()
+    sc = (_named_scope("this setting", protocol.Order("config", ("NAME=VALUE",)))
+          if sets_or_repair else _scope())
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
     from optmem.store.config import KNOBS
     bare = [s for s in settings if "=" not in s]
@@ -793,7 +794,8 @@ def check(every, repair):
     losing nothing, then checks.
     """
     from optmem.engine.check import check as run_check
-    sc = _named_scope("this repair", "check", "--repair") if repair else _scope()
+    sc = (_named_scope("this repair", protocol.Order("check", ("--repair",)))
+          if repair else _scope())
 
     explicit = _explicit()
     if sc.project and explicit:
@@ -840,7 +842,7 @@ def redact(memory_id, yes):
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
     i = view.parse_count(memory_id.lstrip("#"), "ID")
-    _named_scope("this redaction", "redact", f"{i} --yes")
+    _named_scope("this redaction", protocol.Order("redact", (str(i), "--yes")))
     store = _one_store("redact", str(i), person=True, rest=("--yes",))
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
