@@ -422,10 +422,10 @@ def half_waits(name: str, half: str, why: str, flag: str = "",
     summary of its half ``half`` is damaged (``why``: the store's one line
     naming the file and record). Forgetting that summary loses nothing the
     log does not hold, and memo sleep writes it again, so the step is the
-    agent's: ``Run: memo forget HALF`` (with ``flag``)."""
-    sentence, _ = split_order(why)
+    agent's: ``Run: memo forget HALF`` (with ``flag``). ``why`` is the
+    sentence alone (``MemoError.sentence``), without its order."""
     return "\n".join([f"Compression of #{name}{WAITS_MARK}{HALF_MARK}{half} is "
-                      f"damaged ({sentence.rstrip('.')}); memo sleep writes it again from the "
+                      f"damaged ({why.rstrip('.')}); memo sleep writes it again from the "
                       f"log once it is forgotten.",
                       run(Order("forget", (half,), Order.scoped(flag)), form)])
 

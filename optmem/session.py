@@ -359,7 +359,7 @@ def recall_json_both(sc, gstore, pstore, pattern: str) -> tuple:
     out, shown, total = {}, 0, 0
     for key, (_, result) in zip(("global", "project"),
                                 recall_sections(sc, gstore, pstore, pattern, budget - 400)):
-        out[key] = _newest(_rows(result), max(1, budget // 2))
+        out[key] = _newest(_rows(result), max(1, (budget - 64) // 2))  # 64: the object
         shown, total = shown + len(out[key]), total + result.total
     return json.dumps(out, ensure_ascii=False), _notice(shown, total)
 
