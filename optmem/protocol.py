@@ -498,12 +498,13 @@ def is_part_footer(line: str) -> bool:
     return line.startswith(NOT_AWAKE)
 
 
-def scope_receipt(project: str | None) -> str:
+def scope_receipt(project: str | None, instead: Order | None = None) -> str:
     """The second line of a note's receipt once projects exist (docs/scopes.md):
     where the memory went. In the ``mcp`` form the hint is the tool call
-    (``note {"text": "<text>", "scope": "global"}``), not a command."""
+    (``note {"text": "<text>", "scope": "global"}``), not a command.
+    ``instead``: the global form named in the hint (default the note's)."""
     if project:
-        how = Order("note", scope="global", text="<text>", flag_first=True).inline()
+        how = (instead or Order("note", scope="global", text="<text>", flag_first=True)).inline()
         return (f"Scope: project {project} (a fact true in any repository goes to the "
                 f"global memory: {how}).")
     return "Scope: global memory."

@@ -255,11 +255,12 @@ def refuse_guess(command: str, arg: str, scope, person: bool = False,
 
 # -- what every write decides ------------------------------------------------
 
-def scope_line(sc, explicit: bool) -> str | None:
+def scope_line(sc, explicit: bool, instead=None) -> str | None:
     """The receipt's second line: where a note went, once projects exist
-    (None without an active project or an explicit global scope)."""
+    (None without an active project or an explicit global scope);
+    ``instead``, the ``protocol.Order`` its hint names (an import's)."""
     if sc.project:
-        return protocol.scope_receipt(sc.project)
+        return protocol.scope_receipt(sc.project, instead)
     if explicit and sc.how == GLOBAL_FLAG and sc.forced_global:
         return protocol.scope_receipt(None)
     return None

@@ -125,3 +125,11 @@ def test_no_front_end_rewrites_rendered_orders():
     import optmem.mcp as mcp
     assert not hasattr(protocol, "mcp_orders") and not hasattr(protocol, "tool_call")
     assert "mcp_orders" not in open(mcp.__file__, encoding="utf-8").read()
+
+
+def test_an_import_receipt_names_the_global_import(memo, widget, tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("2024-05-01 widget ships on fridays\n", encoding="utf-8")
+    result = memo("import", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert "global memory: memo import --global FILE)." in result.stdout

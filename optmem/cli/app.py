@@ -673,9 +673,10 @@ def import_(file, yes):
     keeping(f"the import was saved as {ids}")
     click.echo(protocol.imported(count, first))
     from optmem import session
-    line = session.scope_line(sc, _explicit())
+    line = session.scope_line(sc, _explicit(), protocol.Order("import", ("FILE",), "global",
+                                                              flag_first=True))
     if line:
-        click.echo(line.replace("memo note --global <text>", "memo import --global FILE"))
+        click.echo(line)
     if pending:
         click.echo(protocol.pending_after_import(pending))
 
