@@ -174,8 +174,20 @@ class Order:
             return ""
         return "--global" if self.scope == "global" else f"--project {self.scope}"
 
-    def command(self) -> str:
-        """The shell form without the agent's text: ``memo sleep 0-1 --global``."""
+    def command(self, form: str | None = None) -> str:
+        """The shell form without the agent's text: ``memo sleep 0-1 --global``.
+
+        In the ``nap`` form the verb is the later OptMem's (``nap`` for
+        ``sleep``) and a scope flag stands before the verb (``memo --global
+        nap 0-1``; memo reads flags on either side of it), so the text
+        after the block is the placeholder alone, as the later OptMem's
+        clients read it: ``Run: .+ nap (\\d+-\\d+) "<your line>"$``."""
+        if form == NAP_FORM:
+            words = ["memo", self.flag] if self.flag else ["memo"]
+            words += [self.verb, *self.words]
+            words += [f"{name} {value}" for name, value in self.options]
+            return nap_words(" ".join(words)) if not self.flag else \
+                " ".join(words).replace(f"memo {self.flag} sleep", f"memo {self.flag} nap", 1)
         words = ["memo", self.verb]
         words += [self.flag] if self.flag and self.flag_first else []
         words += list(self.words)
@@ -214,7 +226,7 @@ class Order:
             call = self.call()
             if call is not None:
                 return call
-        command = nap_words(self.command()) if form == NAP_FORM else self.command()
+        command = self.command(form)
         return f"{command} {self.text}" if self.text is not None else command
 
     def lines(self, form: str | None = None) -> list:
@@ -230,8 +242,9 @@ class Order:
             call = self.call()
             return [f"Run: {call}"] if call else [person_can_run(self.command())]
         if self.text is None:
-            command = nap_words(self.command()) if form == NAP_FORM else self.command()
-            return [f"Run: {command}"]
+            return [f"Run: {self.command(form)}"]
+        if form == NAP_FORM:
+            return [f'Run: {self.command(form)} "{self.text}"']
         first, *rest = TEXT_ORDERS[form](self.command(), self.text, self.tag)
         return [f"Run: {first}", *rest]
 

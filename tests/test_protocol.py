@@ -478,7 +478,7 @@ def test_an_order_is_a_value_rendered_per_form():
         assert protocol.forgot(2, "0-1") == "Forgot 2 summaries, from 0-1 up. Run: sleep {}"
     summary = protocol.Order("sleep", ("0-1",), "widget", protocol.YOUR_LINE)
     assert summary.lines("line") == ['Run: memo sleep 0-1 --project widget "<your line>"']
-    assert summary.lines("nap") == ['Run: memo nap 0-1 --project widget "<your line>"']
+    assert summary.lines("nap") == ['Run: memo --project widget nap 0-1 "<your line>"']
     assert summary.lines(protocol.MCP_FORM) == \
         ['Run: sleep {"block": "0-1", "summary": "<your line>", "scope": "widget"}']
 
@@ -652,7 +652,7 @@ def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(mo
     assert protocol.orders_form({"MEMO_ORDERS": "nap"}) == "nap"
     assert protocol.sleep_order("0-1", "nap") == ['Run: memo nap 0-1 "<your line>"']
     assert protocol.sleep_order("0-1", "nap", "--global") == \
-        ['Run: memo nap 0-1 --global "<your line>"']
+        ['Run: memo --global nap 0-1 "<your line>"']
     assert protocol.empty_store("nap")[0] == \
         'No memories yet. Record the first with: memo note "<one line>"'
     assert protocol.run(protocol.Order("sleep"), "nap") == "Run: memo nap"

@@ -104,7 +104,7 @@ def test_an_order_is_built_once_and_rendered_per_form():
     assert order.lines("heredoc") == ["Run: memo sleep 0-1 --global - <<'SUMMARY'",
                                       "<your line>", "SUMMARY"]
     assert order.lines("line") == ['Run: memo sleep 0-1 --global "<your line>"']
-    assert order.lines("nap") == ['Run: memo nap 0-1 --global "<your line>"']
+    assert order.lines("nap") == ['Run: memo --global nap 0-1 "<your line>"']
     assert order.lines("mcp") == \
         ['Run: sleep {"block": "0-1", "summary": "<your line>", "scope": "global"}']
     person = protocol.Order("redact", ("3", "--yes"), "widget", person=True, flag_first=True)
