@@ -14,130 +14,37 @@ import datetime
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import SLEEP_ORDER, answer_all, data_file, snapshot, tree_records, write_import
-from optmem.cli.app import cli
+from conftest import SLEEP_ORDER, answer_all, history, run_in, snapshot, tree_records, write_import
+from helpers import (
+    AWAKE,
+    LOG,
+    TREE,
+    answer_with,
+    expected_line,
+    id_lines,
+    imported,
+    is_block,
+    log_bytes,
+    ok,
+    one_line,
+    refused,
+    wake_all,
+)
 from optmem.engine.view import wake_budget
 
-AWAKE = "You are awake."
-LOG = 320
-TREE = 288
 KNOB_DEFAULTS = {"ENTRY_CHARS": 280, "WAKE_LINES": 256, "PART_CHARS": 20000,
                  "PART_LINES": 500}
-WAKE_ID = re.compile(r"^#(\d+)(?:-(\d+))? ")
 
 
 # -- helpers ---------------------------------------------------------------
 
-def history(n: int) -> list:
-    """The first ``n`` lines (``YYYY-MM-DD text``) of the click history."""
-    path = data_file("click-history.txt")
-    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
-             if line.strip()]
-    assert len(lines) >= n
-    return lines[:n]
-
-
-def run_in(root: Path, *args, input=None):
-    """Run ``memo`` on the store at ``root`` (whatever MEMORY_DIR says)."""
-    result = CliRunner().invoke(cli, [str(a) for a in args], input=input,
-                                env={"MEMORY_DIR": str(root)}, catch_exceptions=True)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result
-
-
-def one_line(text: str) -> str:
-    """``text`` is exactly one non-empty line (with its newline); return it."""
-    assert text.endswith("\n"), repr(text)
-    lines = text.splitlines()
-    assert len(lines) == 1 and lines[0].strip(), repr(text)
-    return lines[0]
-
-
-def ok(result) -> str:
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    assert without_import_warning(result.stderr) == ""
-    return result.stdout
-
-
-def without_import_warning(err: str) -> str:
-    """stderr less the line an import prints before writing (docs/protocol.md)."""
-    return "".join(line for line in err.splitlines(keepends=True)
-                   if not line.startswith("memo: importing"))
-
-
-def refused(result, code: int = 1) -> str:
-    """The command failed with ``code``, printed nothing on stdout and one
-    line on stderr; return that line."""
-    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    assert result.stdout == ""
-    assert "Traceback" not in result.stderr
-    return one_line(result.stderr)
-
-
-def log_bytes(root: Path) -> bytes:
-    return (root / "LOG.txt").read_bytes()
-
 
 def level_lengths(root: Path) -> dict:
     return {s: len(recs) for s, recs in tree_records(root).items()}
-
-
-def summary_text(root: Path, lo: int, hi: int) -> str:
-    """The stored summary of half-open ``[lo, hi)``, read from TREE/ directly."""
-    size = hi - lo
-    data = (root / "TREE" / str(size)).read_bytes()
-    k = lo // size
-    return data[k * TREE:(k + 1) * TREE - 1].decode("utf-8").rstrip(" ")
-
-
-def expected_line(root: Path, lines: list, lo: int, hi: int) -> str:
-    """How wake shows block ``[lo, hi)`` of a store imported from ``lines``:
-    ``#i date text`` for a memory, ``#lo-hi dates summary`` for a block."""
-    if hi - lo == 1:
-        return f"#{lo} {lines[lo]}"
-    first, last = lines[lo][:10], lines[hi - 1][:10]
-    dates = first if first == last else f"{first}..{last}"
-    return f"#{lo}-{hi - 1} {dates} {summary_text(root, lo, hi)}"
-
-
-def wake_all(memo) -> list:
-    """Every line of the wake document, following the part orders."""
-    result = memo("wake")
-    out = ok(result)
-    lines = []
-    while True:
-        part = out.splitlines()
-        lines += part
-        last = part[-1]
-        if last == AWAKE:
-            return lines
-        m = re.fullmatch(r"Run: memo wake (\d+) (\d+)", last)
-        assert m, last
-        out = ok(memo("wake", m.group(1), m.group(2)))
-
-
-def id_lines(lines: list) -> list:
-    """``(lo, hi, line)`` (half-open) for every wake line that starts with an id."""
-    out = []
-    for line in lines:
-        m = WAKE_ID.match(line)
-        if m:
-            lo = int(m.group(1))
-            hi = int(m.group(2)) + 1 if m.group(2) else lo + 1
-            out.append((lo, hi, line))
-    return out
-
-
-def is_block(lo: int, hi: int) -> bool:
-    size = hi - lo
-    return size >= 1 and size & (size - 1) == 0 and lo % size == 0
 
 
 def active_config(root: Path) -> dict:
@@ -151,56 +58,7 @@ def active_config(root: Path) -> dict:
     return out
 
 
-def answer_with(memo, text_for) -> int:
-    """Answer every compression with ``text_for(lo, hi)`` (half-open)."""
-    out = ok(memo("sleep"))
-    done = 0
-    while out != "Nothing left to compress.\n":
-        orders = [m for m in map(SLEEP_ORDER.match, out.splitlines()) if m]
-        assert len(orders) == 1, out
-        name = orders[0].group(1)
-        lo, last = map(int, name.split("-"))
-        said, _, out = ok(memo("sleep", name, "-", input=text_for(lo, last + 1) + "\n")
-                          ).partition("\n")
-        assert said == f"{name} saved."
-        out = out.removeprefix("\n") if out != "Nothing left to compress.\n" else out
-        done += 1
-    return done
-
-
 # -- stores ------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def summarised_template(tmp_path_factory):
-    """300 memories of the click history, every summary built (built once)."""
-    lines = history(300)
-    base = tmp_path_factory.mktemp("summarised")
-    root = base / "mem"
-    assert run_in(root, "init").exit_code == 0
-    path = write_import(base / "import.txt", lines)
-    assert run_in(root, "import", path).exit_code == 0
-    answer_all(lambda *a, input=None: run_in(root, *a, input=input))
-    return root
-
-
-@pytest.fixture
-def store300(summarised_template, memory_dir):
-    """A copy of the summarised 300-memory store at MEMORY_DIR."""
-    shutil.copytree(summarised_template, memory_dir)
-    return memory_dir
-
-
-@pytest.fixture
-def pending300(memo, inited, tmp_path):
-    """300 memories imported, no summary built yet (296 pending)."""
-    path = write_import(tmp_path / "import.txt", history(300))
-    ok(memo("import", path))
-    return inited
-
-
-def imported(memo, tmp_path, n: int):
-    path = write_import(tmp_path / f"import{n}.txt", history(n))
-    ok(memo("import", path))
 
 
 # == zoom ===================================================================

@@ -21,37 +21,16 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, answer_all, set_config, write_import
+from helpers import (
+    AWAKE,
+    LOG,
+    last_line,
+    memo_env,
+    notes,
+    ok,
+    poke,
+)
 from optmem.cli.app import cli
-
-LOG = 320
-AWAKE = "You are awake."
-
-
-def ok(result) -> str:
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    return result.stdout
-
-
-def notes(memo, n: int, word: str = "dm") -> None:
-    for k in range(n):
-        ok(memo("note", f"{word} {k}"))
-
-
-def poke(root: Path, offset: int, data: bytes) -> bytes:
-    """Overwrite bytes of LOG.txt in place (as ``dd conv=notrunc``); return
-    the record they fall in, before."""
-    path = root / "LOG.txt"
-    log = bytearray(path.read_bytes())
-    before = bytes(log[offset - offset % LOG:offset - offset % LOG + LOG])
-    log[offset:offset + len(data)] = data
-    path.write_bytes(bytes(log))
-    return before
-
-
-def last_line(text: str) -> str:
-    return text.rstrip("\n").splitlines()[-1]
-
 
 # -- 1. a damaged record is never summarised ------------------------------------
 
@@ -85,21 +64,6 @@ def test_a_damaged_id_is_not_handed_over_and_check_repair_restores_it(memo, init
     answer_all(memo)
     assert b"dm 1" in (inited / "TREE" / "2").read_bytes()  # summarised from the real text
     assert ok(memo("check")).endswith("The store is whole.\n")
-
-
-def memo_env(memo, env: dict, *args, input=None):
-    """``memo(*args)`` with extra environment variables set for the call."""
-    import os
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        return memo(*args, input=input)
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def test_a_damaged_date_between_two_of_one_day_is_restored(memo, inited):

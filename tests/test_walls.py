@@ -27,21 +27,14 @@ from pathlib import Path
 
 import pytest
 
+from helpers import (
+    log_bytes,
+    one_line,
+)
 from optmem.store.memory import Store, encode_memory
 
 #: A credential shape every rule set knows (an OpenAI project key), made up.
 TOKEN = "sk-proj-" + "Ab3dEf7h" * 6
-
-
-def one_line(err: str) -> str:
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("memo: ")
-    return lines[0]
-
-
-def log_bytes(root: Path) -> bytes:
-    return (root / "LOG.txt").read_bytes()
 
 
 # == frame tags ===============================================================
