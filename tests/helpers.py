@@ -163,3 +163,10 @@ def memo_env(memo, env: dict, *args, input=None):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def ok_noted(result) -> str:
+    """stdout of a command that succeeded, whatever notice it gave on stderr."""
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return result.stdout

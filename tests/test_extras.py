@@ -575,49 +575,6 @@ def test_wake_max_bytes_not_a_number(memo, store300, n):
 
 # == duplicates ==============================================================
 
-@pytest.mark.parametrize("again", [
-    "Tabs over spaces.", "tabs over spaces", "TABS OVER SPACES", "  tabs   over  spaces  ",
-    "tabs over spaces!", "Tabs over spaces...", "tabs over spaces ?!", "tabs over spaces;"])
-def test_note_refuses_a_folded_duplicate_naming_it(memo, inited, again):
-    ok(memo("note", "first memory"))
-    ok(memo("note", "Tabs over spaces."))
-    ok(memo("note", "third memory"))
-    before = snapshot(inited)
-    line = refused(memo("note", again))
-    assert re.search(r"#1\b", line), line
-    assert not re.search(r"#[02]\b", line)
-    assert snapshot(inited) == before
-
-
-def test_note_refuses_a_duplicate_on_stdin_too(memo, inited):
-    ok(memo("note", "Tabs over spaces."))
-    before = log_bytes(inited)
-    line = refused(memo("note", "-", input="tabs over spaces\n"))
-    assert "#0" in line
-    assert log_bytes(inited) == before
-
-
-def test_note_accepts_what_only_looks_alike(memo, inited):
-    assert ok(memo("note", "tabs over spaces")) == "Saved as #0.\n"
-    assert ok(memo("note", "spaces over tabs")).startswith("Saved as #1.\n")
-    assert ok(memo("note", "tabs over spaces, mostly")).startswith("Saved as #2.\n")
-    assert ok(memo("note", "tabs, over spaces")).startswith("Saved as #3.\n")
-    assert len(log_bytes(inited)) == 4 * LOG
-
-
-def test_a_duplicate_older_than_wake_lines_memories_is_accepted(memo, inited):
-    ok(memo("config", "WAKE_LINES=4"))
-    ok(memo("note", "Tabs over spaces."))
-    for k in range(1, 4):
-        ok(memo("note", f"memory {k}"))
-    # #0 is one of the last 4: refused
-    assert "#0" in refused(memo("note", "tabs over spaces"))
-    ok(memo("note", "memory 4"))
-    # now the last 4 are #1-4: accepted
-    assert ok(memo("note", "tabs over spaces")).startswith("Saved as #5.\n")
-    # and the new #5 is a duplicate again
-    assert "#5" in refused(memo("note", "TABS over spaces!"))
-
 
 # == nap ======================================================================
 

@@ -21,15 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, answer_all, set_config, write_import
-from helpers import (
-    AWAKE,
-    LOG,
-    last_line,
-    memo_env,
-    notes,
-    ok,
-    poke,
-)
+from helpers import AWAKE, LOG, last_line, memo_env, notes, ok, poke
 from optmem.cli.app import cli
 
 # -- 1. a damaged record is never summarised ------------------------------------
@@ -394,39 +386,6 @@ def test_a_damaged_half_is_not_handed_over_its_forget_is(memo, inited, tmp_path)
 
 
 # -- 6. hostile stores and inputs ------------------------------------------------
-
-@pytest.mark.parametrize("torn", [b"", b"#9 torn"], ids=["NUL records", "NULs then torn"])
-@pytest.mark.parametrize("sparse", [False, True], ids=["written", "sparse"])
-def test_a_note_after_a_crash_allocated_tail_gets_the_next_id(memo, inited, torn, sparse):
-    """A crash can leave NUL records (written, or a sparse file's hole) and
-    then a torn record: the next note cut only the torn bytes and landed
-    after the NULs, at a position its id did not match (``Saved as #N`` with
-    N millions too high, and every NUL record a damaged memory)."""
-    notes(memo, 3)
-    path = inited / "LOG.txt"
-    with open(path, "r+b") as f:
-        if sparse:
-            f.truncate(3 * LOG + (64 << 20))
-            f.seek(0, 2)
-        else:
-            f.seek(0, 2)
-            f.write(b"\0" * 3 * LOG)
-        f.write(torn)
-    assert ok(memo("wake")).count("\n#") == 3
-    out = ok_noted(memo("note", "after the crash"))
-    assert out.startswith("Saved as #3.")
-    data = path.read_bytes()
-    assert len(data) == 4 * LOG and data[3 * LOG:].startswith(b"#3 ")
-    if torn:
-        assert torn in (inited / "recovered.txt").read_bytes()
-    assert ok(memo("check")).endswith("The store is whole.\n")
-
-
-def ok_noted(result) -> str:
-    """stdout of a command that succeeded, whatever notice it gave on stderr."""
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    return result.stdout
 
 
 @pytest.mark.parametrize("source", ["/dev/zero", "fifo"])

@@ -27,10 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import (
-    log_bytes,
-    one_line,
-)
+from helpers import log_bytes, one_line
 from optmem.store.memory import Store, encode_memory
 
 #: A credential shape every rule set knows (an OpenAI project key), made up.
