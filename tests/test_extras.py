@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SLEEP_ORDER, answer_all, history, run_in, snapshot, tree_records, write_import
+from conftest import answer_all, history, snapshot, tree_records
 from helpers import (
     AWAKE,
     LOG,
@@ -577,54 +577,6 @@ def test_wake_max_bytes_not_a_number(memo, store300, n):
 
 
 # == nap ======================================================================
-
-def test_nap_behaves_exactly_as_sleep(memo, inited, tmp_path):
-    path = write_import(tmp_path / "import.txt", history(8))
-    a, b = tmp_path / "a", tmp_path / "b"
-    for root in (a, b):
-        assert run_in(root, "init").exit_code == 0
-        assert run_in(root, "import", path).exit_code == 0
-    steps = [
-        [],
-        ["2-3", "wrong block"],
-        ["0-1", "first pair"],
-        ["0-1", "again"],
-        [],
-        ["2-3", "-", "second pair\n"],
-        ["4-5"],
-        ["4-5", ""],
-        ["zz", "bad id"],
-        ["4-5", "third pair"],
-        ["6-7", "fourth pair"],
-        ["0-3", "first four"],
-        ["4-7", "last four"],
-        ["0-7", "all eight"],
-        [],
-        ["0-1", "late"],
-    ]
-    for step in steps:
-        args, stdin = step, None
-        if "-" in step:
-            args, stdin = step[:-1], step[-1]
-        slept = run_in(a, "sleep", *args, input=stdin)
-        napped = run_in(b, "nap", *args, input=stdin)
-        assert napped.exit_code == slept.exit_code, step
-        assert napped.stdout == slept.stdout.replace(str(a), str(b)), step
-        assert napped.stderr == slept.stderr.replace(str(a), str(b)), step
-        assert "memo nap" not in napped.stdout + napped.stderr
-        assert {k: v[2] for k, v in snapshot(a).items()} == \
-            {k: v[2] for k, v in snapshot(b).items()}, step
-
-
-def test_nap_prompt_orders_memo_sleep(memo, pending300):
-    out = ok(memo("nap"))
-    orders = [line for line in out.splitlines() if line.startswith("Run: ")]
-    assert orders and all(o.startswith("Run: memo sleep ") for o in orders)
-    name = SLEEP_ORDER.match(orders[0]).group(1)
-    out = ok(memo("nap", name, "a summary"))
-    orders = [line for line in out.splitlines() if line.startswith("Run: ")]
-    assert orders and all(o.startswith("Run: memo sleep ") for o in orders)
-    assert ok(memo("nap", "--help")).strip()
 
 
 # == redact ===================================================================

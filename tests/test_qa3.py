@@ -511,30 +511,3 @@ def test_check_repair_restores_heads_while_the_log_tail_needs_a_person(memo, ini
     assert out.startswith("Restored memory #2:")
     assert path.read_bytes()[2 * LOG:3 * LOG] == good
     assert "Run: memo check --repair" not in memo("check").stdout
-
-
-def test_compressions_go_on_while_the_log_tail_waits_for_a_person(memo, inited):
-    """``memo sleep LO-HI`` took the log's repair with its lock, so a
-    misaligned tail refused every summary with ``Run: memo check``, whose
-    report led back to the same prompt: an agent following orders went
-    round for ever. A summary touches no log byte; the tail stays for the
-    person (and is still named by check), and the compressions are done."""
-    notes(memo, 10)
-    path = inited / "LOG.txt"
-    data = bytearray(path.read_bytes())
-    data[9 * LOG + 100] = 10  # the last record misaligned, then stray bytes
-    path.write_bytes(bytes(data) + b"y" * 14)
-    log = path.read_bytes()
-    from conftest import stand_in_summary
-    out = ok(memo("sleep"))
-    for _ in range(20):
-        if out.startswith("Compression of #"):
-            break
-        block, summary = stand_in_summary(out)
-        result = memo("sleep", block, "-", input=summary + "\n")
-        assert result.exit_code == 0, result.stderr  # was: refused, "Run: memo check"
-        out = result.stdout.split("\n", 2)[2]
-    assert out.startswith("Compression of #8-9 waits: memory #9 is damaged")
-    assert last_line(out) == "A person can run: memo check"  # the person's, at last
-    assert (inited / "TREE" / "2").stat().st_size == 4 * 288  # every block before it
-    assert path.read_bytes() == log

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from helpers import log_bytes, one_line
-from optmem.store.memory import Store, encode_memory
+from optmem.store.memory import encode_memory
 
 #: A credential shape every rule set knows (an OpenAI project key), made up.
 TOKEN = "sk-proj-" + "Ab3dEf7h" * 6
@@ -330,25 +330,3 @@ def test_a_refusal_names_a_credential_argument_by_its_position(memo, inited, arg
 
 def test_an_ordinary_argument_is_still_quoted(memo, inited):
     assert "'not-a-block'" in memo("zoom", "not-a-block").stderr
-
-
-def test_sleep_on_a_read_only_store_says_read_only_and_hands_out_nothing(memo, inited,
-                                                                        monkeypatch):
-    memo("note", "first fact")
-    memo("note", "second fact")
-    monkeypatch.setattr(Store, "writable", lambda self: False)
-    wake = memo("wake")
-    assert "read-only" in wake.stdout
-    for args in (["sleep"], ["sleep", "0-1", "first and second fact"]):
-        result = memo(*args)
-        line = one_line(result.stderr)
-        assert result.exit_code == 1 and result.stdout == ""
-        assert "read-only for this user" in line and "Run: memo sleep" not in line
-    assert not (inited / "TREE" / "2").exists()
-
-
-def test_sleep_on_a_read_only_store_with_nothing_pending_says_so(memo, inited, monkeypatch):
-    memo("note", "one fact")
-    monkeypatch.setattr(Store, "writable", lambda self: False)
-    result = memo("sleep")
-    assert (result.exit_code, result.stdout) == (0, "Nothing left to compress.\n")
