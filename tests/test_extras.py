@@ -30,7 +30,6 @@ from helpers import (
     is_block,
     log_bytes,
     ok,
-    one_line,
     refused,
     wake_all,
 )
@@ -580,73 +579,6 @@ def test_wake_max_bytes_not_a_number(memo, store300, n):
 
 
 # == redact ===================================================================
-
-def unique_memory(lines: list, lo: int = 90, hi: int = 120) -> int:
-    """An id in ``[lo, hi)`` whose text occurs in no other line."""
-    for i in range(lo, hi):
-        text = lines[i][11:]
-        if len(text) > 12 and sum(text in other for other in lines) == 1:
-            return i
-    raise AssertionError("no unique memory")
-
-
-def test_redact_blanks_in_place_and_drops_the_summaries_over_it(memo, store300):
-    lines = history(300)
-    i = unique_memory(lines)
-    secret = lines[i][11:]
-    before_log = log_bytes(store300)
-    before_tree = tree_records(store300)
-    out = ok(memo("redact", str(i), "--yes"))
-    assert "Run: memo sleep" in out
-    after_log = log_bytes(store300)
-    assert len(after_log) == len(before_log)
-    for j in range(300):
-        rec = after_log[j * LOG:(j + 1) * LOG]
-        if j != i:
-            assert rec == before_log[j * LOG:(j + 1) * LOG], j
-    rec = after_log[i * LOG:(i + 1) * LOG]
-    assert len(rec) == LOG and rec.endswith(b"\n")
-    assert rec.startswith(f"#{i} {lines[i][:10]} ".encode())
-    assert secret.encode() not in rec
-    assert secret.encode() not in after_log
-    # exactly the summaries over #i and the later ones on each level went
-    after_tree = tree_records(store300)
-    dropped = 0
-    for size, records in before_tree.items():
-        keep = i // size
-        assert after_tree.get(size, []) == records[:keep], size
-        dropped += len(records) - keep
-    assert re.search(rf"\b{dropped}\b", out), out
-    assert "\nCompress memories #" in memo("wake").stdout  # pending until slept
-    # the next sleeps rebuild them, and the secret is gone from every file
-    assert answer_all(memo) == dropped
-    rebuilt = tree_records(store300)
-    assert {s: len(r) for s, r in rebuilt.items()} == {s: len(r) for s, r in before_tree.items()}
-    for size, records in rebuilt.items():
-        assert records[:i // size] == before_tree[size][:i // size]
-        assert not any(secret.encode() in r for r in records)
-    assert ok(memo("check"))
-    ok(memo("wake"))
-
-
-def test_redact_without_yes_refuses_and_changes_nothing(memo, store300):
-    before = snapshot(store300)
-    line = refused(memo("redact", "100"))
-    assert "--yes" in line
-    assert snapshot(store300) == before
-
-
-@pytest.mark.parametrize("arg", ["300", "999999", "abc", "-1", "1-2", ""])
-def test_redact_refuses_what_is_not_a_memory(memo, store300, arg):
-    before = snapshot(store300)
-    result = memo("redact", arg, "--yes")
-    assert result.exit_code in (1, 2)
-    assert result.stdout == ""
-    assert "Traceback" not in result.stderr
-    if result.exit_code == 1:
-        one_line(result.stderr)
-    assert {k: v[2] for k, v in snapshot(store300).items()} == \
-        {k: v[2] for k, v in before.items()}
 
 
 # == recall --json =============================================================

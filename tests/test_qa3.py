@@ -327,14 +327,6 @@ def test_every_stdin_reader_refuses_over_long_input_by_size(memo, inited, args):
     assert {p.name: p.read_bytes() for p in inited.rglob("*") if p.is_file()} == before
 
 
-def test_a_redact_without_yes_prints_the_persons_step(memo, inited):
-    notes(memo, 6)
-    result = memo("redact", "5")
-    assert result.exit_code == 1
-    assert result.stderr.rstrip("\n").endswith("A person can run: memo redact 5 --yes")
-    assert "human" not in result.stderr
-
-
 # -- 6. a damaged summary never locks wake, and its repair is handed over -------
 
 def _forty(memo, inited, tmp_path):
