@@ -105,18 +105,6 @@ def test_damaged_text_waits_for_a_person_and_nothing_summarises_it(memo, inited)
     assert ok(memo("check")).endswith("The store is whole.\n")
 
 
-def test_wake_that_needs_work_waiting_for_a_repair_still_shows_the_memory(memo, inited,
-                                                                          tmp_path):
-    write_import(tmp_path / "many.txt", [f"2024-01-01 entry {k}" for k in range(40)])
-    ok(memo("import", tmp_path / "many.txt"))
-    set_config(inited, WAKE_LINES=4)
-    poke(inited, LOG + 20, b"\x01")
-    out = ok(memo("wake"))  # not "Cannot wake": nothing an agent does unblocks it
-    doc, sep, handover = out.partition(f"\n{AWAKE}\n\n")
-    assert sep and "#39 2024-01-01 entry 39" in doc
-    assert handover.startswith("Compression of #0-1 waits")
-
-
 # -- 2 and 5. every order and every person's step, as printed ------------------
 
 def _docstrings(tree) -> set:
