@@ -92,68 +92,6 @@ def test_the_readme_knob_table_is_the_config_table():
         assert tuple(int(x.replace(",", "")) for x in rows[name]) == (default, low, high), name
 
 
-@pytest.mark.parametrize("raw, words", [
-    ("99999999999999999999999", "from 1 to 1000000000000"),
-    ("1000000000001", "from 1 to 1000000000000"),
-    ("0", "1 or more"),
-    ("abc", "must be a whole number"),
-])
-def test_a_config_value_out_of_range_names_the_real_range(memo, raw, words):
-    """A 23-digit WAKE_LINES was called "not a whole number, 1 or more":
-    a value above the top names the top, and shows what was typed."""
-    assert memo("init").exit_code == 0
-    result = memo("config", f"WAKE_LINES={raw}")
-    assert result.exit_code == 1
-    assert words in result.stderr and raw in result.stderr
-    assert "Traceback" not in result.stderr
-
-
-@pytest.mark.parametrize("garbage", [
-    b"\xff\xfe a line of Latin-1 or UTF-16 noise\n",
-    b"# caf\xe9, a comment in Latin-1\n",
-    b"WAKE_LINES=\xff7\n",
-    b"\x00\x01\x02 binary\n",
-    b"WAKE_LINES=12\xe9\n",
-])
-def test_a_config_with_bytes_that_are_not_utf8_is_repaired_keeping_every_byte(
-        memo, memory_dir, garbage):
-    """A config with one non-UTF-8 byte refused every command ("move it
-    away") and ``memo config --repair`` could not fix it. Now the order a
-    bad line prints runs as printed, and the file keeps every byte."""
-    assert memo("init").exit_code == 0
-    assert memo("note", "a memory before the config broke").exit_code == 0
-    path = memory_dir / "config"
-    original = path.read_bytes() + b"PART_LINES=40\n" + garbage
-    path.write_bytes(original)
-    result = memo("wake")
-    if result.exit_code != 0:  # a value that does not parse: one line and its order
-        assert result.stderr.count("\n") == 1
-        assert result.stderr.rstrip().endswith("Run: memo config --repair")
-        repaired = memo("config", "--repair")
-        assert repaired.exit_code == 0, repaired.stderr
-    assert memo("wake").exit_code == 0
-    assert "PART_LINES   40 " in memo("config").stdout
-    assert memo("config", "WAKE_LINES=100").exit_code == 0
-    after = path.read_bytes()
-    for line in original.splitlines():  # every byte is still there (maybe commented)
-        assert line in after
-    assert b"WAKE_LINES=100\n" in after
-
-
-def test_an_over_long_config_is_refused_never_cut(memo, memory_dir):
-    """The config was read up to 1 MiB and rewritten from that: a bigger
-    file lost its tail on ``memo config NAME=VALUE``. It is refused whole."""
-    assert memo("init").exit_code == 0
-    path = memory_dir / "config"
-    original = path.read_bytes() + b"# padding\n" * 120000  # 1.2 MB
-    path.write_bytes(original)
-    for args in (["wake"], ["config", "WAKE_LINES=100"], ["config", "--repair"]):
-        result = memo(*args)
-        assert result.exit_code == 1
-        assert "over 1 MiB" in result.stderr and result.stderr.count("\n") == 1
-    assert path.read_bytes() == original
-
-
 def test_every_file_the_readme_imports_is_made_or_shipped():
     """The README's session ran ``memo import click-history.txt`` with no
     step that makes the file (the shipped one has 2,485 lines, the

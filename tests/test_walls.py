@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -107,41 +106,6 @@ def test_a_frame_tag_another_tool_wrote_is_shown_with_its_bracket_replaced(memo,
 
 
 # == config lines that set nothing ============================================
-
-IDLE = "WAKE_LINES 100\nPART_LINES: 50\nENTRY_CHARS=200\nhello there  # a note\n# fine\n\n"
-
-
-def test_config_names_each_line_that_sets_nothing(memo, inited):
-    (inited / "config").write_text(IDLE)
-    result = memo("config")
-    assert result.exit_code == 0
-    assert "WAKE_LINES   256 " in result.stdout and "ENTRY_CHARS  200 " in result.stdout
-    lines = result.stderr.splitlines()
-    path = str(inited / "config")
-    assert len(lines) == 3, result.stderr
-    assert lines[0].startswith(f"memo: {path} line 1 ('WAKE_LINES 100') sets nothing: it is "
-                               f"NAME VALUE")
-    assert "write WAKE_LINES=100" in lines[0]
-    assert f"{path} line 2 ('PART_LINES: 50') sets nothing: it is NAME: VALUE" in lines[1]
-    assert "write PART_LINES=50" in lines[1]
-    assert f"{path} line 4 ('hello there') sets nothing" in lines[2]
-
-
-def test_check_names_them_before_calling_the_store_whole(memo, inited):
-    (inited / "config").write_text(IDLE)
-    result = memo("check")
-    assert result.exit_code == 0
-    out = result.stdout.splitlines()
-    named = [line for line in out if "sets nothing" in line]
-    assert [re.search(r"config line (\d+) ", line).group(1) for line in named] == ["1", "2", "4"]
-    assert out[-1] == "The store is whole."
-    assert out.index(named[-1]) < len(out) - 1
-
-
-def test_a_config_of_assignments_only_names_nothing(memo, inited):
-    (inited / "config").write_text("# c\nWAKE_LINES=10\n\n")
-    assert memo("config").stderr == ""
-    assert "sets nothing" not in memo("check").stdout
 
 
 # == locks that cannot work ===================================================
