@@ -22,7 +22,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-from pathlib import Path
 
 import pytest
 
@@ -144,62 +143,6 @@ def test_a_deleted_working_directory_is_named_not_the_store(memo, inited, tmp_pa
         line = one_line(memo(*args).stderr)
         assert "the working directory no longer exists" in line, line
         assert str(inited) not in line and "Run: memo check" not in line
-
-
-def _built_pair(memo):
-    memo("note", "first fact")
-    memo("note", "second fact")
-    assert memo("sleep", "0-1", "first and second fact").exit_code == 0
-
-
-def _deny(monkeypatch, path: Path):
-    """Every open or lstat of ``path`` fails with EACCES, as for a file
-    another user owns (root would pass a mode)."""
-    target = str(path)
-    real_open, real_lstat, real_builtin = os.open, os.lstat, open
-
-    def fail(p):
-        if os.fspath(p) == target:
-            raise PermissionError(errno.EACCES, "Permission denied", target)
-
-    def fake_open(p, *a, **k):
-        fail(p)
-        return real_open(p, *a, **k)
-
-    def fake_lstat(p, *a, **k):
-        fail(p)
-        return real_lstat(p, *a, **k)
-
-    def fake_builtin(p, *a, **k):
-        if isinstance(p, (str, bytes, os.PathLike)):
-            fail(p)
-        return real_builtin(p, *a, **k)
-
-    monkeypatch.setattr(os, "open", fake_open)
-    monkeypatch.setattr(os, "lstat", fake_lstat)
-    monkeypatch.setattr("builtins.open", fake_builtin)
-
-
-def test_a_permission_error_on_a_tree_file_is_no_damage(memo, inited, monkeypatch):
-    _built_pair(memo)
-    level = inited / "TREE" / "2"
-    _deny(monkeypatch, level)
-    line = one_line(memo("wake").stderr)
-    assert line.startswith(f"memo: permission denied: this user (uid {os.getuid()}) cannot read "
-                           f"{level}"), line
-    assert "mv " not in line and "moved out" not in line and "rebuild" not in line
-    check = memo("check")
-    named = [x for x in check.stdout.splitlines() if str(level) in x]
-    assert named and all("permission denied" in x and "mv " not in x for x in named), named
-
-
-def test_damage_in_a_tree_file_still_names_its_repair(memo, inited):
-    _built_pair(memo)
-    level = inited / "TREE" / "2"
-    level.unlink()
-    level.mkdir()  # not a regular file: damage, with the person's step
-    line = one_line(memo("wake").stderr)
-    assert "not a regular file" in line and "mv -- " in line
 
 
 @pytest.mark.parametrize("args, pos", [
