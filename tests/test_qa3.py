@@ -36,32 +36,6 @@ def test_init_without_memory_dir_says_what_to_set(memo, monkeypatch, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_after_double_dash_a_dash_is_a_file(memo, inited, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "-").write_text("2024-01-01 from the file called dash\n")
-    out = ok(memo("import", "--", "-", input="2024-01-01 from standard input\n"))
-    assert out.startswith("Imported 1 memory")
-    assert "from the file called dash" in ok(memo("recall", "dash"))
-    assert ok(memo("recall", "standard input")) == "No match.\n"
-    (tmp_path / "-").unlink()
-    ok(memo("export", "--", "-"))
-    assert (tmp_path / "-").read_text() == "2024-01-01 from the file called dash\n"
-
-
-FIVE_MB = "a" * 5_000_000
-
-
-@pytest.mark.parametrize("args", [("note", "-"), ("sleep", "0-1", "-"), ("sleep", "-"),
-                                  ("import", "-")], ids=" ".join)
-def test_every_stdin_reader_refuses_over_long_input_by_size(memo, inited, args):
-    notes(memo, 2)
-    before = {p.name: p.read_bytes() for p in inited.rglob("*") if p.is_file()}
-    result = memo(*args, input=FIVE_MB)
-    assert result.exit_code == 1 and result.stdout == ""
-    assert "65536 bytes" in result.stderr and result.stderr.count("\n") == 1, result.stderr
-    assert {p.name: p.read_bytes() for p in inited.rglob("*") if p.is_file()} == before
-
-
 # -- 6. a damaged summary never locks wake, and its repair is handed over -------
 
 
