@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import answer_all
-from helpers import LOG, last_line, notes, ok
+from helpers import LOG, notes, ok
 
 # -- 1. a damaged record is never summarised ------------------------------------
 
@@ -25,15 +25,6 @@ from helpers import LOG, last_line, notes, ok
 
 
 # -- 3 and 4. arguments and standard input ----------------------------------
-
-def test_init_without_memory_dir_says_what_to_set(memo, monkeypatch, tmp_path):
-    monkeypatch.delenv("MEMORY_DIR")
-    monkeypatch.chdir(tmp_path)
-    result = memo("init")
-    assert result.exit_code == 1 and "nothing was created" in result.stderr
-    step = last_line(result.stderr).split("A person can run: ", 1)[1]
-    assert step == 'export MEMORY_DIR="$HOME/memory" && memo init'
-    assert list(tmp_path.iterdir()) == []
 
 
 # -- 6. a damaged summary never locks wake, and its repair is handed over -------
