@@ -93,12 +93,3 @@ def test_no_store_file_is_written_through_a_link(memo, inited, name):
         assert len(now) <= len(log)  # nothing appended
     else:
         assert now[3 * LOG:].startswith(b"#3 ")
-
-
-@pytest.mark.parametrize("name", ["../x", "a b", "x;rm -rf ~"])
-def test_an_impossible_project_name_gets_no_step_that_would_be_refused(memo, inited,
-                                                                      monkeypatch, name):
-    monkeypatch.setenv("MEMO_PROJECT", name)
-    result = memo("wake")
-    assert result.exit_code == 1 and "there can be none" in result.stderr
-    assert "memo init --project" not in result.stderr
