@@ -19,10 +19,6 @@ and missing lock support are faked at the system call, never by modes.
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import os
-
 import pytest
 
 from helpers import log_bytes, one_line
@@ -109,40 +105,8 @@ def test_a_frame_tag_another_tool_wrote_is_shown_with_its_bracket_replaced(memo,
 
 # == locks that cannot work ===================================================
 
-@pytest.mark.parametrize("code", [errno.ENOSYS, errno.ENOLCK])
-def test_a_filesystem_without_locks_is_named_at_once(memo, inited, monkeypatch, code):
-    import optmem.store.lock
-    monkeypatch.setattr(optmem.store.lock, "LOCK_TIMEOUT", 0.2)  # never the thing asserted
-    real = fcntl.flock
-
-    def flock(fd, op):
-        if op & fcntl.LOCK_EX:
-            raise OSError(code, os.strerror(code))
-        return real(fd, op)
-
-    monkeypatch.setattr(fcntl, "flock", flock)
-    before = log_bytes(inited)
-    result = memo("note", "a fact that cannot be saved here")
-    line = one_line(result.stderr)
-    assert result.exit_code == 1
-    assert "does not support file locks" in line and os.strerror(code) in line
-    assert "another memo" not in line and "Run: memo check" not in line
-    assert log_bytes(inited) == before
-
 
 # == right cause ==============================================================
-
-def test_a_deleted_working_directory_is_named_not_the_store(memo, inited, tmp_path,
-                                                          monkeypatch):
-    (inited / "projects").mkdir()  # scope discovery asks where memo runs
-    gone = tmp_path / "gone"
-    gone.mkdir()
-    monkeypatch.chdir(gone)
-    gone.rmdir()
-    for args in (["wake"], ["note", "a fact"]):
-        line = one_line(memo(*args).stderr)
-        assert "the working directory no longer exists" in line, line
-        assert str(inited) not in line and "Run: memo check" not in line
 
 
 @pytest.mark.parametrize("args, pos", [
