@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from conftest import REPO
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 pytest.importorskip("ruff")
@@ -21,3 +23,16 @@ def test_ruff_finds_nothing():
          "optmem", "tests", "benchmarks", "examples"],
         cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_no_module_has_an_invalid_escape():
+    """protocol.py had ``\\w`` in a docstring: Python 3.12+ prints a
+    SyntaxWarning on stderr whenever it compiles the module (a git clone's
+    first run, ``-B``, a read-only install), two stray lines for the user.
+    Every module compiles without a warning."""
+    import warnings
+    sources = sorted((REPO / "optmem").rglob("*.py")) + [REPO / "memo"]
+    for path in sources:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
