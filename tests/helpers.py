@@ -170,3 +170,20 @@ def ok_noted(result) -> str:
     assert "Traceback" not in result.stdout + result.stderr
     assert result.exit_code == 0, (result.stdout, result.stderr)
     return result.stdout
+
+
+NOTHING = "Nothing left to compress.\n"
+
+
+def import_texts(memo, tmp_path, texts, date="2024-05-01"):
+    path = write_import(tmp_path / "import.txt", [f"{date} {t}" for t in texts])
+    result = memo("import", path)
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def body_lines(prompt: str) -> list:
+    return [line.strip() for line in prompt.splitlines() if line.startswith("  ")]
+
+
+STDIN_TEXT = """$(rm -rf x) `touch pwned` $HOME ${PATH} !! !$ "double" 'single' \\n \\ end"""

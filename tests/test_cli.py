@@ -10,27 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import answer_all, set_config, snapshot, stand_in_summary, write_import
+from helpers import AWAKE, NOTHING, STDIN_TEXT, body_lines, import_texts, last_line
 from optmem.cli.app import cli
 from optmem.engine import pager
-
-AWAKE = "You are awake."
-NOTHING = "Nothing left to compress.\n"
-
-
-def import_texts(memo, tmp_path, texts, date="2024-05-01"):
-    path = write_import(tmp_path / "import.txt", [f"{date} {t}" for t in texts])
-    result = memo("import", path)
-    assert result.exit_code == 0, result.stderr
-    return result
-
-
-def last_line(out: str) -> str:
-    return out.rstrip("\n").splitlines()[-1]
-
-
-def body_lines(prompt: str) -> list:
-    return [line.strip() for line in prompt.splitlines() if line.startswith("  ")]
-
 
 # -- a store must exist ------------------------------------------------------
 
@@ -144,9 +126,6 @@ def test_note_refuses_a_recent_duplicate(memo, inited):
     assert dup.stdout == ""
     assert "#0" in dup.stderr
     assert len((inited / "LOG.txt").read_bytes()) == 320
-
-
-STDIN_TEXT = """$(rm -rf x) `touch pwned` $HOME ${PATH} !! !$ "double" 'single' \\n \\ end"""
 
 
 def test_note_from_stdin_is_verbatim(memo, inited):
@@ -666,7 +645,7 @@ def test_paginate_respects_limits_and_keeps_every_line(lines, part_lines, part_c
 
 # -- wake --max-bytes (startup hooks) ----------------------------------------------
 
-def test_wake_max_bytes_fits_and_ends_awake(memo, inited, tmp_path):
+def test_wake_max_bytes_keeps_a_tiling_of_the_whole_log(memo, inited, tmp_path):
     import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(200)])
     answer_all(memo)
     for limit in (4000, 8000, 20000):
