@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from conftest import snapshot
-from helpers import LOG, log_bytes, notes, ok, ok_noted, refused
+from conftest import set_config, snapshot
+from helpers import LOG, NOTHING, STDIN_TEXT, body_lines, log_bytes, notes, ok, ok_noted, refused
 
 
 @pytest.mark.parametrize("again", [
@@ -81,3 +81,79 @@ def test_a_note_after_a_crash_allocated_tail_gets_the_next_id(memo, inited, torn
     if torn:
         assert torn in (inited / "recovered.txt").read_bytes()
     assert ok(memo("check")).endswith("The store is whole.\n")
+
+
+def test_note_protocol_and_compression_when_due(memo, inited):
+    first = memo("note", "the first memory")
+    assert (first.exit_code, first.stdout, first.stderr) == (0, "Saved as #0.\n", "")
+    second = memo("note", "the", "second", "memory")  # words are joined
+    assert second.exit_code == 0 and second.stderr == ""
+    lines = second.stdout.splitlines()
+    assert lines[0] == "Saved as #1."
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in lines
+    assert [b.split(" ", 2)[2] for b in body_lines(second.stdout)] == [
+        "the first memory", "the second memory"]
+    third = memo("note", "a third one")  # 0-1 is still pending: still due
+    assert third.stdout.splitlines()[0] == "Saved as #2."
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in third.stdout.splitlines()
+    assert memo("sleep", "0-1", "first and second").stdout == "0-1 saved.\n" + NOTHING
+    fourth = memo("note", "a fourth one")  # completes 2-3 (and 0-3)
+    assert fourth.stdout.splitlines()[0] == "Saved as #3."
+    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in fourth.stdout.splitlines()
+    memo("sleep", "2-3", "third and fourth")
+    memo("sleep", "0-3", "four memories")
+    fifth = memo("note", "a fifth one")  # nothing pending: just the receipt
+    assert (fifth.exit_code, fifth.stdout, fifth.stderr) == (0, "Saved as #4.\n", "")
+
+
+def test_note_refuses_bad_text(memo, inited):
+    for args in (["   "], ["two\nlines"], ["cr\rhere"]):
+        result = memo("note", *args)
+        assert result.exit_code == 1, args
+        assert result.stdout == ""
+        assert result.stderr.startswith("memo: ")
+    assert (inited / "LOG.txt").read_bytes() == b""
+    ok = memo("note", "  padded  ")
+    assert ok.stdout == "Saved as #0.\n"
+    assert (inited / "LOG.txt").read_bytes()[:319].rstrip(b" ").endswith(b" padded")
+
+
+def test_note_refuses_a_recent_duplicate(memo, inited):
+    assert memo("note", "Shipped version 2.0.").exit_code == 0
+    dup = memo("note", "shipped   VERSION 2.0")
+    assert dup.exit_code == 1
+    assert dup.stdout == ""
+    assert "#0" in dup.stderr
+    assert len((inited / "LOG.txt").read_bytes()) == 320
+
+
+def test_note_from_stdin_is_verbatim(memo, inited):
+    result = memo("note", "-", input=STDIN_TEXT + "\n")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "Saved as #0.\n", "")
+    record = (inited / "LOG.txt").read_bytes()
+    body = record[:319].rstrip(b" ").decode()
+    assert body.split(" ", 2)[2] == STDIN_TEXT
+    recall = memo("recall", re.escape("`touch pwned`"))
+    assert recall.stdout.splitlines()[0].split(" ", 2)[2] == STDIN_TEXT
+
+
+def test_note_stdin_must_be_one_line(memo, inited):
+    result = memo("note", "-", input="first line\nsecond line\n")
+    assert result.exit_code == 1 and result.stdout == ""
+    crlf = memo("note", "-", input="windows line\r\n")
+    assert crlf.exit_code == 0, crlf.stderr
+    empty = memo("note", "-", input="")
+    assert empty.exit_code == 1 and empty.stdout == ""
+    assert len((inited / "LOG.txt").read_bytes()) == 320
+    assert (inited / "LOG.txt").read_bytes()[:319].rstrip(b" ").endswith(b" windows line")
+
+
+def test_duplicate_check_looks_back_wake_lines_only(memo, inited):
+    set_config(inited, WAKE_LINES=2)
+    for text in ("alpha", "beta", "gamma"):
+        assert memo("note", text).exit_code == 0
+    refused = memo("note", "Gamma!")  # #2 is among the last 2
+    assert refused.exit_code == 1 and "#2" in refused.stderr
+    again = memo("note", "alpha")  # #0 is older than the last 2
+    assert again.exit_code == 0, again.stderr
+    assert again.stdout.splitlines()[0] == "Saved as #3."
