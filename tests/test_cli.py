@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import answer_all, set_config, snapshot, stand_in_summary, write_import
-from helpers import AWAKE, NOTHING, STDIN_TEXT, body_lines, import_texts, last_line
+from conftest import answer_all, set_config, snapshot, write_import
+from helpers import AWAKE, NOTHING, import_texts, last_line
 from optmem.cli.app import cli
 from optmem.engine import pager
 
@@ -85,83 +85,7 @@ def test_init_refuses_a_non_empty_directory_without_a_log(memo, memory_dir):
 # -- note -----------------------------------------------------------------------
 
 
-def test_sleep_from_stdin_is_verbatim(memo, inited):
-    memo("note", "one")
-    memo("note", "two")
-    result = memo("sleep", "0-1", "-", input=STDIN_TEXT + "\n")
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "0-1 saved.\n" + NOTHING, "")
-    assert (inited / "TREE" / "2").read_bytes().rstrip(b" \n").decode() == STDIN_TEXT
-
-
 # -- sleep ---------------------------------------------------------------------
-
-def test_sleep_on_empty_store(memo, inited):
-    result = memo("sleep")
-    assert (result.exit_code, result.stdout, result.stderr) == (0, NOTHING, "")
-    refused = memo("sleep", "0-1", "nothing to summarise")
-    assert refused.exit_code == 1
-    assert refused.stdout == ""
-    assert list((inited / "TREE").iterdir()) == []
-
-
-def test_sleep_order_and_refusals(memo, inited, tmp_path):
-    import_texts(memo, tmp_path, ["m0", "m1", "m2", "m3"])
-    prompt = memo("sleep")
-    assert prompt.exit_code == 0
-    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in prompt.stdout.splitlines()
-    assert body_lines(prompt.stdout) == ["#0 2024-05-01 m0", "#1 2024-05-01 m1"]
-    assert memo("nap").stdout == prompt.stdout  # nap is sleep
-
-    for wrong in ("2-3", "0-3"):
-        refused = memo("sleep", wrong, "not yet")
-        assert refused.exit_code == 1
-        assert refused.stdout == ""
-        assert "0-1" in refused.stderr  # names the next block
-    assert list((inited / "TREE").iterdir()) == []
-
-    incomplete = memo("sleep", "4-5", "past the end")
-    assert incomplete.exit_code == 1 and incomplete.stdout == ""
-    not_a_block = memo("sleep", "1-2", "misaligned")
-    assert not_a_block.exit_code in (1, 2) and not_a_block.stdout == ""
-
-    stored = memo("sleep", "0-1", "m0 and m1")
-    assert stored.exit_code == 0 and stored.stderr == ""
-    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in stored.stdout.splitlines()
-    tree2 = (inited / "TREE" / "2").read_bytes()
-    assert tree2 == b"m0 and m1" + b" " * 278 + b"\n"
-
-    again = memo("sleep", "0-1", "a different line")
-    assert again.exit_code == 0
-    assert again.stderr == ""
-    assert again.stdout.splitlines()[0] == "Another session already wrote 0-1."
-    assert (inited / "TREE" / "2").read_bytes() == tree2
-
-    memo("sleep", "2-3", "m2 and m3")
-    last = memo("sleep")
-    assert "Run: memo sleep 0-3 - <<'SUMMARY'" in last.stdout.splitlines()
-    done = memo("nap", "0-3", "all four")
-    assert (done.exit_code, done.stdout, done.stderr) == (0, "0-3 saved.\n" + NOTHING, "")
-    assert (inited / "TREE" / "4").read_bytes() == b"all four" + b" " * 279 + b"\n"
-    nothing = memo("sleep")
-    assert (nothing.exit_code, nothing.stdout) == (0, NOTHING)
-
-
-def test_prompt_shows_raw_up_to_16_then_halves(memo, inited, tmp_path):
-    import_texts(memo, tmp_path, [f"event {i}" for i in range(32)])
-    out = memo("sleep").stdout
-    seen = {}
-    while out != NOTHING:
-        block, summary = stand_in_summary(out)
-        seen[block] = (out, summary)
-        said, _, out = memo("sleep", block, "-", input=summary).stdout.partition("\n")
-        assert said == f"{block} saved."
-        out = out.removeprefix("\n") if out != NOTHING else out
-    assert len(seen) == 32 - 1  # T - popcount(T)
-    raw16 = body_lines(seen["16-31"][0])
-    assert raw16 == [f"#{i} 2024-05-01 event {i}" for i in range(16, 32)]
-    top = body_lines(seen["0-31"][0])
-    assert top == [f"#0-15 2024-05-01 {seen['0-15'][1]}",
-                   f"#16-31 2024-05-01 {seen['16-31'][1]}"]
 
 
 # -- wake -------------------------------------------------------------------------
