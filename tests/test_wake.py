@@ -8,9 +8,24 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from conftest import set_config, write_import
-from helpers import AWAKE, LOG, answer_with, id_lines, imported, is_block, ok, poke, refused
+from conftest import answer_all, set_config, write_import
+from helpers import (
+    AWAKE,
+    LOG,
+    answer_with,
+    id_lines,
+    import_texts,
+    imported,
+    is_block,
+    last_line,
+    ok,
+    poke,
+    refused,
+)
+from optmem.engine import pager
 from optmem.engine.view import wake_budget
 
 
@@ -181,3 +196,187 @@ def test_wake_that_needs_work_waiting_for_a_repair_still_shows_the_memory(memo, 
     doc, sep, handover = out.partition(f"\n{AWAKE}\n\n")
     assert sep and "#39 2024-01-01 entry 39" in doc
     assert handover.startswith("Compression of #0-1 waits")
+
+
+def test_wake_empty_memory(memo, inited):
+    result = memo("wake")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.endswith(AWAKE + "\n")
+
+
+def test_wake_refuses_only_when_the_document_needs_a_summary(memo, inited):
+    memo("note", "one")
+    memo("note", "two")
+    # Two memories fit WAKE_LINES verbatim: wake prints them, then hands
+    # the pending compression over after `You are awake.`.
+    handed = memo("wake")
+    assert handed.exit_code == 0 and handed.stderr == ""
+    document, prompt = handed.stdout.split(AWAKE + "\n\n")
+    assert document.splitlines()[-1].startswith("#1 ")
+    assert prompt.splitlines()[0] == "Compress memories #0-1 into one line of at most 280 bytes."
+    set_config(inited, WAKE_LINES=1)  # now the document is the one line #0-1
+    result = memo("wake")
+    assert (result.exit_code, result.stderr) == (1, "")
+    assert result.stdout.startswith("Cannot wake: 1 compression pending. Do it, then run "
+                                    "memo wake again.\n\nCompress memories #0-1 ")
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in result.stdout.splitlines()
+    assert AWAKE not in result.stdout
+    # Block 0-1 is not inside [0, 1): the view at T=1 is ready.
+    early = memo("wake", "1", "1")
+    assert early.exit_code == 0, early.stderr
+    assert AWAKE + "\n\nCompress memories #0-1 " in early.stdout  # the hand-over
+    assert any(line.startswith("#0 ") and line.endswith(" one") for line in early.stdout.splitlines())
+    memo("sleep", "0-1", "one, two")
+    awake = memo("wake")
+    assert awake.exit_code == 0 and awake.stdout.endswith(AWAKE + "\n")
+
+
+def follow_wake(memo, first_args=("wake",)):
+    """Run wake and every ``Run: memo wake`` order; return the parts."""
+    parts = []
+    args = list(first_args)
+    while True:
+        result = memo(*args)
+        assert result.exit_code == 0, result.stderr
+        assert result.stderr == ""
+        parts.append(result.stdout)
+        last = last_line(result.stdout)
+        if last == AWAKE:
+            return parts
+        m = re.fullmatch(r"Not awake yet\. Run: (memo wake \d+ \d+)", last)
+        assert m, f"part does not end with an order: {last!r}"
+        args = m.group(1).split()[1:]
+        assert len(parts) < 1000
+
+
+def check_parts(parts, part_lines, part_chars):
+    n = len(parts)
+    for k, part in enumerate(parts, 1):
+        lines = part.rstrip("\n").split("\n")
+        # PART_LINES counts the document (header and closing line are extra);
+        # memo's intro line is extra in part 1 when the memories fill no budget
+        assert len(lines) - (2 if n > 1 else 1) <= part_lines + (k == 1), (k, len(lines))
+        assert len(part.encode("utf-8")) <= part_chars, (k, len(part.encode()))
+        if n > 1:
+            assert re.search(rf"\b{k}\b.*\b{n}\b", lines[0]), lines[0]
+        if k < n:
+            assert lines[-1].startswith("Not awake yet. Run: memo wake ")
+        else:
+            assert lines[-1] == AWAKE
+
+
+def memory_lines(parts):
+    return [line for part in parts for line in part.splitlines() if re.match(r"#\d", line)]
+
+
+def test_wake_in_parts_by_lines(memo, inited, tmp_path):
+    texts = [f"step {i} of the plan" for i in range(100)]
+    import_texts(memo, tmp_path, texts)
+    assert answer_all(memo) == 100 - 3  # popcount(100) = 3
+    set_config(inited, PART_LINES=20)
+    parts = follow_wake(memo)
+    check_parts(parts, 20, 20000)
+    # 100 memory lines (T <= WAKE_LINES: all verbatim, the intro beside them)
+    # in parts of 20 document lines: 5 parts, as the later OptMem pages them.
+    assert len(parts) == 5
+    assert memory_lines(parts) == [f"#{i} 2024-05-01 {t}" for i, t in enumerate(texts)]
+    assert parts[0] == memo("wake").stdout
+    assert parts[-1].count(AWAKE) == 1
+
+
+def test_wake_in_parts_by_bytes(memo, inited, tmp_path):
+    texts = [f"{i:03d} " + "long entry " * 22 for i in range(60)]  # ~246 bytes each
+    import_texts(memo, tmp_path, [t.strip() for t in texts])
+    answer_all(memo)
+    set_config(inited, PART_CHARS=2048, PART_LINES=500)
+    parts = follow_wake(memo)
+    check_parts(parts, 500, 2048)
+    assert len(parts) >= 60 * 260 // 2048
+    assert len(memory_lines(parts)) == 60
+
+
+def test_wake_part_beyond_and_t_beyond(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"thing {i}" for i in range(101)])
+    answer_all(memo)
+    set_config(inited, PART_LINES=20)
+    parts = follow_wake(memo)
+    n = len(parts)
+    assert n > 2
+    # A memory noted mid-read (making block 100-101 pending) shifts nothing.
+    memo("note", "noted while reading")
+    again = memo("wake", "2", "101")
+    assert (again.exit_code, again.stdout) == (0, parts[1])
+    missing = memo("wake", str(n + 1), "101")
+    assert missing.exit_code == 1
+    assert missing.stdout == ""
+    assert "memo wake" in missing.stderr
+    beyond = memo("wake", "1", "500")
+    assert beyond.exit_code == 1
+    assert beyond.stdout == ""
+    assert "memo wake" in beyond.stderr
+    zero = memo("wake", "0", "101")
+    assert zero.exit_code == 1 and zero.stdout == ""
+    word = memo("wake", "two")
+    assert word.exit_code in (1, 2) and word.stdout == ""
+
+
+def test_one_part_has_no_header(memo, inited):
+    memo("note", "only one")
+    result = memo("wake")
+    lines = result.stdout.splitlines()
+    assert lines[-1] == AWAKE
+    assert not any(re.search(r"\bpart\b", line, re.IGNORECASE) for line in lines)
+    assert any(line.endswith(" only one") and line.startswith("#0 ") for line in lines)
+
+
+LINE = st.builds(lambda n, ch: ch * n, st.integers(1, 150), st.sampled_from(["a", "é", "☕", "😀"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE, max_size=120), st.integers(10, 40), st.integers(2048, 6000),
+       st.integers(0, 10 ** 12))
+def test_paginate_respects_limits_and_keeps_every_line(lines, part_lines, part_chars, T):
+    intro = "Your memory: intro line."
+    parts = pager.paginate(lines, intro, T, part_lines, part_chars)
+    n = len(parts)
+    assert n >= 1
+    body = []
+    for k, part in enumerate(parts, 1):
+        out = part + "\n"  # as echoed
+        got = part.split("\n")
+        assert len(got) - (2 if n > 1 else 1) <= part_lines  # the document's lines
+        assert len(out.encode("utf-8")) <= part_chars
+        if k < n:
+            assert got[-1] == f"Not awake yet. Run: memo wake {k + 1} {T}"
+        else:
+            assert got[-1] == AWAKE
+        inner = got[1:-1] if n > 1 else got[:-1]
+        if n > 1:
+            assert re.search(rf"\b{k}\b.*\b{n}\b", got[0])
+        body += inner
+    assert body == [intro] + lines
+
+
+def test_wake_max_bytes_keeps_a_tiling_of_the_whole_log(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(200)])
+    answer_all(memo)
+    for limit in (4000, 8000, 20000):
+        result = memo("wake", "--max-bytes", str(limit))
+        assert result.exit_code == 0, result.stderr
+        assert len(result.stdout.encode("utf-8")) <= limit
+        assert result.stdout.endswith(AWAKE + "\n")
+        ids = [m.groups() for m in map(re.compile(r"#(\d+)(?:-(\d+))? ").match,
+                                       result.stdout.splitlines()) if m]
+        # Still a tiling of the whole log, oldest first.
+        assert int(ids[0][0]) == 0 and int(ids[-1][1] or ids[-1][0]) == 199
+
+
+def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path):
+    # 1000 memories just imported, nothing compressed yet: a startup hook
+    # must still get one part within its byte limit (docs/protocol.md).
+    import_texts(memo, tmp_path, [f"entry {i} " + "words " * 10 for i in range(1000)])
+    result = memo("wake", "--max-bytes", "8000")
+    assert result.exit_code == 0, result.stderr
+    assert len(result.stdout.encode("utf-8")) <= 8000
+    lines = result.stdout.splitlines()
+    assert lines[-4:-2] == [AWAKE, ""] and lines[-1] == "Run: memo sleep"
