@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import answer_all, set_config, snapshot, write_import
-from helpers import NOTHING, import_texts, last_line
+from helpers import NOTHING, import_texts
 from optmem.cli.app import cli
 
 # -- a store must exist ------------------------------------------------------
@@ -92,38 +92,6 @@ def test_init_refuses_a_non_empty_directory_without_a_log(memo, memory_dir):
 
 
 # -- forget -------------------------------------------------------------------------
-
-def test_forget_counts_and_orders_sleep(memo, inited, tmp_path):
-    import_texts(memo, tmp_path, [f"m{i}" for i in range(8)])
-    assert answer_all(memo) == 7
-    log = (inited / "LOG.txt").read_bytes()
-    tree = {p.name: p.read_bytes() for p in (inited / "TREE").iterdir()}
-    # Forget 2-3: level 2 keeps 0-1 (3 go), level 4 keeps nothing (2 go),
-    # level 8 keeps nothing (1 goes): 6 summaries.
-    result = memo("forget", "2-3")
-    assert result.exit_code == 0 and result.stderr == ""
-    assert re.search(r"\b6\b", result.stdout)
-    assert last_line(result.stdout).endswith("Run: memo sleep")
-    assert (inited / "LOG.txt").read_bytes() == log
-    assert (inited / "TREE" / "2").read_bytes() == tree["2"][:288]
-    assert (inited / "TREE" / "4").read_bytes() == b""
-    assert (inited / "TREE" / "8").read_bytes() == b""
-    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in memo("sleep").stdout.splitlines()
-    # Rebuilt with the same stand-in, every level is byte-identical again.
-    assert answer_all(memo) == 6
-    assert {p.name: p.read_bytes() for p in (inited / "TREE").iterdir()} == tree
-
-
-def test_forget_refusals(memo, inited, tmp_path):
-    import_texts(memo, tmp_path, [f"m{i}" for i in range(8)])
-    answer_all(memo)
-    before = snapshot(inited)
-    for block in ("0-15", "3-4", "5", "8-9", "x-y"):
-        result = memo("forget", block)
-        assert result.exit_code == 1, block
-        assert result.stdout == ""
-        assert result.stderr.startswith("memo: ")
-    assert snapshot(inited) == before
 
 
 # -- import ----------------------------------------------------------------------

@@ -10,8 +10,18 @@ import re
 
 import pytest
 
-from conftest import answer_all, history
-from helpers import expected_line, id_lines, imported, is_block, ok, refused, wake_all
+from conftest import answer_all, history, snapshot
+from helpers import (
+    expected_line,
+    id_lines,
+    import_texts,
+    imported,
+    is_block,
+    last_line,
+    ok,
+    refused,
+    wake_all,
+)
 
 
 def test_zoom_node_of_two_shows_both_memories_as_wake_prints_them(memo, store300):
@@ -122,3 +132,36 @@ def test_zoom_past_the_end_or_on_an_empty_log_is_one_line(memo, inited, tmp_path
     imported(memo, tmp_path, 6)
     line = refused(memo("zoom", "512-1023"))
     assert "memo" in line
+
+
+def test_forget_counts_and_orders_sleep(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"m{i}" for i in range(8)])
+    assert answer_all(memo) == 7
+    log = (inited / "LOG.txt").read_bytes()
+    tree = {p.name: p.read_bytes() for p in (inited / "TREE").iterdir()}
+    # Forget 2-3: level 2 keeps 0-1 (3 go), level 4 keeps nothing (2 go),
+    # level 8 keeps nothing (1 goes): 6 summaries.
+    result = memo("forget", "2-3")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert re.search(r"\b6\b", result.stdout)
+    assert last_line(result.stdout).endswith("Run: memo sleep")
+    assert (inited / "LOG.txt").read_bytes() == log
+    assert (inited / "TREE" / "2").read_bytes() == tree["2"][:288]
+    assert (inited / "TREE" / "4").read_bytes() == b""
+    assert (inited / "TREE" / "8").read_bytes() == b""
+    assert "Run: memo sleep 2-3 - <<'SUMMARY'" in memo("sleep").stdout.splitlines()
+    # Rebuilt with the same stand-in, every level is byte-identical again.
+    assert answer_all(memo) == 6
+    assert {p.name: p.read_bytes() for p in (inited / "TREE").iterdir()} == tree
+
+
+def test_forget_refusals(memo, inited, tmp_path):
+    import_texts(memo, tmp_path, [f"m{i}" for i in range(8)])
+    answer_all(memo)
+    before = snapshot(inited)
+    for block in ("0-15", "3-4", "5", "8-9", "x-y"):
+        result = memo("forget", block)
+        assert result.exit_code == 1, block
+        assert result.stdout == ""
+        assert result.stderr.startswith("memo: ")
+    assert snapshot(inited) == before
