@@ -147,15 +147,6 @@ def test_usage_errors_exit_2(memo, inited):
         assert result.stderr
 
 
-def test_bad_config_is_a_clear_error(memo, inited):
-    (inited / "config").write_text("PART_LINES=twenty\n")
-    result = memo("wake")
-    assert result.exit_code == 1
-    assert result.stdout == ""
-    assert "config" in result.stderr and "PART_LINES" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
-
-
 # -- the pager behind wake, as a property ------------------------------------------
 
 

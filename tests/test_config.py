@@ -294,3 +294,12 @@ def test_a_config_of_assignments_only_names_nothing(memo, inited):
     (inited / "config").write_text("# c\nWAKE_LINES=10\n\n")
     assert memo("config").stderr == ""
     assert "sets nothing" not in memo("check").stdout
+
+
+def test_bad_config_is_a_clear_error(memo, inited):
+    (inited / "config").write_text("PART_LINES=twenty\n")
+    result = memo("wake")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "config" in result.stderr and "PART_LINES" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
