@@ -14,8 +14,12 @@ import os
 import shlex
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conftest import answer_all, set_config, write_import
 from helpers import AWAKE, LOG, TREE, last_line, memo_env, notes, ok, one_line, poke
+from optmem.engine import check
 
 
 def test_check_a_healthy_store(memo, store300):
@@ -296,3 +300,11 @@ def test_damage_in_a_tree_file_still_names_its_repair(memo, inited):
     level.mkdir()  # not a regular file: damage, with the person's step
     line = one_line(memo("wake").stderr)
     assert "not a regular file" in line and "mv -- " in line
+
+
+@settings(max_examples=300, deadline=None)
+@given(exponent=st.integers(0, 12), start=st.integers(0, 10 ** 13), n=st.integers(1, 9000))
+def test_a_digit_column_is_the_digits_of_the_ids(exponent, start, n):
+    place = 10 ** exponent
+    column = check._digit_column(place, start, n)
+    assert column == bytes(48 + (i // place) % 10 for i in range(start, start + n))
