@@ -8,6 +8,7 @@ other way round.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 from conftest import SLEEP_ORDER, history, write_import
@@ -187,3 +188,26 @@ def body_lines(prompt: str) -> list:
 
 
 STDIN_TEXT = """$(rm -rf x) `touch pwned` $HOME ${PATH} !! !$ "double" 'single' \\n \\ end"""
+
+
+def nfc(text: str) -> str:
+    """``text`` in NFC, by the standard library (not by memo's own code)."""
+    return unicodedata.normalize("NFC", text)
+
+
+def rec(i, date, text):
+    """The 320-byte LOG.txt record of memory ``i``, written out by hand."""
+    body = f"#{i} {date} {text}".encode()
+    return body + b" " * (319 - len(body)) + b"\n"
+
+
+def bits(n: int) -> int:
+    """How many bits of ``n`` are set."""
+    return bin(n).count("1")
+
+
+def srec(text: str) -> bytes:
+    """The 288-byte TREE/ record of a summary, written out by hand."""
+    body = text.encode("utf-8")
+    assert len(body) <= TREE - 1
+    return body + b" " * (TREE - 1 - len(body)) + b"\n"
