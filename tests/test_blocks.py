@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import data_file
+from helpers import bits
 from optmem import blocks
 
 SMALL_T = st.integers(min_value=0, max_value=2000)
@@ -20,10 +21,6 @@ HUGE_T = st.integers(min_value=0, max_value=2 ** 62)
 
 def pow2(n: int) -> bool:
     return n >= 1 and (n & (n - 1)) == 0
-
-
-def bits(n: int) -> int:
-    return bin(n).count("1")
 
 
 def tz(n: int) -> int:
