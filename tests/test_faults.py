@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, answer_all, set_config, write_import
-from helpers import LOG, TREE, ok
+from helpers import LOG, TREE, ok, srec
 
 D0 = "2026-01-01"  # the date of every built memory (before any "today")
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -37,12 +37,6 @@ def rec(i: int, text: str, date: str = D0) -> bytes:
     body = f"#{i} {date} {text}".encode("utf-8")
     assert len(body) <= LOG - 1
     return body + b" " * (LOG - 1 - len(body)) + b"\n"
-
-
-def srec(text: str) -> bytes:
-    body = text.encode("utf-8")
-    assert len(body) <= TREE - 1
-    return body + b" " * (TREE - 1 - len(body)) + b"\n"
 
 
 def mem_text(i: int) -> str:
