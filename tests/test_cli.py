@@ -1,5 +1,8 @@
-"""The ``memo`` commands through click's CliRunner: exit code, stdout and
-stderr asserted separately (docs/protocol.md and docs/scopes.md)."""
+"""What every ``memo`` command shares, through click's CliRunner: a store
+must exist, ``init``, orders that start ``Run:``, help and usage errors,
+text that starts with a dash, ``--version``. Exit code, stdout and stderr
+are asserted separately (docs/protocol.md and docs/scopes.md); the tests of
+one command live in that command's file."""
 
 from __future__ import annotations
 

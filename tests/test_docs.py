@@ -1,6 +1,7 @@
 """Docs that cannot drift (after sqlite-utils' test_docs.py): every command
 in ``memo --help`` has help text and is in the README, and the agent snippet
-says what an agent must do."""
+says what an agent must do; the README's knob table is the config table
+and every file it imports is made or shipped."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The write guard (optmem.guard.text): refused characters, credentials, and no
-false positives on ordinary prose.
+"""The write guard (optmem.guard.text): refused characters, credentials, the
+frame tags a harness wraps context in, and no false positives on ordinary
+prose.
 
 Every secret below is fake and assembled from pieces, so this file does not
 itself look like it leaks anything.

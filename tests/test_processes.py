@@ -1,5 +1,6 @@
 """Real processes: the launcher, ``python -m optmem``, the console script,
-orders run by a real shell, locales, and eight writers at once."""
+orders run by a real shell, locales, eight writers at once, and closed
+standard streams (never a traceback, never a store file in their place)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 Every family has a generated example shape here (``SHAPES``: a template of
 random runs, never a real credential), refused in several sentence forms;
-the real corpora pass line by line; no refusal echoes its secret; the work
+the real corpora pass line by line; no refusal echoes its secret, nor names a credential argument but by its
+position; the work
 on a text is bounded by its length (a step count, not a clock).
 """
 
