@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import shutil
 from pathlib import Path
 
 import click.testing
@@ -181,3 +182,50 @@ def snapshot(root: Path) -> dict:
         else:
             out[rel] = (st.st_mode, None, None)
     return out
+
+
+def history(n: int) -> list:
+    """The first ``n`` lines (``YYYY-MM-DD text``) of the click history."""
+    path = data_file("click-history.txt")
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    assert len(lines) >= n
+    return lines[:n]
+
+
+def run_in(root: Path, *args, input=None):
+    """Run ``memo`` on the store at ``root`` (whatever MEMORY_DIR says)."""
+    result = CliRunner().invoke(cli, [str(a) for a in args], input=input,
+                                env={"MEMORY_DIR": str(root)}, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+@pytest.fixture(scope="session")
+def summarised_template(tmp_path_factory):
+    """300 memories of the click history, every summary built (built once)."""
+    lines = history(300)
+    base = tmp_path_factory.mktemp("summarised")
+    root = base / "mem"
+    assert run_in(root, "init").exit_code == 0
+    path = write_import(base / "import.txt", lines)
+    assert run_in(root, "import", path).exit_code == 0
+    answer_all(lambda *a, input=None: run_in(root, *a, input=input))
+    return root
+
+
+@pytest.fixture
+def store300(summarised_template, memory_dir):
+    """A copy of the summarised 300-memory store at MEMORY_DIR."""
+    shutil.copytree(summarised_template, memory_dir)
+    return memory_dir
+
+
+@pytest.fixture
+def pending300(memo, inited, tmp_path):
+    """300 memories imported, no summary built yet (296 pending)."""
+    from helpers import ok  # helpers imports this module: not at its top
+    path = write_import(tmp_path / "import.txt", history(300))
+    ok(memo("import", path))
+    return inited

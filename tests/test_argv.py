@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import set_config
+from helpers import notes, ok
 from optmem.cli.app import cli
 
 HELP = "help"  #: the row shows the command's help on stdout (exit 0)
@@ -186,3 +187,29 @@ def test_max_bytes_too_small_names_the_smallest_that_fits(memo, inited):
     fits = memo("wake", "--max-bytes", str(n))
     assert fits.exit_code == 0 and len(fits.stdout.encode()) <= n
     assert memo("wake", "--max-bytes", str(n - 1)).exit_code == 1
+
+
+def test_after_double_dash_a_dash_is_a_file(memo, inited, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_text("2024-01-01 from the file called dash\n")
+    out = ok(memo("import", "--", "-", input="2024-01-01 from standard input\n"))
+    assert out.startswith("Imported 1 memory")
+    assert "from the file called dash" in ok(memo("recall", "dash"))
+    assert ok(memo("recall", "standard input")) == "No match.\n"
+    (tmp_path / "-").unlink()
+    ok(memo("export", "--", "-"))
+    assert (tmp_path / "-").read_text() == "2024-01-01 from the file called dash\n"
+
+
+FIVE_MB = "a" * 5_000_000
+
+
+@pytest.mark.parametrize("args", [("note", "-"), ("sleep", "0-1", "-"), ("sleep", "-"),
+                                  ("import", "-")], ids=" ".join)
+def test_every_stdin_reader_refuses_over_long_input_by_size(memo, inited, args):
+    notes(memo, 2)
+    before = {p.name: p.read_bytes() for p in inited.rglob("*") if p.is_file()}
+    result = memo(*args, input=FIVE_MB)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "65536 bytes" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert {p.name: p.read_bytes() for p in inited.rglob("*") if p.is_file()} == before

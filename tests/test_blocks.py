@@ -3,12 +3,15 @@ independent definitions written here, not against the module's helpers."""
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import data_file
+from helpers import bits
 from optmem import blocks
 
 SMALL_T = st.integers(min_value=0, max_value=2000)
@@ -18,10 +21,6 @@ HUGE_T = st.integers(min_value=0, max_value=2 ** 62)
 
 def pow2(n: int) -> bool:
     return n >= 1 and (n & (n - 1)) == 0
-
-
-def bits(n: int) -> int:
-    return bin(n).count("1")
 
 
 def tz(n: int) -> int:
@@ -316,3 +315,26 @@ def test_small_helpers():
     assert list(blocks.ancestors(2, 4, 7)) == [(0, 4)]
     assert blocks.trailing_zeros(8) == 3 and blocks.trailing_zeros(7) == 0
     assert blocks.popcount(1000) == 6
+
+
+def load_vectors():
+    path = data_file("cover_vectors.jsonl")
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def test_every_vector_matches():
+    vectors = load_vectors()
+    assert len(vectors) == 5452
+    wrong = []
+    for v in vectors:
+        got = blocks.cover_runs(v["T"], v["budget"])
+        if got != v["runs"]:
+            wrong.append((v["T"], v["budget"], v["runs"], got))
+    assert not wrong, f"{len(wrong)} vectors differ, first: {wrong[:3]}"
+
+
+def test_vectors_are_tilings():
+    # The file itself: each answer tiles [0, T) (guards against a bad copy).
+    for v in load_vectors():
+        assert sum(size * count for size, count in v["runs"]) == v["T"]

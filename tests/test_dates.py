@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from conftest import REPO, write_import
+from helpers import rec
 from optmem import dates
 
 EAST, WEST = "EAST-14", "WEST+12"
@@ -38,11 +39,6 @@ def local_date(tz) -> str:
 def log_dates(root):
     data = (root / "LOG.txt").read_bytes()
     return [data[k:k + 320].split(b" ")[1].decode() for k in range(0, len(data), 320)]
-
-
-def rec(i, date, text):
-    body = f"#{i} {date} {text}".encode()
-    return body + b" " * (319 - len(body)) + b"\n"
 
 
 def test_rule_functions():

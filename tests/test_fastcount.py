@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import nfc
 from optmem.recall import fastcount, scancount, search
 from optmem.recall.pattern import inert_char, line_of
 from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
@@ -36,10 +37,6 @@ WORDS = [
     "हिन्दी", "ที่นี่", "\u1100\u1161", "a\u0328\u0301", "\u037e", "\u0958", "\uf900",
 ]
 GLUE = [" ", " ", " ", " ", "", "-", ".", "é", "→", "_", "9"]
-
-
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
 
 
 def oracle(lines: list, pattern: str) -> list:

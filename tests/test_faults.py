@@ -25,9 +25,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, answer_all, set_config, write_import
+from helpers import LOG, TREE, ok, srec
 
-LOG = 320
-TREE = 288
 D0 = "2026-01-01"  # the date of every built memory (before any "today")
 AS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -38,12 +37,6 @@ def rec(i: int, text: str, date: str = D0) -> bytes:
     body = f"#{i} {date} {text}".encode("utf-8")
     assert len(body) <= LOG - 1
     return body + b" " * (LOG - 1 - len(body)) + b"\n"
-
-
-def srec(text: str) -> bytes:
-    body = text.encode("utf-8")
-    assert len(body) <= TREE - 1
-    return body + b" " * (TREE - 1 - len(body)) + b"\n"
 
 
 def mem_text(i: int) -> str:
@@ -85,15 +78,6 @@ def refused(result, *needles: str, code: int = 1) -> str:
     for needle in needles:
         assert needle in err, (needle, err)
     return err
-
-
-def ok(result) -> str:
-    no_traceback(result)
-    assert result.exit_code == 0, (result.stdout, result.stderr)
-    # an import says on stderr what it creates before writing (docs/protocol.md)
-    assert "".join(line for line in result.stderr.splitlines(keepends=True)
-                   if not line.startswith("memo: importing")) == ""
-    return result.stdout
 
 
 def awake(result) -> str:
@@ -206,7 +190,6 @@ def damage(root: Path, i: int, record: bytes) -> bytes:
     data[i * LOG:(i + 1) * LOG] = record
     (root / "LOG.txt").write_bytes(bytes(data))
     return bytes(data)
-
 
 
 BAD_RECORDS = {

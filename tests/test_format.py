@@ -10,10 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import cut_utf8, set_config, write_import
-
-
-def log_bytes(mem):
-    return (mem / "LOG.txt").read_bytes()
+from helpers import log_bytes
 
 
 def test_import_record_bytes(memo, inited, tmp_path):

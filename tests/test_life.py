@@ -11,14 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import answer_all, data_file, tree_records
+from helpers import AWAKE, bits
 from optmem.cli.app import cli
 
 T = 1000
-AWAKE = "You are awake."
-
-
-def bits(n):
-    return bin(n).count("1")
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
 """Real processes: the launcher, ``python -m optmem``, the console script,
-orders run by a real shell, locales, and eight writers at once."""
+orders run by a real shell, locales, eight writers at once, and closed
+standard streams (never a traceback, never a store file in their place)."""
 
 from __future__ import annotations
 
@@ -191,3 +192,81 @@ def test_reads_take_no_lock_and_writes_wait_for_it(memory_dir):
     assert writer.returncode == 0, err
     assert out.startswith(b"Saved as #1.\n")
     assert (memory_dir / "LOG.txt").stat().st_size == 640
+
+
+def run_closed(args, memory_dir, closed, input=None):
+    """``memo ARGS`` as a separate process with the standard streams in
+    ``closed`` (a subset of 0, 1, 2) closed, as ``<&-``, ``>&-`` and ``2>&-``
+    do in a shell. Returns ``(exit status, stdout, stderr)``: bytes, empty
+    for a closed stream."""
+    env = dict(os.environ, MEMORY_DIR=str(memory_dir))
+    env.pop("PYTHONIOENCODING", None)
+    redirs = " ".join({0: "<&-", 1: ">&-", 2: "2>&-"}[fd] for fd in sorted(closed))
+    script = f'exec "$@" {redirs}'
+    proc = subprocess.run(["sh", "-c", script, "sh", sys.executable, "-m", "optmem", *args],
+                          cwd=REPO, env=env, input=input,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+COMMANDS = [
+    (["note", "a note written with a closed stream"], 0),
+    (["wake"], 0),
+    (["recall", "note"], 0),
+    (["stats"], 0),
+    (["config"], 0),
+    (["zoom", "0-1"], 0),
+    (["sleep"], 0),
+    (["zoom", "3-1"], 1),
+    (["hook", "session-start", "--harness", "claude"], 0),
+]
+
+
+@pytest.mark.parametrize("closed", [{1}, {2}, {1, 2}, {0, 1, 2}],
+                         ids=["stdout", "stderr", "stdout+stderr", "all three"])
+@pytest.mark.parametrize("args, code", COMMANDS, ids=[" ".join(a) for a, _ in COMMANDS])
+def test_a_closed_standard_stream_is_never_a_traceback(memory_dir, memo, args, code, closed):
+    """``memo wake >&-`` printed a traceback (``sys.stdout`` is ``None``):
+    every command runs to its end and keeps its exit status, whatever
+    standard stream is closed, and what it writes to the store is kept."""
+    assert memo("init").exit_code == 0
+    for k in range(3):
+        assert memo("note", f"memory {k} before the closed streams").exit_code == 0
+    status, out, err = run_closed(args, memory_dir, closed)
+    assert b"Traceback" not in out + err
+    assert status == code, err
+    if 2 not in closed and code == 0:
+        assert err == b""
+    if args[0] == "note":
+        log = (memory_dir / "LOG.txt").read_bytes()
+        assert b"a note written with a closed stream" in log
+        assert len(log) % 320 == 0
+
+
+def test_a_closed_stdout_cannot_become_a_store_file(memory_dir, memo, tmp_path):
+    """A closed fd 1 is the number the next open() returns: it must be
+    /dev/null before memo opens the store, so that a child that writes to
+    its stdout (``sleep --with CMD``) writes nowhere near the log."""
+    assert memo("init").exit_code == 0
+    for k in range(2):
+        assert memo("note", f"memory {k} for the pay command").exit_code == 0
+    log_before = (memory_dir / "LOG.txt").read_bytes()
+    status, out, err = run_closed(["sleep", "--with", "cat >/dev/null; echo paid summary"],
+                                  memory_dir, {1})
+    assert b"Traceback" not in err
+    assert status == 0, err
+    assert (memory_dir / "LOG.txt").read_bytes() == log_before
+    assert (memory_dir / "TREE" / "2").read_bytes().startswith(b"paid summary")
+
+
+@pytest.mark.parametrize("closed", [{0}, {0, 1}], ids=["stdin", "stdin+stdout"])
+def test_memo_mcp_with_a_closed_stdin_says_so_in_one_line(memory_dir, memo, closed):
+    """``memo mcp <&-`` was ``internal error (AttributeError ...)``: the
+    server has no client to talk to, which is one line and exit 1, whether
+    or not the MCP extra is installed (the stream is checked first)."""
+    assert memo("init").exit_code == 0
+    status, out, err = run_closed(["mcp"], memory_dir, closed)
+    assert status == 1 and out == b""
+    assert err == (b"memo: standard input is closed; memo mcp talks to its client over "
+                   b"standard input and output: let an MCP client start it (memo setup "
+                   b"claude-desktop|cursor writes the entry)\n")

@@ -678,3 +678,12 @@ def test_wake_max_bytes_fits_any_size_both_sections_can_fit(world, memo, tmp_pat
         assert "Project memory: widget" in r.stdout
     below = memo("wake", "--max-bytes", str(least - 1))
     assert below.exit_code != 0
+
+
+@pytest.mark.parametrize("name", ["../x", "a b", "x;rm -rf ~"])
+def test_an_impossible_project_name_gets_no_step_that_would_be_refused(memo, inited,
+                                                                      monkeypatch, name):
+    monkeypatch.setenv("MEMO_PROJECT", name)
+    result = memo("wake")
+    assert result.exit_code == 1 and "there can be none" in result.stderr
+    assert "memo init --project" not in result.stderr

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from helpers import LOG, TREE, srec
 
-LOG, TREE = 320, 288
 D0 = "2026-01-01"
 
 _LAUNCHER = Path(sys.executable).parent / "memo"
@@ -31,11 +31,6 @@ MEMO = [str(_LAUNCHER)] if _LAUNCHER.is_file() else [sys.executable, "-m", "optm
 def rec(i: int, text: str) -> bytes:
     body = f"#{i} {D0} {text}".encode()
     return body + b" " * (LOG - 1 - len(body)) + b"\n"
-
-
-def srec(text: str) -> bytes:
-    body = text.encode()
-    return body + b" " * (TREE - 1 - len(body)) + b"\n"
 
 
 def build(root: Path, n: int, summaries: bool = True, config: str = "") -> None:

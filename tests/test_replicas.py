@@ -6,6 +6,7 @@ advice destroys a memory, and that ``check`` and ``wake`` change nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -14,28 +15,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from conftest import answer_all
-from optmem.cli.app import cli
+from conftest import answer_all, run_in
+from helpers import LOG
 from optmem.engine import replicas
 
-LOG = 320
 HAS_GIT = shutil.which("git") is not None
 needs_git = pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
 
 
 def at(root: Path):
     """``memo(*args, input=None)`` run with ``MEMORY_DIR=root``."""
-
-    def run(*args, input=None):
-        result = CliRunner().invoke(cli, [str(a) for a in args], input=input,
-                                    env={"MEMORY_DIR": str(root)}, catch_exceptions=True)
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return result
-
-    return run
+    return functools.partial(run_in, root)
 
 
 def note(root: Path, *texts: str) -> None:
@@ -314,7 +305,6 @@ def test_git_binary_conflict_steps_run_in_order_and_keep_both_memories(tmp_path)
     assert whole.exit_code == 0, whole.stdout
     assert git(store.parent, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode
     assert git(store.parent, "status", "--porcelain", "--", "mem").stdout == ""
-
 
 
 @needs_git

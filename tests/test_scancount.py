@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import nfc
 from optmem.recall import nfcspell, scancount, search
 from optmem.recall.pattern import line_of
 from optmem.store.memory import LOG_RECORD, encode_memory
@@ -38,10 +39,6 @@ WORDS = [
 ]
 GLUE = [" ", " ", " ", "", "", "-", "é", "→", "’", "—", "_", "9", "\u0301", "\u0308",
         "\u0323", "\u0307", "\u11ab", "\u3099", "\u200d", "\ufe0f"]
-
-
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
 
 
 def definition(recs: list, pattern: str) -> int:
@@ -211,4 +208,3 @@ def test_needles_that_overlap_themselves_give_up_and_recall_still_counts(tmp_pat
     with small_chunks(8, False, True):
         assert search.recall(store, pattern, 0) == ([], 0, False)
         assert search.recall(store, "a" * 200, 0) == ([], 40, True)
-

@@ -19,6 +19,7 @@ import tempfile
 import pytest
 
 from conftest import REPO
+from helpers import last_line
 from optmem.errors import NoStore
 from optmem.store.paths import check_memory_dir, memory_dir
 
@@ -351,3 +352,13 @@ def test_head_reads_ten_bytes(memory_dir, memo):
                                f"{os.environ['PATH']}"})
     assert proc.stdout == b"#0 2024-05 141\n"
     assert proc.stderr == b""
+
+
+def test_init_without_memory_dir_says_what_to_set(memo, monkeypatch, tmp_path):
+    monkeypatch.delenv("MEMORY_DIR")
+    monkeypatch.chdir(tmp_path)
+    result = memo("init")
+    assert result.exit_code == 1 and "nothing was created" in result.stderr
+    step = last_line(result.stderr).split("A person can run: ", 1)[1]
+    assert step == 'export MEMORY_DIR="$HOME/memory" && memo init'
+    assert list(tmp_path.iterdir()) == []

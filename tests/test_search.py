@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
+from helpers import nfc
 from optmem.errors import BadInput
 from optmem.recall import scancount, search
 from optmem.recall.pattern import line_of
@@ -112,10 +113,6 @@ def matching(store, pattern: str) -> list:
     the NFC form of each line (docs/recall.md), the lines shown as stored."""
     rx = re.compile(nfc(pattern), re.IGNORECASE)
     return [line for line in oracle_lines(store) if rx.search(nfc(line))]
-
-
-def nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
 
 
 def expected(store, pattern: str) -> list:

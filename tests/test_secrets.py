@@ -2,7 +2,8 @@
 
 Every family has a generated example shape here (``SHAPES``: a template of
 random runs, never a real credential), refused in several sentence forms;
-the real corpora pass line by line; no refusal echoes its secret; the work
+the real corpora pass line by line; no refusal echoes its secret, nor names a credential argument but by its
+position; the work
 on a text is bounded by its length (a step count, not a clock).
 """
 
@@ -370,3 +371,29 @@ def test_docs_allowed_example_passes(fid):
 def test_readme_points_to_the_docs_page():
     readme = Path(__file__).resolve().parent.parent / "README.md"
     assert "(docs/guard.md)" in readme.read_text(encoding="utf-8")
+
+
+#: A credential shape every rule set knows (an OpenAI project key), made up.
+TOKEN = "sk-proj-" + "Ab3dEf7h" * 6
+
+
+@pytest.mark.parametrize("args, pos", [
+    (["zoom", TOKEN], 2),
+    (["forget", TOKEN], 2),
+    (["wake", "1", TOKEN], 3),
+    (["config", TOKEN], 2),
+    (["config", f"WAKE_LINES={TOKEN}"], 2),
+    (["redact", TOKEN, "--yes"], 2),
+    (["sleep", TOKEN, "a line"], 2),
+    (["note", f"--project={TOKEN}", "a fact"], 2),
+])
+def test_a_refusal_names_a_credential_argument_by_its_position(memo, inited, args, pos):
+    result = memo(*args)
+    assert result.exit_code in (1, 2)
+    assert TOKEN not in result.stderr and TOKEN.upper() not in result.stderr
+    assert TOKEN[:12] not in result.stderr
+    assert f"argument {pos}" in result.stderr, result.stderr
+
+
+def test_an_ordinary_argument_is_still_quoted(memo, inited):
+    assert "'not-a-block'" in memo("zoom", "not-a-block").stderr

@@ -9,6 +9,7 @@ import unicodedata
 import pytest
 
 from conftest import write_import
+from helpers import rec
 from optmem.textform import is_nfc, nfc
 
 ZURICH_NFC = "Zürich office: Grüße an Ångström, naïve café, 한국어"
@@ -23,11 +24,6 @@ def log_records(root):
 
 def stored_text(record: bytes) -> bytes:
     return record[:319].rstrip(b" ").split(b" ", 2)[2]
-
-
-def rec(i, date, text):
-    body = f"#{i} {date} {text}".encode()
-    return body + b" " * (319 - len(body)) + b"\n"
 
 
 FORMS = [("NFC", ZURICH_NFC), ("NFD", ZURICH_NFD),
