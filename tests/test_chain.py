@@ -12,7 +12,9 @@ the extension is not built and the compiled-pass tests are skipped.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 import unicodedata
 
 import pytest
@@ -21,7 +23,7 @@ from hypothesis import strategies as st
 
 from optmem.recall import scancount, search
 from optmem.recall.pattern import line_of
-from optmem.store.memory import LOG_RECORD, displayable, encode_memory
+from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
 
 built = pytest.mark.skipif(
     not scancount.available(),
@@ -185,8 +187,10 @@ def test_recall_of_a_chain_is_the_definition(tmp_path, recs, pattern, limit, chu
     """``search.recall`` on a chain, with RE2 on or off and the compiled
     counter on or off, prints the newest matching lines that fit and counts
     every match as the definition does."""
-    from test_fastcount import build, small_chunks
-    store = build(tmp_path, recs)
+    root = os.path.join(tempfile.mkdtemp(dir=tmp_path), "mem")
+    store, _ = Store.init(root)
+    with open(store.log_path, "ab") as f:
+        f.write(b"".join(recs))
     want = [displayable(line_of(recs[i])) for i in definition(recs, pattern)]
     kept, size = [], 0
     for line in reversed(want):
@@ -195,6 +199,12 @@ def test_recall_of_a_chain_is_the_definition(tmp_path, recs, pattern, limit, chu
             break
         kept.append(line)
     kept.reverse()
-    with small_chunks(chunk, re2 and search.re2_module() is not None, scan):
+    saved = (search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND, scancount._scan)
+    search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND = chunk, re2, 60.0
+    if not scan:
+        scancount._scan = None
+    try:
         got = search.recall(store, pattern, limit)
+    finally:
+        search.CHUNK_RECORDS, search.USE_RE2, search.TIME_BOUND, scancount._scan = saved
     assert got == (kept, len(want), len(want) > len(kept)), pattern
