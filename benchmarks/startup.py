@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import bench  # noqa: E402
+
 from optmem.store.memory import LOG_RECORD  # noqa: E402
 
 SIZES = (1_000, 1_000_000)

@@ -37,9 +37,9 @@ here writes to the store. Steps only a person may take are printed
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-import functools
 from collections import namedtuple
 
 from optmem import blocks, dates, gitcall

@@ -28,6 +28,16 @@
  *   rows        true: give the certain records' indexes (a list), not
  *               their number.
  *
+ * chain(data, width, stages, fold, composer, exceptions, rows=False)
+ *   The same for literals in order (a pattern such as `cafe.*server`):
+ *   stages is a sequence of 1 to MAX_STAGES (needles, gap), needles as
+ *   above, gap 0 or 1: the bytes at least between the previous stage's
+ *   occurrence and this one's (1 for `.+`; the first stage's is unused). A
+ *   record is certain when the occurrences that end earliest, stage by
+ *   stage, are all decided; maybe when one of them is not, or it holds an
+ *   exception; else not a match (docs/recall.md, "A chain of literals").
+ *   Returns as count does.
+ *
  * Returns None unless every record ends in its only newline; False when
  * finding the needles would cost over WORK_PER_BYTE byte comparisons a byte
  * (the caller then counts another way); else (certain, maybe): how many
