@@ -572,7 +572,27 @@ typedef struct {
     needle_t needles[MAX_NEEDLES];
     Py_ssize_t n, min_size, gap;
     unsigned char first[256];  /* a byte (as read) some needle may start with */
+    /* Where every needle holds one byte at one offset, a stage is found
+     * with memchr on the rarest such byte (both cases of a folded letter):
+     * anchors, at offset anchor_at; n_anchors 0 where there is none. */
+    int n_anchors;
+    unsigned char anchors[2];
+    Py_ssize_t anchor_at, anchor_count;  /* anchor_count: seen in the sample */
 } stage_t;
+
+/* The first byte in [p, stop) that is one of the stage's anchors, or NULL. */
+static const unsigned char *
+find_anchor(const unsigned char *p, const unsigned char *stop, const stage_t *st)
+{
+    const unsigned char *a, *b;
+    if (p >= stop)
+        return NULL;
+    a = memchr(p, st->anchors[0], (size_t)(stop - p));
+    if (st->n_anchors == 1)
+        return a;
+    b = memchr(p, st->anchors[1], (size_t)((a != NULL ? a : stop) - p));
+    return b != NULL ? b : a;
+}
 
 /* The earliest end of an occurrence of one of the stage's needles starting
  * at or after `from` in the record [start, start + width) whose \b holds
@@ -585,6 +605,36 @@ earliest_end(const unsigned char *buf, Py_ssize_t len, Py_ssize_t start, Py_ssiz
              const unsigned char *composer, int *verdict, Py_ssize_t *work)
 {
     Py_ssize_t end = start + width - 1, best = -1, i, k, t;  /* end: the newline */
+    if (st->n_anchors > 0) {
+        /* Every needle holds an anchor at anchor_at: the starts to try. */
+        const unsigned char *stop = buf + end - st->min_size + st->anchor_at + 1, *q;
+        for (q = find_anchor(buf + from + st->anchor_at, stop, st); q != NULL;
+             q = find_anchor(q + 1, stop, st)) {
+            i = (q - buf) - st->anchor_at;
+            if (best >= 0 && i + st->min_size > best)
+                break;  /* every occurrence from here ends later */
+            for (k = 0; k < st->n; k++) {
+                const needle_t *nd = &st->needles[k];
+                int v;
+                if (i + nd->size > end)
+                    continue;
+                for (t = 0; t < nd->size; t++)
+                    if (fold_table[buf[i + t]] != nd->bytes[t])
+                        break;
+                *work += t + 1;
+                if (t < nd->size)
+                    continue;
+                v = classify(buf, len, start, i, nd->size, nd->flags, composer);
+                if (v < 0)
+                    continue;
+                if (best < 0 || i + nd->size < best || (i + nd->size == best && v > *verdict)) {
+                    best = i + nd->size;
+                    *verdict = v;
+                }
+            }
+        }
+        return best;
+    }
     for (i = from; i + st->min_size <= end; i++) {
         if (best >= 0 && i + st->min_size > best)
             break;  /* every occurrence from here ends later */
@@ -772,26 +822,97 @@ scan_chain(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
+    {   /* Each stage's rarest shared byte in the first SAMPLE bytes. */
+        Py_ssize_t count[256] = {0}, sample = len < SAMPLE ? len : SAMPLE, p, j;
+        for (p = 0; p < sample; p++)
+            count[buf[p]]++;
+        for (s = 0; s < n_stages; s++) {
+            stage_t *st = &stages[s];
+            Py_ssize_t best = 0, best_count = -1;
+            for (j = 0; j < st->min_size; j++) {
+                unsigned char v = st->needles[0].bytes[j];
+                Py_ssize_t seen = count[v] + ((fold && v >= 'a' && v <= 'z') ? count[v - 32] : 0), k;
+                for (k = 1; k < st->n; k++)
+                    if (st->needles[k].bytes[j] != v)
+                        break;
+                if (k < st->n)
+                    continue;  /* the needles differ here */
+                if (best_count < 0 || seen < best_count) {
+                    best = j;
+                    best_count = seen;
+                }
+            }
+            if (best_count < 0)
+                continue;  /* no byte all needles hold at one offset */
+            st->anchor_at = best;
+            st->anchor_count = best_count;
+            st->anchors[0] = st->needles[0].bytes[best];
+            st->n_anchors = 1;
+            if (fold && st->anchors[0] >= 'a' && st->anchors[0] <= 'z') {
+                st->anchors[1] = (unsigned char)(st->anchors[0] - 32);
+                st->n_anchors = 2;
+            }
+        }
+    }
     {
         Py_ssize_t work = 0, budget = WORK_PER_BYTE * len + 65536;
-        for (r = 0; r < n && !over; r++) {
-            /* Greedy: the earliest-ending occurrence of each literal in turn,
-             * after the previous one's end (and its gap). If any ordered
-             * sequence of occurrences exists, this finds one. */
-            Py_ssize_t start = r * width, from = start;
-            int decided = 1;
-            for (s = 0; s < n_stages; s++) {
-                int v = 0;
-                Py_ssize_t e = earliest_end(buf, len, start, width,
-                                            s ? from + stages[s].gap : start, &stages[s],
-                                            fold_table, table, &v, &work);
-                if (e < 0)
+        /* The records to read: those holding a needle of the stage whose
+         * anchor is rarest (found across the chunk with memchr, so records
+         * without it cost nothing), else every record. */
+        const stage_t *filter = NULL;
+        Py_ssize_t p = 0;
+        for (s = 0; s < n_stages; s++)
+            if (stages[s].n_anchors > 0
+                    && (filter == NULL || stages[s].anchor_count < filter->anchor_count))
+                filter = &stages[s];
+        r = 0;
+        while (!over) {
+            if (filter != NULL) {
+                const unsigned char *q = find_anchor(buf + p + filter->anchor_at, buf + len, filter);
+                Py_ssize_t i, t, k, rec_end;
+                if (q == NULL)
                     break;
-                decided &= v > 0;
-                from = e;
+                i = (q - buf) - filter->anchor_at;
+                r = i / width;
+                rec_end = r * width + width - 1;
+                for (k = 0; k < filter->n; k++) {
+                    const needle_t *nd = &filter->needles[k];
+                    for (t = 0; t < nd->size && i + t < rec_end; t++)
+                        if (fold_table[buf[i + t]] != nd->bytes[t])
+                            break;
+                    work += t + 1;
+                    if (t == nd->size)
+                        break;
+                }
+                if (k == filter->n) {
+                    p = i + 1;
+                    continue;
+                }
+                p = (r + 1) * width;
             }
-            if (s == n_stages)
-                status[r] = decided ? CERTAIN : MAYBE;
+            else if (r >= n)
+                break;
+            {
+                /* Greedy: the earliest-ending occurrence of each literal in
+                 * turn, after the previous one's end (and its gap). If any
+                 * ordered sequence of occurrences exists, this finds one. */
+                Py_ssize_t start = r * width, from = start;
+                int decided = 1;
+                for (s = 0; s < n_stages; s++) {
+                    int v = 0;
+                    Py_ssize_t e = earliest_end(buf, len, start, width,
+                                                s ? from + stages[s].gap : start, &stages[s],
+                                                fold_table, table, &v, &work);
+                    if (e < 0)
+                        break;
+                    decided &= v > 0;
+                    from = e;
+                }
+                if (s == n_stages)
+                    status[r] = decided ? CERTAIN : MAYBE;
+            }
+            if (filter == NULL)
+                r++;
             if (work > budget)
                 over = 1;
         }
