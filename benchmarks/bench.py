@@ -151,12 +151,13 @@ def store_params(T: int) -> dict:
             "log": LOG_RECORD, "tree": TREE_RECORD}
 
 
-def store_complete(root: str, T: int) -> bool:
-    """True if ``root`` holds exactly the store this script writes for ``T``."""
+def store_complete(root: str, T: int, params=None) -> bool:
+    """True if ``root`` holds exactly the store this script writes for ``T``
+    (``params``: what ``build_store`` was given, default ``store_params(T)``)."""
     marker = root + ".json"
     try:
         with open(marker) as f:
-            if json.load(f) != store_params(T):
+            if json.load(f) != (store_params(T) if params is None else params):
                 return False
         if os.path.getsize(os.path.join(root, "LOG.txt")) != T * LOG_RECORD:
             return False
@@ -168,17 +169,21 @@ def store_complete(root: str, T: int) -> bool:
     return True
 
 
-def build_store(root: str, T: int, log=print) -> None:
-    """Write a complete store of ``T`` memories at ``root`` (streamed)."""
+def build_store(root: str, T: int, log=print, texts=None, params=None) -> None:
+    """Write a complete store of ``T`` memories at ``root`` (streamed):
+    texts from ``texts`` (an endless iterator of one-line texts of at most
+    ``ENTRY_BYTES`` bytes; default: this benchmark's generated log), and
+    ``params`` (default: ``store_params(T)``) in the marker
+    ``store_complete`` reads."""
     if os.path.exists(root):
         shutil.rmtree(root)
     marker = root + ".json"
     if os.path.exists(marker):
         os.unlink(marker)
     Store.init(root)  # directory 0700, empty LOG.txt, the commented default config
-    rng = random.Random(SEED)
-    vocab = _vocabulary(rng)
-    texts = _texts(rng, vocab)
+    if texts is None:
+        rng = random.Random(SEED)
+        texts = _texts(rng, _vocabulary(rng))
     started = time.perf_counter()
     fd = os.open(os.path.join(root, "LOG.txt"), os.O_WRONLY | os.O_APPEND)
     try:
@@ -209,7 +214,7 @@ def build_store(root: str, T: int, log=print) -> None:
         finally:
             os.close(fd)
     with open(marker, "w") as f:
-        json.dump(store_params(T), f)
+        json.dump(store_params(T) if params is None else params, f)
     log(f"  built {T:,} memories in {time.perf_counter() - started:.1f} s at {root}")
 
 

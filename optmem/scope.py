@@ -21,12 +21,39 @@ def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = 
     call is made and no project is active. Raises ``NoStore``/``BadInput``
     as ``memory_dir`` and ``projects.resolve`` do; creates nothing.
     """
-    from optmem import projects
     environ = os.environ if environ is None else environ
     if root is None:
         root = memory_dir(environ.get("MEMORY_DIR", "")) if environ is not os.environ \
             else memory_dir()
+    if flag is None and environ.get("MEMO_PROJECT") is None \
+            and not os.path.isdir(os.path.join(root, PROJECTS)):
+        # One stat, and optmem.projects is not imported (its regexes and
+        # classes cost memo wake 3.1 ms of start-up, benchmarks/startup.py).
+        return NoProjects(root)
+    from optmem import projects
     return projects.resolve(root, flag, environ, cwd)
+
+
+PROJECTS = "projects"  #: the folder of project memories in the global store (``projects.PROJECTS``)
+
+
+class NoProjects:
+    """The scope where no project memory exists and none is named: what
+    ``projects.Scope(root)`` holds, the same attributes with the same
+    values (``tests/test_startup.py`` compares them), without importing
+    ``optmem.projects``. Only the global store at ``root`` is used."""
+
+    project = project_root = remotes = bound = problem = repository = None
+    how = "no project exists"
+    forced_global = bare = False
+    flag = ""  #: no scope flag: no project
+
+    def __init__(self, root: str):
+        self.root = root
+        self.notices = []
+
+    def __repr__(self) -> str:
+        return f"NoProjects(root={self.root!r})"
 
 
 def needs_cwd(flag=None, environ=None, root: str | None = None) -> bool:
@@ -38,7 +65,6 @@ def needs_cwd(flag=None, environ=None, root: str | None = None) -> bool:
     folder matters). The MCP server uses it to ask a client for its
     workspace roots only when they can change the answer.
     """
-    from optmem import projects
     environ = os.environ if environ is None else environ
     if flag is not None or environ.get("MEMO_PROJECT") is not None:
         return False
@@ -48,4 +74,4 @@ def needs_cwd(flag=None, environ=None, root: str | None = None) -> bool:
                 else memory_dir()
     except NoStore:
         return False
-    return os.path.isdir(projects.projects_dir(root))
+    return os.path.isdir(os.path.join(root, PROJECTS))

@@ -155,7 +155,7 @@ def test_a_record_with_a_newline_inside_is_left_to_the_caller():
 
 
 def test_patterns_it_does_not_count():
-    for pattern in ["deploy.*failed", "\\d+", "\u0301", "(?-i:Deploy)", "(?a)deploy",
+    for pattern in ["deploy.{2}failed", "\\d+", "\u0301", "(?-i:Deploy)", "(?a)deploy",
                     "deploy ", "\\Bdeploy", "\\b-x", "(x|y){7}"]:
         assert counter(pattern) is None, pattern
 

@@ -28,6 +28,16 @@
  *   rows        true: give the certain records' indexes (a list), not
  *               their number.
  *
+ * chain(data, width, stages, fold, composer, exceptions, rows=False)
+ *   The same for literals in order (a pattern such as `cafe.*server`):
+ *   stages is a sequence of 1 to MAX_STAGES (needles, gap), needles as
+ *   above, gap 0 or 1: the bytes at least between the previous stage's
+ *   occurrence and this one's (1 for `.+`; the first stage's is unused). A
+ *   record is certain when the occurrences that end earliest, stage by
+ *   stage, are all decided; maybe when one of them is not, or it holds an
+ *   exception; else not a match (docs/recall.md, "A chain of literals").
+ *   Returns as count does.
+ *
  * Returns None unless every record ends in its only newline; False when
  * finding the needles would cost over WORK_PER_BYTE byte comparisons a byte
  * (the caller then counts another way); else (certain, maybe): how many
@@ -167,6 +177,51 @@ composer_exception(const unsigned char *buf, Py_ssize_t start, Py_ssize_t width,
         p++;
     }
     return 0;
+}
+
+/* Marks "maybe" each record still NONE that holds an exception (kind 0
+ * anywhere; kinds 1 and 2 next to a character the composer table marks). */
+static void
+mark_exceptions(const unsigned char *buf, Py_ssize_t len, Py_ssize_t width, Py_ssize_t n,
+                const unsigned char *table, const needle_t *exceptions,
+                Py_ssize_t n_exceptions, int composed, unsigned char *status)
+{
+    Py_ssize_t k, r;
+    for (k = 0; k < n_exceptions; k++) {
+        const needle_t *ex = &exceptions[k];
+        Py_ssize_t p = 0;
+        if (ex->flags != ANYWHERE)
+            continue;
+        while (p + ex->size <= len) {
+            const unsigned char *q = memchr(buf + p, ex->bytes[0],
+                                            (size_t)(len - ex->size - p + 1));
+            Py_ssize_t row;
+            if (q == NULL)
+                break;
+            p = q - buf;
+            row = p / width;
+            if (status[row] != NONE) {
+                p = (row + 1) * width;  /* decided, or maybe already */
+                continue;
+            }
+            if (memcmp(buf + p, ex->bytes, (size_t)ex->size) == 0) {
+                status[row] = MAYBE;
+                p = (row + 1) * width;
+            }
+            else
+                p++;
+        }
+    }
+    if (composed) {
+        buckets_t at_buckets, before_buckets;
+        fill_buckets(&at_buckets, exceptions, n_exceptions, AT_COMPOSER);
+        fill_buckets(&before_buckets, exceptions, n_exceptions, BEFORE_COMPOSER);
+        for (r = 0; r < n; r++) {
+            if (status[r] == NONE && composer_exception(buf, r * width, width, table,
+                    exceptions, &at_buckets, &before_buckets))
+                status[r] = MAYBE;
+        }
+    }
 }
 
 /* Tries every needle at i and marks the record holding i: certain (returns
@@ -458,41 +513,9 @@ scan_count(PyObject *self, PyObject *args)
         }
         if (work > budget)
             over = 1;
-        for (k = 0; k < n_exceptions && !over; k++) {
-            const needle_t *ex = &exceptions[k];
-            Py_ssize_t p = 0;
-            if (ex->flags != ANYWHERE)
-                continue;
-            while (p + ex->size <= len) {
-                const unsigned char *q = memchr(buf + p, ex->bytes[0],
-                                                (size_t)(len - ex->size - p + 1));
-                Py_ssize_t row;
-                if (q == NULL)
-                    break;
-                p = q - buf;
-                row = p / width;
-                if (status[row] != NONE) {
-                    p = (row + 1) * width;  /* decided, or maybe already */
-                    continue;
-                }
-                if (memcmp(buf + p, ex->bytes, (size_t)ex->size) == 0) {
-                    status[row] = MAYBE;
-                    p = (row + 1) * width;
-                }
-                else
-                    p++;
-            }
-        }
-        if (composed && !over) {
-            buckets_t at_buckets, before_buckets;
-            fill_buckets(&at_buckets, exceptions, n_exceptions, AT_COMPOSER);
-            fill_buckets(&before_buckets, exceptions, n_exceptions, BEFORE_COMPOSER);
-            for (r = 0; r < n; r++) {
-                if (status[r] == NONE && composer_exception(buf, r * width, width, table,
-                        exceptions, &at_buckets, &before_buckets))
-                    status[r] = MAYBE;
-            }
-        }
+        if (!over)
+            mark_exceptions(buf, len, width, n, table, exceptions, n_exceptions, composed,
+                            status);
         for (r = 0; r < n; r++)
             certain += status[r] == CERTAIN;
     }
@@ -540,10 +563,411 @@ done:
     return result;
 }
 
+
+/* -- chain: literals in order within a record ------------------------------ */
+
+#define MAX_STAGES 8
+
+typedef struct {
+    needle_t needles[MAX_NEEDLES];
+    Py_ssize_t n, min_size, gap;
+    unsigned char first[256];  /* a byte (as read) some needle may start with */
+    /* Where every needle holds one byte at one offset, a stage is found
+     * with memchr on the rarest such byte (both cases of a folded letter):
+     * anchors, at offset anchor_at; n_anchors 0 where there is none. */
+    int n_anchors;
+    unsigned char anchors[2];
+    Py_ssize_t anchor_at, anchor_count;  /* anchor_count: seen in the sample */
+} stage_t;
+
+/* The first byte in [p, stop) that is one of the stage's anchors, or NULL. */
+static const unsigned char *
+find_anchor(const unsigned char *p, const unsigned char *stop, const stage_t *st)
+{
+    const unsigned char *a, *b;
+    if (p >= stop)
+        return NULL;
+    a = memchr(p, st->anchors[0], (size_t)(stop - p));
+    if (st->n_anchors == 1)
+        return a;
+    b = memchr(p, st->anchors[1], (size_t)((a != NULL ? a : stop) - p));
+    return b != NULL ? b : a;
+}
+
+/* The earliest end of an occurrence of one of the stage's needles starting
+ * at or after `from` in the record [start, start + width) whose \b holds
+ * or is undecided (classify >= 0); -1 when there is none. *verdict: the
+ * occurrence's classify (1 when decided; when two end together, the
+ * decided one). */
+static Py_ssize_t
+earliest_end(const unsigned char *buf, Py_ssize_t len, Py_ssize_t start, Py_ssize_t width,
+             Py_ssize_t from, const stage_t *st, const unsigned char *fold_table,
+             const unsigned char *composer, int *verdict, Py_ssize_t *work)
+{
+    Py_ssize_t end = start + width - 1, best = -1, i, k, t;  /* end: the newline */
+    if (st->n_anchors > 0) {
+        /* Every needle holds an anchor at anchor_at: the starts to try. */
+        const unsigned char *stop = buf + end - st->min_size + st->anchor_at + 1, *q;
+        for (q = find_anchor(buf + from + st->anchor_at, stop, st); q != NULL;
+             q = find_anchor(q + 1, stop, st)) {
+            i = (q - buf) - st->anchor_at;
+            if (best >= 0 && i + st->min_size > best)
+                break;  /* every occurrence from here ends later */
+            for (k = 0; k < st->n; k++) {
+                const needle_t *nd = &st->needles[k];
+                int v;
+                if (i + nd->size > end)
+                    continue;
+                for (t = 0; t < nd->size; t++)
+                    if (fold_table[buf[i + t]] != nd->bytes[t])
+                        break;
+                *work += t + 1;
+                if (t < nd->size)
+                    continue;
+                v = classify(buf, len, start, i, nd->size, nd->flags, composer);
+                if (v < 0)
+                    continue;
+                if (best < 0 || i + nd->size < best || (i + nd->size == best && v > *verdict)) {
+                    best = i + nd->size;
+                    *verdict = v;
+                }
+            }
+        }
+        return best;
+    }
+    for (i = from; i + st->min_size <= end; i++) {
+        if (best >= 0 && i + st->min_size > best)
+            break;  /* every occurrence from here ends later */
+        if (!st->first[buf[i]])
+            continue;
+        for (k = 0; k < st->n; k++) {
+            const needle_t *nd = &st->needles[k];
+            int v;
+            if (i + nd->size > end)
+                continue;
+            for (t = 0; t < nd->size; t++)
+                if (fold_table[buf[i + t]] != nd->bytes[t])
+                    break;
+            *work += t + 1;
+            if (t < nd->size)
+                continue;
+            v = classify(buf, len, start, i, nd->size, nd->flags, composer);
+            if (v < 0)
+                continue;
+            if (best < 0 || i + nd->size < best || (i + nd->size == best && v > *verdict)) {
+                best = i + nd->size;
+                *verdict = v;
+            }
+        }
+    }
+    return best;
+}
+
+/* Reads the needles of one stage into st (folded copies in folded). */
+static int
+read_needles(PyObject *seq, stage_t *st, unsigned char (*folded)[MAX_NEEDLE_BYTES],
+             const unsigned char *fold_table, PyObject **keep)
+{
+    Py_ssize_t k, t;
+    *keep = PySequence_Tuple(seq);
+    if (*keep == NULL)
+        return -1;
+    st->n = PyTuple_GET_SIZE(*keep);
+    if (st->n < 1 || st->n > MAX_NEEDLES) {
+        PyErr_SetString(PyExc_ValueError, "between 1 and 64 needles a stage");
+        return -1;
+    }
+    st->min_size = MAX_NEEDLE_BYTES;
+    memset(st->first, 0, sizeof st->first);
+    for (k = 0; k < st->n; k++) {
+        PyObject *item = PyTuple_GET_ITEM(*keep, k), *text;
+        const unsigned char *given;
+        int flags;
+        if (!PyTuple_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "a needle is a tuple (bytes, flags)");
+            return -1;
+        }
+        if (!PyArg_ParseTuple(item, "Si", &text, &flags))
+            return -1;
+        st->needles[k].size = PyBytes_GET_SIZE(text);
+        st->needles[k].flags = flags;
+        given = (const unsigned char *)PyBytes_AS_STRING(text);
+        if (st->needles[k].size < 1 || st->needles[k].size > MAX_NEEDLE_BYTES
+                || memchr(given, '\n', (size_t)st->needles[k].size) != NULL) {
+            PyErr_SetString(PyExc_ValueError,
+                            "a needle is 1 to 255 bytes and holds no newline");
+            return -1;
+        }
+        for (t = 0; t < st->needles[k].size; t++)
+            folded[k][t] = fold_table[given[t]];
+        st->needles[k].bytes = folded[k];
+        if (st->needles[k].size < st->min_size)
+            st->min_size = st->needles[k].size;
+    }
+    for (t = 0; t < 256; t++)
+        for (k = 0; k < st->n; k++)
+            if (fold_table[t] == st->needles[k].bytes[0])
+                st->first[t] = 1;
+    return 0;
+}
+
+static PyObject *
+scan_chain(PyObject *self, PyObject *args)
+{
+    Py_buffer data = {0}, composer = {0};
+    Py_ssize_t width, n_stages, n_exceptions, k, n, r, s, len, certain = 0;
+    PyObject *stage_seq = NULL, *exception_seq = NULL, *fast_stages = NULL,
+             *fast_exceptions = NULL, *result = NULL, *maybe = NULL, *certain_rows = NULL;
+    PyObject *keep[MAX_STAGES] = {NULL};
+    int fold, rows = 0, composed = 0, over = 0;
+    stage_t *stages = NULL;
+    unsigned char (*folded)[MAX_NEEDLES][MAX_NEEDLE_BYTES] = NULL;
+    needle_t exceptions[MAX_EXCEPTIONS];
+    unsigned char fold_table[256], *status = NULL;
+    const unsigned char *buf, *table;
+
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nOpy*O|p", &data, &width, &stage_seq, &fold,
+                          &composer, &exception_seq, &rows))
+        return NULL;
+    for (k = 0; k < 256; k++)
+        fold_table[k] = (unsigned char)((fold && k >= 'A' && k <= 'Z') ? k + 32 : k);
+    if (width < 2) {
+        PyErr_SetString(PyExc_ValueError, "width must be at least 2");
+        goto done;
+    }
+    if (composer.len != 65536) {
+        PyErr_SetString(PyExc_ValueError, "composer must be 65,536 bytes");
+        goto done;
+    }
+    fast_stages = PySequence_Tuple(stage_seq);
+    if (fast_stages == NULL)
+        goto done;
+    n_stages = PyTuple_GET_SIZE(fast_stages);
+    if (n_stages < 1 || n_stages > MAX_STAGES) {
+        PyErr_SetString(PyExc_ValueError, "between 1 and 8 stages");
+        goto done;
+    }
+    stages = PyMem_Calloc((size_t)n_stages, sizeof *stages);
+    folded = PyMem_Calloc((size_t)n_stages, sizeof *folded);
+    if (stages == NULL || folded == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (s = 0; s < n_stages; s++) {
+        PyObject *item = PyTuple_GET_ITEM(fast_stages, s), *needle_seq;
+        Py_ssize_t gap;
+        if (!PyTuple_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "a stage is a tuple (needles, gap)");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(item, "On", &needle_seq, &gap))
+            goto done;
+        if (gap < 0 || gap > 1) {
+            PyErr_SetString(PyExc_ValueError, "a gap is 0 or 1 byte");
+            goto done;
+        }
+        stages[s].gap = gap;
+        if (read_needles(needle_seq, &stages[s], folded[s], fold_table, &keep[s]) < 0)
+            goto done;
+    }
+    fast_exceptions = PySequence_Tuple(exception_seq);
+    if (fast_exceptions == NULL)
+        goto done;
+    n_exceptions = PyTuple_GET_SIZE(fast_exceptions);
+    if (n_exceptions > MAX_EXCEPTIONS) {
+        PyErr_SetString(PyExc_ValueError, "at most 256 exceptions");
+        goto done;
+    }
+    for (k = 0; k < n_exceptions; k++) {
+        PyObject *item = PyTuple_GET_ITEM(fast_exceptions, k), *text;
+        int kind;
+        if (!PyTuple_Check(item)) {
+            PyErr_SetString(PyExc_TypeError, "an exception is a tuple (bytes, kind)");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(item, "Si", &text, &kind))
+            goto done;
+        exceptions[k].bytes = (const unsigned char *)PyBytes_AS_STRING(text);
+        exceptions[k].size = PyBytes_GET_SIZE(text);
+        exceptions[k].flags = kind;
+        if (exceptions[k].size < 1 || kind < ANYWHERE || kind > BEFORE_COMPOSER) {
+            PyErr_SetString(PyExc_ValueError,
+                            "an exception is at least one byte, of kind 0, 1 or 2");
+            goto done;
+        }
+        if (kind != ANYWHERE)
+            composed = 1;
+    }
+
+    buf = (const unsigned char *)data.buf;
+    len = data.len;
+    table = (const unsigned char *)composer.buf;
+    if (len % width != 0) {
+        result = Py_None;
+        Py_INCREF(result);
+        goto done;
+    }
+    n = len / width;
+    for (r = 0; r < n; r++) {
+        const unsigned char *record = buf + r * width;
+        if (record[width - 1] != '\n' || memchr(record, '\n', width - 1) != NULL) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+    }
+    status = PyMem_Calloc(n > 0 ? (size_t)n : 1, 1);
+    if (status == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {   /* Each stage's rarest shared byte in the first SAMPLE bytes. */
+        Py_ssize_t count[256] = {0}, sample = len < SAMPLE ? len : SAMPLE, p, j;
+        for (p = 0; p < sample; p++)
+            count[buf[p]]++;
+        for (s = 0; s < n_stages; s++) {
+            stage_t *st = &stages[s];
+            Py_ssize_t best = 0, best_count = -1;
+            for (j = 0; j < st->min_size; j++) {
+                unsigned char v = st->needles[0].bytes[j];
+                Py_ssize_t seen = count[v] + ((fold && v >= 'a' && v <= 'z') ? count[v - 32] : 0), k;
+                for (k = 1; k < st->n; k++)
+                    if (st->needles[k].bytes[j] != v)
+                        break;
+                if (k < st->n)
+                    continue;  /* the needles differ here */
+                if (best_count < 0 || seen < best_count) {
+                    best = j;
+                    best_count = seen;
+                }
+            }
+            if (best_count < 0)
+                continue;  /* no byte all needles hold at one offset */
+            st->anchor_at = best;
+            st->anchor_count = best_count;
+            st->anchors[0] = st->needles[0].bytes[best];
+            st->n_anchors = 1;
+            if (fold && st->anchors[0] >= 'a' && st->anchors[0] <= 'z') {
+                st->anchors[1] = (unsigned char)(st->anchors[0] - 32);
+                st->n_anchors = 2;
+            }
+        }
+    }
+    {
+        Py_ssize_t work = 0, budget = WORK_PER_BYTE * len + 65536;
+        /* The records to read: those holding a needle of the stage whose
+         * anchor is rarest (found across the chunk with memchr, so records
+         * without it cost nothing), else every record. */
+        const stage_t *filter = NULL;
+        Py_ssize_t p = 0;
+        for (s = 0; s < n_stages; s++)
+            if (stages[s].n_anchors > 0
+                    && (filter == NULL || stages[s].anchor_count < filter->anchor_count))
+                filter = &stages[s];
+        r = 0;
+        while (!over) {
+            if (filter != NULL) {
+                const unsigned char *q = find_anchor(buf + p + filter->anchor_at, buf + len, filter);
+                Py_ssize_t i, t, k, rec_end;
+                if (q == NULL)
+                    break;
+                i = (q - buf) - filter->anchor_at;
+                r = i / width;
+                rec_end = r * width + width - 1;
+                for (k = 0; k < filter->n; k++) {
+                    const needle_t *nd = &filter->needles[k];
+                    for (t = 0; t < nd->size && i + t < rec_end; t++)
+                        if (fold_table[buf[i + t]] != nd->bytes[t])
+                            break;
+                    work += t + 1;
+                    if (t == nd->size)
+                        break;
+                }
+                if (k == filter->n) {
+                    p = i + 1;
+                    continue;
+                }
+                p = (r + 1) * width;
+            }
+            else if (r >= n)
+                break;
+            {
+                /* Greedy: the earliest-ending occurrence of each literal in
+                 * turn, after the previous one's end (and its gap). If any
+                 * ordered sequence of occurrences exists, this finds one. */
+                Py_ssize_t start = r * width, from = start;
+                int decided = 1;
+                for (s = 0; s < n_stages; s++) {
+                    int v = 0;
+                    Py_ssize_t e = earliest_end(buf, len, start, width,
+                                                s ? from + stages[s].gap : start, &stages[s],
+                                                fold_table, table, &v, &work);
+                    if (e < 0)
+                        break;
+                    decided &= v > 0;
+                    from = e;
+                }
+                if (s == n_stages)
+                    status[r] = decided ? CERTAIN : MAYBE;
+            }
+            if (filter == NULL)
+                r++;
+            if (work > budget)
+                over = 1;
+        }
+    }
+    if (over) {
+        result = Py_False;
+        Py_INCREF(result);
+        goto done;
+    }
+    mark_exceptions(buf, len, width, n, table, exceptions, n_exceptions, composed, status);
+    maybe = PyList_New(0);
+    certain_rows = rows ? PyList_New(0) : NULL;
+    if (maybe == NULL || (rows && certain_rows == NULL))
+        goto done;
+    for (r = 0; r < n; r++) {
+        PyObject *into = status[r] == MAYBE ? maybe : status[r] == CERTAIN ? certain_rows : NULL;
+        certain += status[r] == CERTAIN;
+        if (into != NULL) {
+            PyObject *index = PyLong_FromSsize_t(r);
+            if (index == NULL || PyList_Append(into, index) < 0) {
+                Py_XDECREF(index);
+                goto done;
+            }
+            Py_DECREF(index);
+        }
+    }
+    if (rows)
+        result = Py_BuildValue("OO", certain_rows, maybe);
+    else
+        result = Py_BuildValue("nO", certain, maybe);
+
+done:
+    Py_XDECREF(maybe);
+    Py_XDECREF(certain_rows);
+    for (s = 0; s < MAX_STAGES; s++)
+        Py_XDECREF(keep[s]);
+    Py_XDECREF(fast_stages);
+    Py_XDECREF(fast_exceptions);
+    PyMem_Free(status);
+    PyMem_Free(stages);
+    PyMem_Free(folded);
+    if (data.obj != NULL)
+        PyBuffer_Release(&data);
+    if (composer.obj != NULL)
+        PyBuffer_Release(&composer);
+    return result;
+}
+
 static PyMethodDef scan_methods[] = {
     {"count", scan_count, METH_VARARGS,
      "count(data, width, needles, fold, composer, exceptions, method=0, rows=False) -> "
      "(certain, maybe) or None: see optmem/recall/_scan.c and optmem/recall/scancount.py."},
+    {"chain", scan_chain, METH_VARARGS,
+     "chain(data, width, stages, fold, composer, exceptions, rows=False) -> "
+     "(certain, maybe), None or False: see optmem/recall/_scan.c."},
     {NULL, NULL, 0, NULL}
 };
 

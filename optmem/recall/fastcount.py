@@ -185,7 +185,17 @@ def literal_set(pattern: str):
         tree = parser.parse(pattern, re.IGNORECASE)
         if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
             return None
-        alternatives = _expand(tree, parser, c)
+    except (RecursionError, Exception):  # noqa: BLE001 - not countable
+        return None
+    return literals_of(tree, parser, c)
+
+
+def literals_of(seq, parser, c):
+    """``literal_set`` for a parsed (sub)pattern ``seq`` (items of Python's
+    own parser, ``pattern.sre_modules``): ``[(left, body, right)]`` or
+    None."""
+    try:
+        alternatives = _expand(seq, parser, c)
     except (_NotCountable, RecursionError, Exception):  # noqa: BLE001 - not countable
         return None
     out = []

@@ -12,10 +12,11 @@ right: docs/recall.md, "One compiled pass".
 from __future__ import annotations
 
 import itertools
+import re
 import unicodedata
 
 from optmem.recall import fastcount, nfcspell
-from optmem.recall.pattern import inert_char, is_word
+from optmem.recall.pattern import inert_char, is_word, sre_modules
 from optmem.store.memory import LOG_RECORD
 from optmem.textform import nfc
 
@@ -48,9 +49,13 @@ class ScanCounter:
     leaves undecided. Built by ``counter_for``.
     """
 
-    def __init__(self, needles: list, fold: bool, exceptions: list, search):
+    def __init__(self, needles: list, fold: bool, exceptions: list, search, stages=None):
         self.needles, self.fold, self.exceptions = needles, fold, exceptions
         self.search = search
+        #: For a chain (``chain_for``): ``[(needles, gap)]``, one per
+        #: literal in order, ``gap`` the bytes (0 or 1) at least between one
+        #: literal's end and the next one's start; ``needles`` is then unused.
+        self.stages = stages
         #: False once ``_scan`` gave up on the work a chunk would cost
         #: (needles that overlap themselves): the caller counts without it.
         self.usable = True
@@ -62,8 +67,12 @@ class ScanCounter:
         indexes whose line matches; None when ``_scan`` refuses the chunk or
         gives up (then ``usable`` turns False)."""
         from optmem.recall.pattern import line_of
-        got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
-                          nfcspell.composer_table(), self.exceptions, method, rows)
+        if self.stages is not None:
+            got = _scan.chain(data, LOG_RECORD, self.stages, self.fold,
+                              nfcspell.composer_table(), self.exceptions, rows)
+        else:
+            got = _scan.count(data, LOG_RECORD, self.needles, self.fold,
+                              nfcspell.composer_table(), self.exceptions, method, rows)
         if got is False:  # over _scan's work bound: as costly on the next chunk
             self.usable = False
             return None
@@ -159,18 +168,14 @@ def _needles(alternatives: list):
     return needles
 
 
-def counter_for(pattern: str, case_class, search):
-    """A ``ScanCounter`` for ``pattern`` (already NFC), or None when
-    ``_scan`` is not built or the pattern is not a set of literals it can
-    count (see the module docstring). ``case_class(ch)``: the characters
-    ``re`` matches with the literal ``ch`` under IGNORECASE
-    (``search.case_class``); ``search``: the compiled pattern's ``search``."""
-    if _scan is None:
-        return None
-    found = fastcount.literal_set(pattern)
-    if found is None:
-        return None
-    exceptions, extras, fold = {}, {}, False
+def _stage(found: list, case_class, exceptions: dict):
+    """The needles of one set of literals (``fastcount.literal_set``'s
+    ``found``): a list of ``(UTF-8, flags)``, and whether ASCII letters
+    fold, adding to ``exceptions``; None when it cannot be counted in C (a
+    literal that may end in the padding, a ``\\b`` next to a character that
+    is not always a word character, a character with no known spellings,
+    too many spellings)."""
+    extras, fold = {}, False
     plain, every = [], []
     for left, body, right in found:
         if any(x.isspace() for x in (case_class(body[-1]) or body[-1])):
@@ -201,6 +206,115 @@ def counter_for(pattern: str, case_class, search):
             return None
         for x in extras:
             exceptions[(x.encode("utf-8"), ANYWHERE)] = None
+    return list(needles), fold
+
+
+def counter_for(pattern: str, case_class, search):
+    """A ``ScanCounter`` for ``pattern`` (already NFC), or None when
+    ``_scan`` is not built or the pattern is neither a set of literals it
+    can count (see the module docstring) nor a chain of them
+    (``chain_for``). ``case_class(ch)``: the characters ``re`` matches with
+    the literal ``ch`` under IGNORECASE (``search.case_class``);
+    ``search``: the compiled pattern's ``search``."""
+    if _scan is None:
+        return None
+    found = fastcount.literal_set(pattern)
+    if found is None:
+        return chain_for(pattern, case_class, search)
+    exceptions = {}
+    stage = _stage(found, case_class, exceptions)
+    if stage is None or len(exceptions) > MAX_EXCEPTIONS:
+        return None
+    needles, fold = stage
+    return ScanCounter(needles, fold, list(exceptions), search)
+
+
+MAX_STAGES = 8  #: literals a chain may hold (``_scan``'s bound)
+
+
+def chain_parts(pattern: str):
+    """``[(found, gap)]`` when ``pattern`` is literals (or sets of them,
+    each as ``fastcount.literal_set`` reads it, ``\\b`` at their edges
+    included) joined by ``.*``, ``.+``, ``[^\\n]*`` or ``[^\\n]+`` (lazy or
+    not; a ``.*`` at either end changes nothing): ``gap`` is 1 where the
+    join needs a character, else 0 (the first literal's is 0). None for
+    anything else (a ``.+`` at either end, joins needing two characters or
+    more, a join of another repeat count, local or ASCII flags, over
+    ``MAX_STAGES`` literals, no join at all)."""
+    if len(pattern) > fastcount.MAX_PATTERN_CHARS:
+        return None
+    parser, c = sre_modules()
+    try:
+        tree = parser.parse(pattern, re.IGNORECASE)
+    except (RecursionError, Exception):  # noqa: BLE001 - not a chain
+        return None
+    if tree.state.flags & (re.ASCII | getattr(re, "LOCALE", 0)):
+        return None
+    segments, current, gaps, pending, joined = [], [], [], 0, False
+    for op, av in tree:
+        gap = _join(op, av, c)
+        if gap is not None:  # joins in a row need the sum of their gaps
+            pending, joined = pending + gap, True
+            continue
+        if pending > 1 or (pending and not segments and not current):
+            return None  # two characters at least, or one before the first literal
+        if pending or (joined and current):
+            segments.append(current)
+            gaps.append(pending)
+            current, pending = [], 0
+        joined = False
+        current.append((op, av))
+    if pending or not current or not (segments or joined):
+        return None  # a character after the last literal, or no join at all
+    segments.append(current)
+    if len(segments) > MAX_STAGES:
+        return None
+    out = []
+    for seg, gap in zip(segments, [0] + gaps):
+        found = fastcount.literals_of(seg, parser, c)
+        if found is None:
+            return None
+        out.append((found, gap))
+    return out
+
+
+def _join(op, av, c):
+    """The gap (0 or 1) when a parsed item is ``.*``, ``.+``, ``[^\\n]*``
+    or ``[^\\n]+`` (greedy or lazy), else None. ``.`` without DOTALL and
+    ``[^\\n]`` are the same on a line, which holds no newline."""
+    if op not in (c.MAX_REPEAT, c.MIN_REPEAT):
+        return None
+    lo, hi, body = av
+    if hi != c.MAXREPEAT or lo not in (0, 1) or len(body) != 1:
+        return None
+    (op2, av2), = list(body)
+    if op2 is c.ANY or (op2 is c.NOT_LITERAL and av2 == 10):
+        return lo
+    if op2 is c.IN and list(av2) == [(c.NEGATE, None), (c.LITERAL, 10)]:
+        return lo
+    return None
+
+
+def chain_for(pattern: str, case_class, search):
+    """A ``ScanCounter`` for a chain of literals (``chain_parts``), decided
+    by ``_scan.chain``: a record matches when each literal occurs in order,
+    each after the previous one's end (and a character later for ``.+``).
+    None when ``_scan`` is not built or ``pattern`` is not such a chain, or
+    one of its literals cannot be counted in C. Arguments as
+    ``counter_for``; docs/recall.md, "A chain of literals", says why the
+    answers are the definition's."""
+    if _scan is None:
+        return None
+    parts = chain_parts(pattern)
+    if parts is None:
+        return None
+    exceptions, fold, stages = {}, False, []
+    for found, gap in parts:
+        stage = _stage(found, case_class, exceptions)
+        if stage is None:
+            return None
+        stages.append((stage[0], gap))
+        fold = fold or stage[1]
     if len(exceptions) > MAX_EXCEPTIONS:
         return None
-    return ScanCounter(list(needles), fold, list(exceptions), search)
+    return ScanCounter([], fold, list(exceptions), search, stages)

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Start-up of ``memo wake``, ``note``, ``sleep`` and ``recall`` against ``import click``.
+
+Run from the checkout::
+
+    python benchmarks/startup.py                     # 1,000 and 1,000,000 memories
+    python benchmarks/startup.py --importtime wake   # what wake imports beyond click
+
+The table: per command and store size, the median wall time of the whole
+``memo`` process, of ``python -c "import click"`` with the same interpreter
+in the same rounds (the floor: memo's command line is click), and their
+ratio. Stores are ``bench.build_store``'s (records written straight with the
+store's encoder, reused under ``--dir`` while they match), without
+projects. ``note`` is undone after every run (the log cut back).
+
+``--importtime CMD`` runs ``python -X importtime -m optmem CMD`` (on the
+1,000-memory store) ``--runs`` times and prints each module imported that
+``import click`` does not import, with its smallest self and cumulative
+time in microseconds over the runs: where a command's start-up goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import bench  # noqa: E402
+
+from optmem.store.memory import LOG_RECORD  # noqa: E402
+
+SIZES = (1_000, 1_000_000)
+COMMANDS = [
+    ("wake", ["wake"]),
+    ("note", None),  # a new text each run, undone after it
+    ("sleep", ["sleep"]),
+    ("recall", ["recall", "rollback"]),
+]
+
+
+def store(base: str, T: int, log) -> str:
+    root = os.path.join(base, f"store-{T}")
+    if bench.store_complete(root, T):
+        log(f"store of {T:,} memories: reusing {root}")
+    else:
+        log(f"store of {T:,} memories: writing {root}")
+        bench.build_store(root, T, log)
+    return root
+
+
+def imports(argv: list, env: dict) -> dict:
+    """``{module: (self µs, cumulative µs)}`` from one ``-X importtime`` run."""
+    err = subprocess.run(argv, env=env, capture_output=True, text=True).stderr
+    out = {}
+    for m in re.finditer(r"^import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)$", err, re.M):
+        out[m.group(4)] = (int(m.group(1)), int(m.group(2)))
+    return out
+
+
+def importtime(python: str, root: str, command: list, runs: int) -> None:
+    env = dict(os.environ, MEMORY_DIR=root)
+    floor = set()
+    for _ in range(2):
+        floor |= set(imports([python, "-X", "importtime", "-c", "import click"], env))
+    best = {}
+    for _ in range(max(1, runs)):
+        for name, (own, cum) in imports([python, "-X", "importtime", "-m", "optmem"] + command,
+                                        env).items():
+            if name in floor:
+                continue
+            old = best.get(name, (own, cum))
+            best[name] = (min(own, old[0]), min(cum, old[1]))
+    print(f"memo {' '.join(command)}: modules beyond `import click` "
+          f"(smallest of {runs} runs, µs)")
+    print(f"{'self':>8} {'cumulative':>10}  module")
+    for name, (own, cum) in sorted(best.items(), key=lambda kv: -kv[1][0]):
+        print(f"{own:>8} {cum:>10}  {name}")
+    print(f"{sum(own for own, _ in best.values()):>8} {'':>10}  total self")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
+                    help="store sizes, comma-separated (default: %(default)s)")
+    ap.add_argument("--runs", type=int, default=15, help="timed runs (default: %(default)s)")
+    ap.add_argument("--memo", help="the memo under test, as a command line "
+                    "(default: this checkout's .venv/bin/memo, else python -m optmem)")
+    ap.add_argument("--dir", help="where stores are kept (default: $TMPDIR/optmem-bench)")
+    ap.add_argument("--importtime", metavar="CMD",
+                    help="print what `memo CMD` imports beyond click, instead of the table")
+    args = ap.parse_args(argv)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    base = os.path.abspath(args.dir or os.path.join(tempfile.gettempdir(), "optmem-bench"))
+    os.makedirs(base, exist_ok=True)
+    memo = shlex.split(args.memo) if args.memo else bench.default_memo()
+    python = bench.interpreter(memo)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    if args.importtime:
+        importtime(python, store(base, min(sizes), log), shlex.split(args.importtime), args.runs)
+        return 0
+    rows = {}
+    for T in sizes:
+        root = store(base, T, log)
+        env = dict(os.environ, MEMORY_DIR=root)
+        log_path = os.path.join(root, "LOG.txt")
+        floor = bench.Job("import click", [python, "-c", "import click"], env)
+        jobs = []
+        for name, command in COMMANDS:
+            if command is None:
+                job = bench.Job(name, lambda n: memo + ["note", f"startup note {n}"], env,
+                                after=lambda p=log_path, T=T: os.truncate(p, T * LOG_RECORD),
+                                expect=r"Saved as #\d+\.")
+            else:
+                job = bench.Job(name, memo + command, env)
+            jobs.append(job)
+        bench.run_round_robin([floor] + jobs, args.runs, log)
+        for job in jobs:
+            if job.error:
+                log(f"  FAILED {job.row}: {job.error}")
+        rows[T] = (floor, jobs)
+
+    print(f"memo under test: {' '.join(memo)}; python: {python}; median of {args.runs} runs "
+          f"after a warm-up, whole process, floor and memo in the same rounds")
+    print()
+    head = ["command"]
+    for T in sizes:
+        head += [f"{T:,}: import click s", "memo s", "ratio"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for k, (name, _) in enumerate(COMMANDS):
+        cells = [f"`memo {name}`"]
+        for T in sizes:
+            floor, jobs = rows[T]
+            a, f = jobs[k].median, floor.median
+            cells += [bench.fmt_s(f), bench.fmt_s(a), f"{a / f:.2f}" if a and f else "-"]
+        print("| " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

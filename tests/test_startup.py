@@ -1,0 +1,79 @@
+"""Each command imports only what it uses: on a store without projects,
+``memo wake``, ``note``, ``sleep`` and ``recall`` import nothing of the
+project layer, the harness, the MCP server or git's process machinery, and
+only ``recall`` imports the recall engine. Read off ``python -X
+importtime`` of the real command (what ``benchmarks/startup.py`` measures).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from optmem import projects, scope
+from optmem.store.memory import Store
+
+#: Never imported by these commands on a store without projects.
+NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "subprocess",
+         "json", "shlex")
+RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
+
+
+def imported(root: str, *args: str) -> set:
+    env = dict(os.environ, MEMORY_DIR=root)
+    env.pop("MEMO_PROJECT", None)
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "optmem", *args],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return set(re.findall(r"^import time:.*\| +(\S+)$", done.stderr, re.M))
+
+
+@pytest.fixture
+def store_root(tmp_path):
+    root = str(tmp_path / "mem")
+    Store.init(root)
+    env = dict(os.environ, MEMORY_DIR=root)
+    for text in ("first note about the café server", "second note"):
+        subprocess.run([sys.executable, "-m", "optmem", "note", text], env=env,
+                       capture_output=True, timeout=120, check=True)
+    return root
+
+
+@pytest.mark.parametrize("args", [("wake",), ("note", "a third note"), ("sleep",),
+                                  ("recall", "café.*server")])
+def test_a_command_imports_only_what_it_uses(store_root, args):
+    got = imported(store_root, *args)
+    assert "optmem.cli.app" in got  # the command ran here, not from a cache
+    assert not got & set(NEVER), sorted(got & set(NEVER))
+    if args[0] == "recall":
+        assert "optmem.recall.search" in got
+    else:
+        assert not got & set(RECALL), sorted(got & set(RECALL))
+
+
+def test_a_projects_folder_brings_the_project_layer_back(store_root):
+    os.mkdir(os.path.join(store_root, projects.PROJECTS))
+    assert "optmem.projects" in imported(store_root, "wake")
+
+
+def test_the_scope_without_projects_is_projects_own(tmp_path):
+    """``scope.resolve`` answers without ``optmem.projects`` where no
+    projects folder exists and no scope is named: the same attribute values
+    as ``projects.Scope(root)``, which ``projects.resolve`` gives there."""
+    root = str(tmp_path / "mem")
+    Store.init(root)
+    env = {"MEMORY_DIR": root}
+    got = scope.resolve(None, str(tmp_path), env)
+    want = projects.resolve(root, None, env, str(tmp_path))
+    assert isinstance(got, scope.NoProjects)
+    assert {k: getattr(got, k) for k in vars(want)} == vars(want)
+    assert got.flag == want.flag == ""
+    assert scope.PROJECTS == projects.PROJECTS
+    # A named scope, or MEMO_PROJECT, still goes through projects.
+    assert isinstance(scope.resolve("", str(tmp_path), env), projects.Scope)
+    assert isinstance(scope.resolve(None, str(tmp_path), dict(env, MEMO_PROJECT="none")),
+                      projects.Scope)
