@@ -112,3 +112,65 @@ def test_ordinary_text_with_the_same_characters_stays_allowed(text):
 def test_the_allowed_corpora_have_no_frame_tag_after_folding(name):
     lines = data_file(name).read_text(encoding="utf-8").splitlines()
     assert [x for x in lines if find_frame_tag(x)] == []
+
+
+# == credentials in sentences: asides, emphasis, trailing words ===============
+
+PASSWORD = "Zx9#kLm2Pq"
+TOKEN_HEX = "9f2b7c1e4d8a6b3f0e5c2d9a7b4e1f8c"
+
+DISGUISED_SECRETS = [
+    f"the password (in case you forget) is {PASSWORD}",
+    f"the password (in case you forget): {PASSWORD}",
+    f"the password, in case you forget, is {PASSWORD}",
+    f"the password \u2014 in case you forget \u2014 is {PASSWORD}",
+    f"the password\u2014in case you forget\u2014is {PASSWORD}",
+    f"the password - in case you forget - is {PASSWORD}",
+    f"the password is, as agreed, {PASSWORD}",
+    f"the password is **{PASSWORD}**",
+    f"the password is *{PASSWORD}*",
+    f"the password is __{PASSWORD}__",
+    f"the password is \u201c{PASSWORD}\u201d",
+    f"the staging password is **`{PASSWORD}`** for now",
+    f"use {TOKEN_HEX} as the admin token 85",
+    f"use {TOKEN_HEX} as the admin token until friday",
+]
+
+
+@pytest.mark.parametrize("text", DISGUISED_SECRETS)
+def test_a_credential_with_an_aside_emphasis_or_trailing_words_is_refused(text):
+    reason = find_problem(text)
+    assert reason is not None, text
+    assert PASSWORD not in reason and TOKEN_HEX[:8] not in reason
+
+
+@pytest.mark.parametrize("text", DISGUISED_SECRETS[:3] + DISGUISED_SECRETS[7:8])
+def test_memo_note_refuses_the_breakers_sentences(memo, inited, text):
+    result = memo("note", "--", text)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and PASSWORD not in result.stderr
+    assert (inited / "LOG.txt").read_bytes() == b""
+
+
+def test_a_famous_example_password_only_mentioned_is_allowed():
+    # "the password is hunter2" is bash.org's joke: a sentence about the
+    # joke mentions it; a sentence that sets it still uses it.
+    assert find_problem("the password is hunter2 was a joke in the chat") is None
+    assert find_problem("the password is hunter2 has been a meme since 2004") is None
+    assert find_problem("the password is hunter2") is not None
+    assert find_problem("the wifi password is hunter2 now") is not None
+    assert find_problem("the password is hunter2. It was set today") is not None
+    assert find_problem(f"the password is {PASSWORD} was set today") is not None
+
+
+@pytest.mark.parametrize("text", [
+    "the password, which rotates monthly, is stored in vault",
+    "the password (see the runbook) is in 1Password",
+    "the password - not the token - expires in 90 days",
+    "the password is *** in the logs",
+    "the API key, as before, lives in the STAGING_KEY env var",
+    "use __init__ as the module token name",
+    "the token budget, about 4,000 tokens, is spent",
+])
+def test_asides_and_emphasis_in_ordinary_sentences_stay_allowed(text):
+    assert find_problem(text) is None, text
