@@ -749,8 +749,10 @@ def _header_value(m: re.Match) -> bool:
 # within a few words, a value follows (``_sentence_value``):
 #
 # * between them only connectors (``is``, ``was``, ``=``, ``:``, ``now``,
-#   ``set to``, ...) and prepositional phrases (``for the staging bot``,
-#   ``of prod``) may stand; after such a phrase a password must be
+#   ``set to``, ...), an aside in parentheses or between commas or dashes
+#   (``_aside_end``) and prepositional phrases (``for the staging bot``,
+#   ``of prod``) may stand; emphasis and quotes around the value are
+#   peeled (``_unwrap``); after such a phrase a password must be
 #   introduced by a connector ("the password for root is X"), a generated
 #   value need not ("API key for abbysale <v>"); the word right after a
 #   preposition is its object, never the value ("the token for <hash>");
