@@ -60,7 +60,8 @@ RAW_PROMPT_MAX = 16  #: blocks up to this size show raw memories (seed RAW_MAX)
 #: speaks with the harness's voice, so the write guard refuses it
 #: (``guard.find_frame_tag``) and the display shows its ``<`` as U+FFFD.
 #: Each entry is ``tag: where it comes from``; matched case-insensitively,
-#: with any spaces, a ``/`` or attributes (``< /System-Reminder >``).
+#: with any spaces, a ``/`` or attributes (``< /System-Reminder >``), and in
+#: disguise: look-alike brackets, HTML references, homoglyphs (``guard.text._fold``).
 FRAME_TAGS = {
     # Claude Code: wraps hook output (SessionStart/UserPromptSubmit
     # additionalContext) and its own reminders in <system-reminder>.

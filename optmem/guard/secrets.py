@@ -104,6 +104,11 @@ _WEAK = frozenset(
     "abc123 abcd1234 welcome1 welcome123 1qaz2wsx test123 test1234 "
     "default123 pass123 pass1234 root123 toor123".split()
 )
+#: Example passwords famous from a joke or a film (bash.org's hunter2,
+#: the Marx Brothers' swordfish, xkcd's correcthorsebatterystaple): still
+#: refused as a value ("the password is hunter2"), allowed when a sentence
+#: only mentions the phrase ("the password is hunter2 was a joke").
+_FAMOUS = frozenset("hunter2 swordfish correcthorsebatterystaple".split())
 #: Default passwords that are also plain words or numbers: a secret only
 #: where nothing but a password can be (``password=admin``, ``mysql -proot``).
 _DEFAULTS = frozenset(
@@ -269,6 +274,30 @@ def _secret_value(v: str, min_len: int = 6) -> bool:
     return len(v) >= min_len and not _prose_word(v.rstrip(".,;:!?)"))
 
 
+#: Marks written around a value: markdown emphasis and code, quotes.
+_WRAPPERS = (("**", "**"), ("__", "__"), ("*", "*"), ("_", "_"), ("~~", "~~"),
+             ("`", "`"), ('"', '"'), ("'", "'"), ("\u201c", "\u201d"),
+             ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))
+
+
+def _unwrap(v: str) -> str:
+    """``v`` without the emphasis or quotes written around it (``**X**``,
+    ``*X*``, ``__X__``, a backtick pair, ``"X"``, ``“X”``, ``«X»``), peeled
+    at most three times; ``***`` and ``__init__``-like runs of the mark
+    alone are left as they are (a placeholder, a name)."""
+    for _ in range(3):
+        for left, right in _WRAPPERS:
+            inner = v[len(left):len(v) - len(right)]
+            if (len(v) > len(left) + len(right) and v.startswith(left)
+                    and v.endswith(right) and inner.strip(left + right)
+                    and inner[0] not in left and inner[-1] not in right):
+                v = inner
+                break
+        else:
+            return v
+    return v
+
+
 def _loose_secret(v: str) -> bool:
     """Does ``v``, written loosely after a password word, look like one?"""
     v = v.rstrip(".,;:!?")
@@ -293,9 +322,7 @@ def _chosen_password(v: str) -> bool:
     compounds that end in a prose word (``utf-8``, ``argon2id-hashed``,
     ``2FA-protected``). A passphrase of several plain words passes: a word
     list cannot tell it from prose."""
-    v = v.rstrip(".,;:!?)")
-    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"`":
-        v = v[1:-1]
+    v = _unwrap(v.rstrip(".,;:!?)"))
     low = v.lower()
     if low in _WEAK or low in _DEFAULTS:
         return True
@@ -487,7 +514,9 @@ def _value_loose(m: re.Match) -> bool:
 def _prose_password(m: re.Match) -> bool:
     """"the root password is X": X must look machine-made (letters and
     digits mixed up, or with a symbol) and have 8+ characters."""
-    v = m.group("v").rstrip(".,;:!?)")
+    v = _unwrap(m.group("v").rstrip(".,;:!?)"))
+    if _mention(v, m.string, m.end("v")):
+        return False
     if _chosen_password(v):
         return True
     if len(v) < 8 or _placeholder(v) or _digest(v):
@@ -720,8 +749,10 @@ def _header_value(m: re.Match) -> bool:
 # within a few words, a value follows (``_sentence_value``):
 #
 # * between them only connectors (``is``, ``was``, ``=``, ``:``, ``now``,
-#   ``set to``, ...) and prepositional phrases (``for the staging bot``,
-#   ``of prod``) may stand; after such a phrase a password must be
+#   ``set to``, ...), an aside in parentheses or between commas or dashes
+#   (``_aside_end``) and prepositional phrases (``for the staging bot``,
+#   ``of prod``) may stand; emphasis and quotes around the value are
+#   peeled (``_unwrap``); after such a phrase a password must be
 #   introduced by a connector ("the password for root is X"), a generated
 #   value need not ("API key for abbysale <v>"); the word right after a
 #   preposition is its object, never the value ("the token for <hash>");
@@ -794,10 +825,10 @@ def _sentence_word(first: str, words: str, camel: str, cjk: str = "",
 
 
 def _strip_value(tok: str) -> str:
-    """One token as a value: without the quotes, brackets and sentence
-    punctuation around it (base64 padding ``=`` and the angle brackets of a
-    placeholder such as ``<password>`` stay)."""
-    return tok.rstrip(".,;:!?)]}\"'`").lstrip("\"'`([{")
+    """One token as a value: without the quotes, brackets, markdown emphasis
+    and sentence punctuation around it (base64 padding ``=`` and the angle
+    brackets of a placeholder such as ``<password>`` stay)."""
+    return _unwrap(tok.rstrip(".,;:!?)]}\"'`").lstrip("\"'`([{"))
 
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -945,16 +976,59 @@ def _sentence_value(m: re.Match) -> bool:
     return _value_after(m, pw) or _value_before(m, pw)
 
 
+_DASHES = ("-", "--", "\u2014", "\u2013")
+#: Most words an aside between commas or dashes holds.
+_ASIDE_WORDS = 8
+
+
+def _aside_end(rest: list, i: int) -> int:
+    """If ``rest[i]`` opens an aside between commas or dashes ("the
+    password, in case you forget, is X", "the key - the old one - is X"),
+    the index of the token that closes it, else -1. It opens with a lone
+    ``,`` or dash, or a connector ending in ``,`` ("is, as agreed, X"), and
+    closes within ``_ASIDE_WORDS`` words with a token ending in ``,`` or a
+    lone dash."""
+    tok = rest[i]
+    if tok in _DASHES:
+        closes = lambda t: t in _DASHES  # noqa: E731
+    elif tok == "," or (tok.endswith(",") and tok[:-1].lower() in _CONNECTORS):
+        closes = lambda t: t.endswith(",")  # noqa: E731
+    else:
+        return -1
+    for j in range(i + 2, min(len(rest), i + 2 + _ASIDE_WORDS)):
+        if closes(rest[j]):
+            return j
+        if rest[j][-1] in ".;!?":
+            return -1  # the sentence ends first
+    return -1
+
+
+def _mention(v: str, text: str, end: int) -> bool:
+    """Is the famous example password ``v`` (``_FAMOUS``: hunter2, ...)
+    only mentioned: the clause it ends is the subject of a verb that
+    follows it (``was``, ``became``, ``has been``, ``is a``: "the password
+    is hunter2 was a joke in the chat")? ``text[end:]`` is what follows
+    the value."""
+    return v.lower() in _FAMOUS and re.match(
+        r"[\"'`*_\u201d]*\s+(?:was|became|has\s+been|is\s+an?)\b",
+        text[end:end + 40]) is not None
+
+
 def _value_after(m: re.Match, pw: bool) -> bool:
-    """The value follows the word: only connectors, a parenthesis, a
-    preposition's phrase or one name before ``:``/``=`` between."""
-    rest = m.string[m.end():m.end() + 240].split(None, 11)[:11]
+    """The value follows the word: only connectors, a parenthesis, an aside
+    between commas or dashes, a preposition's phrase or one name before
+    ``:``/``=`` between."""
+    seg = re.sub(r"\s*([\u2014\u2013])\s*", r" \1 ", m.string[m.end():m.end() + 240])
+    rest = seg.split(None, 11)[:11]
     obj = False  # the next word is a preposition's object
     aside = False  # inside a parenthesis: "(expires in 90 days):"
     budget = 0
     introduced = True
     named = False
+    skip = -1  # the last token of an aside between commas or dashes
     for i, tok in enumerate(rest):
+        if i <= skip:
+            continue
         bare = tok.strip("\"'`()[]{},;.!?").lower()
         if aside:
             if tok.endswith((")", "):", ")=")):
@@ -970,7 +1044,20 @@ def _value_after(m: re.Match, pw: bool) -> bool:
             budget = 1
             introduced = tok[-1] in ":="
             continue
-        if not bare.strip(":=-") or bare.rstrip(":") in _CONNECTORS:
+        if tok[0] == "(" and len(tok) > 1:  # an aside: "(prod):", "(in case you forget)"
+            if (introduced or not pw) and _sentence_secret(_strip_value(tok), pw):
+                return True
+            if re.search(r"\)[:=]?$", tok):
+                introduced = tok[-1] in ":="
+            else:
+                aside = True
+            continue
+        end = _aside_end(rest, i)
+        if end > 0:
+            skip = end
+            introduced = introduced or bare in _CONNECTORS
+            continue
+        if not bare.strip(":=-\u2014\u2013") or bare.rstrip(":") in _CONNECTORS:
             if tok[-1] in ".;!?":
                 return False  # the sentence ends: "... 4,000 tokens. <hash>"
             introduced = True
@@ -984,13 +1071,8 @@ def _value_after(m: re.Match, pw: bool) -> bool:
         if tok[0] in ":=" and len(tok) > 1:  # key:VALUE, key=VALUE
             v = _strip_value(tok.lstrip(":="))
         if (introduced or not pw) and _sentence_secret(v, pw):
-            return True
-        if tok[0] == "(":  # an aside: "(prod):", "(expires in 90 days):"
-            if re.search(r"\)[:=]?$", tok):
-                introduced = tok[-1] in ":="
-            else:
-                aside = True
-            continue
+            return not (pw and i + 1 < len(rest)
+                        and _mention(v, " ".join(rest[i:]), len(tok)))
         if tok[-1] in ":=" or (i + 1 < len(rest) and rest[i + 1] in (":", "=", "->", "=>")):
             if budget or not named:  # a name before ":" ("clé API Stripe : <v>")
                 budget = 0
@@ -1010,14 +1092,16 @@ def _value_before(m: re.Match, pw: bool) -> bool:
     key, ...)". The word ends its phrase; between them stand a connector,
     an article and at most two names."""
     text = m.string
-    if _PHRASE_END.match(text, m.end(), m.end() + 8) is None:
-        return False
+    # Words may trail the phrase only after "as": "use <v> as the admin token 85".
+    trailing = _PHRASE_END.match(text, m.end(), m.end() + 8) is None
     toks = text[max(0, m.start() - 200):m.start()].split()[-8:]
     names = 0
     conn = False
     for tok in reversed(toks):
         bare = tok.strip("\"'`()[]{},;.!?").lower()
         if bare in _BACK_CONNECTORS or not bare.strip("-—–:="):
+            if trailing and bare != "as":
+                return False
             conn = True
             continue
         if conn:

@@ -18,7 +18,10 @@ that would be harmful to keep forever, and say what to write instead:
 * frame tags: an opening or closing tag a harness wraps context in
   (``<system-reminder>``, ``</hook_context>``: ``protocol.FRAME_TAGS``), which
   could close the frame memory is shown in and open one that speaks as the
-  harness. The tag's name without angle brackets is ordinary text.
+  harness. The tag's name without angle brackets is ordinary text. Tags
+  are matched on a folded text (``_fold``): look-alike brackets
+  (``＜``, ``〈``, ``‹``), HTML references (``&lt;``, ``&#60;``), other
+  dashes and Cyrillic or Greek homoglyphs in the name count as the tag.
 
 Every pattern is linear in the length of the text (bounded repeats, no
 nested unbounded ones), so a long adversarial text costs time in
@@ -377,33 +380,130 @@ def find_char_problem(text: str) -> str | None:
 
 # ---------------------------------------------------------------- frame tags
 
+#: Characters that look like ``<`` or ``>`` (Unicode's confusables.txt for
+#: U+003C and U+003E, and the angle brackets a reader takes for them); NFKC
+#: already folds the fullwidth and small forms (U+FF1C, U+FE64, ...).
+_LT_LIKE = ("\u02c2\u1438\u16b2\u2039\u276e\U0001d236"  # confusables of <
+            "\u2329\u27e8\u3008\u276c\u29fc\u227a\u2aa1")  # angle brackets
+_GT_LIKE = ("\u02c3\u1433\u203a\u276f\U0001d237"  # confusables of >
+            "\u232a\u27e9\u3009\u276d\u29fd\u227b\u2aa2")
+#: Dashes and hyphens that look like ``-`` (U+2010..U+2015, minus, ...).
+_DASH_LIKE = ("\u00ad\u02d7\u058a\u1400\u1806"
+              "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\u2796\u2e3a\u2e3b")
+#: Characters that look like ``/``.
+_SLASH_LIKE = "\u2044\u2215\u29f8\u2571"
+#: Cyrillic and Greek letters that look like Latin ones (Unicode's
+#: confusables.txt, both cases).
+_HOMOGLYPHS = {
+    **dict(zip("авсԁеһіјкӏмопԛѕтуԝхѵ", "abcdehijklmopqstywxv")),
+    **dict(zip("АВСЕНІЈКМОРЅТХҮԜ", "abcehijkmopstxyw")),
+    **dict(zip("αβεηικνορτυχγζ", "abenikvoptuxyz")),
+    **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "abezhikmnoptyx")),
+    "ı": "i", "ɩ": "i", "ɑ": "a", "ɡ": "g", "ꮪ": "s",
+}
+_FOLD_ONE = {**{c: "<" for c in _LT_LIKE}, **{c: ">" for c in _GT_LIKE},
+             **{c: "-" for c in _DASH_LIKE}, **{c: "/" for c in _SLASH_LIKE},
+             **_HOMOGLYPHS}
+#: HTML character references to ``<``, ``>`` and ``/`` (named, decimal,
+#: hexadecimal; the ``;`` is optional, as HTML allows for these).
+_ENTITY = re.compile(r"&(?:(lt)|(gt)|(sol)|#0*(60)|#0*(62)|#0*(47)|#[xX]0*(3[cC])"
+                     r"|#[xX]0*(3[eE])|#[xX]0*(2[fF]));?", re.IGNORECASE)
+_ENTITY_CHAR = "<>/<>/<>/"
+
+
+def _fold(text: str) -> tuple[str, list]:
+    """``text`` folded for finding frame tags, and where each folded
+    character came from: ``(folded, at)`` where ``at[k]`` is the half-open
+    range ``(start, end)`` of characters of ``text`` that ``folded[k]``
+    stands for.
+
+    Folding: HTML references to ``<``/``>``/``/`` decoded; each character
+    NFKC-normalized (``＜`` and ``﹤`` become ``<``); characters that look
+    like ``<``, ``>``, ``/`` or ``-`` (``_FOLD_ONE``) and Cyrillic and Greek
+    letters that look like Latin ones mapped to them; zero-width and other
+    format characters (Unicode ``Cf``) dropped. Case is left as it is (the
+    pattern ignores it).
+    """
+    out: list = []
+    at: list = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "&":
+            m = _ENTITY.match(text, i)
+            if m is not None:
+                out.append(_ENTITY_CHAR[m.lastindex - 1])
+                at.append((i, m.end()))
+                i = m.end()
+                continue
+        if ch.isascii():
+            out.append(ch)
+            at.append((i, i + 1))
+        elif unicodedata.category(ch) != "Cf":
+            for c in unicodedata.normalize("NFKC", ch):
+                out.append(_FOLD_ONE.get(c, c))
+                at.append((i, i + 1))
+        i += 1
+    return "".join(out), at
+
+
+def _may_hold_tag(text: str) -> bool:
+    """Cheap test: can ``text`` hold a frame tag at all (a ``<``, an ``&``
+    or a non-ASCII character that may fold to one)?"""
+    return "<" in text or "&" in text or not text.isascii()
+
+
 #: ``<`` then an optional ``/`` (spaces around it) and a tag of
 #: ``FRAME_TAGS`` ending at a non-name character: an opening or closing tag
 #: whatever its case, spacing or attributes. Linear: one bounded alternation.
+#: It runs on the folded text (``_fold``).
 _FRAME_TAG = re.compile(
     r"<\s*(?:/\s*)?(" + "|".join(re.escape(t) for t in sorted(FRAME_TAGS, key=len,
                                                               reverse=True))
     + r")(?![\w:-])", re.IGNORECASE)
 
 
+def _frame_tag_matches(text: str) -> tuple[list, list]:
+    """The matches of ``_FRAME_TAG`` on ``text`` folded, and the map back."""
+    if not _may_hold_tag(text):
+        return [], []
+    if text.isascii() and "&" not in text:
+        return list(_FRAME_TAG.finditer(text)), []
+    folded, at = _fold(text)
+    if "<" not in folded:
+        return [], at
+    return list(_FRAME_TAG.finditer(folded)), at
+
+
 def frame_tags(text: str) -> list:
-    """Character offsets (0-based) of the ``<`` of every frame tag in
-    ``text`` (``protocol.FRAME_TAGS``), in order; empty when there is none."""
-    if "<" not in text:
-        return []
-    return [m.start() for m in _FRAME_TAG.finditer(text)]
+    """Character offsets (0-based, ascending) in ``text`` of the opening
+    bracket of every frame tag (``protocol.FRAME_TAGS``), found on the
+    folded text (``_fold``: ``＜system-reminder＞``, ``&lt;system-reminder&gt;``
+    and a Cyrillic ``ѕ`` in the name count); every character of a bracket
+    written as an HTML reference (``&lt;`` gives four offsets). Empty when
+    there is none."""
+    found, at = _frame_tag_matches(text)
+    offsets: list = []
+    for m in found:
+        if at:
+            start, end = at[m.start()]
+            offsets.extend(range(start, end))
+        else:
+            offsets.append(m.start())
+    return offsets
 
 
 def find_frame_tag(text: str) -> str | None:
-    """The reason ``text`` may not be written because it holds a frame tag,
-    or None. Positions count characters from 1."""
-    if "<" not in text:
+    """The reason ``text`` may not be written because it holds a frame tag
+    (in any disguise ``_fold`` undoes), or None. Positions count characters
+    of ``text`` from 1."""
+    found, at = _frame_tag_matches(text)
+    if not found:
         return None
-    m = _FRAME_TAG.search(text)
-    if m is None:
-        return None
+    m = found[0]
+    start = at[m.start()][0] if at else m.start()
     tag = m.group(1).lower()
-    return (f"holds a <{tag}> tag at character {m.start() + 1} (the frame of "
+    return (f"holds a <{tag}> tag at character {start + 1} (the frame of "
             f"{FRAME_TAGS[tag]}), which a stored line must never open or close; "
             f"write the tag's name without angle brackets.")
 

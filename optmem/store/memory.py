@@ -93,10 +93,10 @@ def displayable(text: str) -> str:
     tag (``guard.frame_tags``) becomes U+FFFD too; what the guard accepts is
     shown as written."""
     if text.isprintable() and not _SUSPECT.search(text):
-        if "<" not in text:
+        if "<" not in text and "&" not in text and text.isascii():
             return text
         from optmem.guard.text import frame_tags
-        at = frame_tags(text)  # a regex pass, only for a line with a "<"
+        at = frame_tags(text)  # folds the text (``＜``, ``&lt;``) and matches
         if not at:
             return text
         chars = list(text)
