@@ -660,7 +660,7 @@ def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(mo
     monkeypatch.setenv("MEMO_ORDERS", "nap")
     assert protocol.part_footer(1, 2, 40) == "Not awake yet. Run: memo wake 2 40"
     assert protocol.part_footer_scoped(1, 2, 40, 3, "widget") == \
-        "Not awake yet. Run: memo wake 2 40 3 --project widget"
+        "Not awake yet. Run: memo --project widget wake 2 40 3"  # the flag before the verb
     from optmem.engine import handover
     assert handover.order_lines(["0-1", "2-3"]) == \
         ['Run: memo sleep - "0-1 <your line>" "2-3 <your line>"']
