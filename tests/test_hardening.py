@@ -1,0 +1,84 @@
+"""A breaker's findings, each for its whole kind: a ``.git`` file or link
+that names another repository binds nothing; FIFOs, sockets and folders
+where memo reads a file are refused, never waited on; hard links in project
+scope are not written through; remotes in forms git reads differently are
+never matched. Fixtures are built here, in scratch folders."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from test_projects import git, make_repo, needs_git
+
+from optmem import projects
+
+VICTIM_FACT = "victim fact: launch codes live in the ops vault"
+VICTIM_REMOTE = "https://github.com/victim/x.git"
+
+
+@pytest.fixture
+def victim(memo, memory_dir, tmp_path, monkeypatch):
+    """A global store and the project ``victim`` bound to the repository
+    ``tmp_path/victim`` (with a remote), holding one fact."""
+    assert memo("init").exit_code == 0
+    repo = make_repo(tmp_path / "victim", VICTIM_REMOTE)
+    monkeypatch.chdir(repo)
+    r = memo("init", "--project", "victim")
+    assert r.exit_code == 0, r.stderr
+    r = memo("note", "--project", "victim", VICTIM_FACT)
+    assert r.exit_code == 0, r.stderr
+    return repo
+
+
+def _in(monkeypatch, folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(folder)
+
+
+# -- 1. a .git file or link never binds to another repository ---------------
+
+@needs_git
+@pytest.mark.parametrize("form", ["absolute", "relative", "subfolder", "symlink"])
+def test_hostile_dotgit_binds_nothing(memo, victim, tmp_path, monkeypatch, form):
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    if form == "symlink":
+        os.symlink(victim / ".git", evil / ".git")
+    elif form == "relative":
+        (evil / ".git").write_text("gitdir: " + os.path.relpath(victim / ".git", evil) + "\n")
+    else:
+        (evil / ".git").write_text(f"gitdir: {victim / '.git'}\n")
+    where = evil / "sub" if form == "subfolder" else evil
+    _in(monkeypatch, where)
+    assert projects.find_repository(str(where))[0] == "foreign"
+    r = memo("scope")
+    assert r.exit_code == 0, r.stderr
+    assert "Project: none" in r.stdout and ".git" in r.stdout, r.stdout
+    assert "memo init --project NAME" not in r.stdout
+    r = memo("wake")
+    assert VICTIM_FACT not in r.stdout
+    before = (tmp_path / "mem" / "projects" / "victim" / "LOG.txt").read_bytes()
+    memo("note", "planted by the hostile folder")
+    assert (tmp_path / "mem" / "projects" / "victim" / "LOG.txt").read_bytes() == before
+
+
+@needs_git
+def test_real_worktree_and_submodule_still_bind(memo, victim, tmp_path, monkeypatch):
+    wt = tmp_path / "wt"
+    git(victim, "worktree", "add", "-q", str(wt))
+    monkeypatch.chdir(wt)
+    assert projects.find_repository(str(wt)) == ("repo", os.path.realpath(wt))
+    r = memo("scope")
+    assert "Project: victim" in r.stdout, r.stdout
+    assert VICTIM_FACT in memo("wake").stdout
+
+    lib = make_repo(tmp_path / "lib")
+    git(victim, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    sub = victim / "lib"
+    assert (sub / ".git").is_file()
+    git(sub, "config", "optmem.project", "victim")
+    monkeypatch.chdir(sub)
+    assert projects.find_repository(str(sub)) == ("repo", os.path.realpath(sub))
+    r = memo("scope")
+    assert "Project: victim" in r.stdout, r.stdout
