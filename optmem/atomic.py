@@ -86,7 +86,7 @@ class NotRegular(OSError):
 
     def __init__(self, path: str, kind: str):
         import shlex
-        self.line = (f"{path} is a {kind}, not a regular file, so memo does not read it; "
+        self.line = (f"{path} is a {kind}, not a regular file, so memo does not open it; "
                      f"nothing was written. A person can run: mv -- {shlex.quote(path)} "
                      f"{shlex.quote(path + '.moved')}")
         super().__init__(0, self.line, path)
@@ -109,8 +109,10 @@ def _kind(mode: int) -> str:
     return "special file"
 
 
-def open_regular(path: str, follow: bool = True, dir_fd: int | None = None) -> int:
-    """A read-only descriptor of ``path`` when it is a regular file.
+def open_regular(path: str, follow: bool = True, dir_fd: int | None = None,
+                 append: bool = False) -> int:
+    """A read-only descriptor of ``path`` when it is a regular file (with
+    ``append``: write-only, appending, created 0600 when absent).
 
     Opened with ``O_NONBLOCK`` (a FIFO never blocks the open; the flag is
     cleared again for a regular file) and, with ``follow`` False,
@@ -118,11 +120,12 @@ def open_regular(path: str, follow: bool = True, dir_fd: int | None = None) -> i
     ``NotRegular`` for a FIFO, socket, device or folder, and ``OSError``
     as the system does otherwise (``FileNotFoundError`` when absent).
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= (os.O_WRONLY | os.O_CREAT | os.O_APPEND) if append else os.O_RDONLY
     if not follow:
         flags |= _NOFOLLOW
     try:
-        fd = os.open(path, flags, dir_fd=dir_fd)
+        fd = os.open(path, flags, 0o600, dir_fd=dir_fd)
     except OSError as err:
         try:  # a socket cannot be opened at all (ENXIO): name what it is
             st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)

@@ -313,8 +313,11 @@ def default_name(remotes: list, toplevel: str | None) -> str | None:
 def recorded_remotes(path: str) -> list:
     """The remotes recorded in the project folder ``path`` (``REMOTES``)."""
     try:
-        with open(os.path.join(path, REMOTES), encoding="utf-8") as f:
+        with atomic.open_file(os.path.join(path, REMOTES), "r", encoding="utf-8",
+                              follow=False) as f:
             return [line.strip() for line in f if line.strip()]
+    except atomic.NotRegular:
+        raise
     except (OSError, UnicodeDecodeError):
         return []
 
@@ -880,7 +883,7 @@ def recorded_handover(path: str, name: str) -> str | None:
     """``"global"``, ``"project"`` or None: the store that last handed block
     ``name`` (``LO-HI``) over, per the project folder ``path``."""
     try:
-        with open(os.path.join(path, HANDOVER), encoding="utf-8") as f:
+        with atomic.open_file(os.path.join(path, HANDOVER), "r", encoding="utf-8") as f:
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return None
@@ -897,7 +900,7 @@ def record_handover(path: str, name: str, which: str | None) -> None:
     whole (written beside it, then renamed), so a reader never sees half."""
     target = os.path.join(path, HANDOVER)
     try:
-        with open(target, encoding="utf-8") as f:
+        with atomic.open_file(target, "r", encoding="utf-8") as f:
             lines = [ln for ln in f.read().splitlines() if ln.partition(" ")[0] != name]
     except (OSError, UnicodeDecodeError):
         lines = []

@@ -82,3 +82,66 @@ def test_real_worktree_and_submodule_still_bind(memo, victim, tmp_path, monkeypa
     assert projects.find_repository(str(sub)) == ("repo", os.path.realpath(sub))
     r = memo("scope")
     assert "Project: victim" in r.stdout, r.stdout
+
+
+# -- 2. a FIFO (or socket) where memo reads a file is refused, never waited on
+
+def _memo_proc(*args, cwd=None, input=None, env=None):
+    """Run the real ``memo`` in a process; a generous timeout is the failure
+    path only (a FIFO would make it wait forever)."""
+    import subprocess
+    import sys
+    try:
+        return subprocess.run([sys.executable, "-m", "optmem", *args], cwd=cwd,
+                              input=input, capture_output=True, text=True,
+                              env=dict(os.environ, **(env or {})), timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"memo {' '.join(args)} waited on a FIFO")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("name", ["recovered.txt", ".redacted", ".append", ".append.kept"])
+def test_fifo_side_file_in_store_is_refused(memo, inited, tmp_path, name):
+    assert memo("note", "one fact before the fifo").exit_code == 0
+    if name == "recovered.txt":  # a torn tail: the next write keeps its bytes there
+        with open(inited / "LOG.txt", "ab") as f:
+            f.write(b"torn")
+    os.mkfifo(inited / name)
+    runs = [["note", "a fact about fifos"], ["wake"], ["check"], ["redact", "1", "--yes"]]
+    named = False
+    for args in runs:
+        done = _memo_proc(*args, cwd=str(tmp_path))
+        if done.returncode != 0 and name in done.stderr:
+            assert "not a regular file" in done.stderr and "mv --" in done.stderr, done.stderr
+            named = True
+    assert named
+    assert (inited / name).exists()
+
+
+@needs_git
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_remotes_is_refused(memo, victim, tmp_path):
+    remotes = tmp_path / "mem" / "projects" / "victim" / "REMOTES"
+    remotes.unlink()
+    os.mkfifo(remotes)
+    other = make_repo(tmp_path / "other", "https://github.com/other/y.git")
+    done = _memo_proc("scope", cwd=str(other))
+    assert done.returncode == 1 and "REMOTES" in done.stderr and "mv --" in done.stderr, \
+        (done.stdout, done.stderr)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("flags", [[], ["--dry-run"], ["--status"]])
+def test_fifo_claude_md_in_setup_is_refused(inited, tmp_path, flags):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    os.mkfifo(proj / "CLAUDE.md")
+    home = tmp_path / "home"
+    home.mkdir()
+    args = ["setup", "claude", "--scope", "project", "--project", str(proj), *flags]
+    if flags == ["--status"]:
+        args = ["setup", "--status", "--project", str(proj)]
+    done = _memo_proc(*args, cwd=str(proj), env={"HOME": str(home)})
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "CLAUDE.md is a FIFO, not a regular file" in out and "mv --" in out, out

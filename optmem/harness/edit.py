@@ -629,11 +629,14 @@ def read_target(path: str, root: Optional[str] = None) -> Target:
         raise Refused(f"cannot write in {probe} (for {path}): permission denied; "
                       f"check its owner and mode, then run memo setup again")
     try:
-        with open(real, "rb") as f:
+        with atomic.open_file(real) as f:
             st = os.fstat(f.fileno())
             data = f.read()
     except FileNotFoundError:
         return Target(path, real, None, ("new", real))
+    except atomic.NotRegular as err:
+        raise Refused(err.line.replace("memo does not open it", "memo setup does not open it")
+                      ) from None
     except OSError as err:
         raise Refused(f"cannot read {path}: {err.strerror}; check its owner and mode, "
                       f"then run memo setup again") from None
@@ -747,8 +750,10 @@ def _restore(record: dict) -> Optional[bytes]:
     if record["before"] is None:
         return None
     try:
-        with open(record["before"], "rb") as f:
+        with atomic.open_file(record["before"]) as f:
             return f.read()
+    except atomic.NotRegular as err:
+        raise Refused(err.line) from None
     except OSError as err:
         raise Refused(f"the backup {record['before']} cannot be read ({err.strerror}); "
                       f"restore it, then run memo setup --uninstall again") from None
