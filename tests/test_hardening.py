@@ -145,3 +145,17 @@ def test_fifo_claude_md_in_setup_is_refused(inited, tmp_path, flags):
     out = done.stdout + done.stderr
     assert done.returncode == 1, out
     assert "CLAUDE.md is a FIFO, not a regular file" in out and "mv --" in out, out
+
+
+# -- 3. setup in project scope writes through no hard link ------------------
+
+def test_setup_project_refuses_hard_linked_file(memo, inited, tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    outside = tmp_path / "outside.md"
+    outside.write_text("a file outside the project\n")
+    os.link(outside, proj / "CLAUDE.md")
+    r = memo("setup", "claude", "--scope", "project", "--project", str(proj))
+    assert r.exit_code == 1
+    assert "hard links" in r.stderr and "CLAUDE.md" in r.stderr, r.stderr
+    assert outside.read_text() == "a file outside the project\n"

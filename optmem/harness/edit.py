@@ -728,7 +728,22 @@ def plan(edits: list, key: str, uninstall: bool, environ=None,
         step = Step(edit, target, new)
         steps.append(step)
         seen[target.identity] = step
+    if root is not None:
+        for step in steps:
+            _hard_links_inside(step)
     return steps
+
+
+def _hard_links_inside(step: Step) -> None:
+    """Refuse (``Refused``) a project file with more hard links than the
+    names this run writes it under: another name may be a file outside the
+    project, which setup must not write through."""
+    names = 1 + sum(1 for a in step.aliases if not os.path.islink(a))
+    if step.target.data is not None and step.target.nlink > names:
+        raise Refused(f"{step.target.path} has {step.target.nlink} hard links, not all of them "
+                      f"files this setup writes (one may lie outside the project); in a "
+                      f"project memo setup writes through no link, so nothing was written; "
+                      f"a person may still edit it by hand")
 
 
 def _record_key(files: dict, target: Target) -> str:
@@ -838,7 +853,7 @@ def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = Non
         if _BY_FD:
             return _write_in(target, data, new_mode, root)
     made = state.private_dirs(os.path.dirname(target.real))
-    if target.data is not None and target.nlink > 1:
+    if root is None and target.data is not None and target.nlink > 1:
         # Several names, one file: rewrite in place so the names stay one.
         with open(target.real, "r+b") as f:
             f.write(data)
@@ -854,13 +869,17 @@ def _write_in(target: Target, data: bytes, new_mode: int, root: str) -> list:
     """``_write`` inside a project: every folder and the file itself opened
     relative to its folder's descriptor, never through a link; a new file is
     a temporary name renamed over the old one (a link put there meanwhile is
-    replaced, not followed)."""
+    replaced, not followed; a file with more hard links than the names
+    this run writes is refused by ``plan``, and again here if one appeared)."""
     dfd, made = _folder_fd(target, root, create=True)
     name = os.path.basename(target.real)
     try:
-        if target.data is not None and target.nlink > 1:
+        if target.data is not None and target.nlink > 1:  # names of this run (plan checked)
             fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW, dir_fd=dfd)
             with os.fdopen(fd, "r+b") as f:
+                if os.fstat(f.fileno()).st_nlink != target.nlink:
+                    raise Refused(f"{target.path} gained or lost a hard link while memo setup "
+                                  f"was writing, so {LATE}; a person may still edit it by hand")
                 f.write(data)
                 f.truncate()
                 f.flush()
