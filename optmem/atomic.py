@@ -86,8 +86,8 @@ class NotRegular(OSError):
 
     def __init__(self, path: str, kind: str):
         import shlex
-        self.line = (f"{path} is a {kind}, not a regular file, so memo does not open it; "
-                     f"nothing was written. A person can run: mv -- {shlex.quote(path)} "
+        self.line = (f"{path} is a {kind}, not a regular file, so memo does not open it. "
+                     f"A person can run: mv -- {shlex.quote(path)} "
                      f"{shlex.quote(path + '.moved')}")
         super().__init__(0, self.line, path)
 
@@ -95,7 +95,8 @@ class NotRegular(OSError):
         return self.line
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words ("FIFO", "socket", ...)."""
     if stat.S_ISFIFO(mode):
         return "FIFO"
     if stat.S_ISSOCK(mode):
@@ -132,12 +133,12 @@ def open_regular(path: str, follow: bool = True, dir_fd: int | None = None,
         except OSError:
             raise err from None
         if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
-            raise NotRegular(path, _kind(st.st_mode)) from None
+            raise NotRegular(path, kind_of(st.st_mode)) from None
         raise
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise NotRegular(path, _kind(mode))
+            raise NotRegular(path, kind_of(mode))
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
     except BaseException:

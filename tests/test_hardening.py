@@ -159,3 +159,19 @@ def test_setup_project_refuses_hard_linked_file(memo, inited, tmp_path):
     assert r.exit_code == 1
     assert "hard links" in r.stderr and "CLAUDE.md" in r.stderr, r.stderr
     assert outside.read_text() == "a file outside the project\n"
+
+
+# -- 4. a folder where memo keeps a file: the write and check name the mv ----
+
+def test_recovered_txt_folder_names_the_mv(memo, inited):
+    assert memo("note", "one fact").exit_code == 0
+    with open(inited / "LOG.txt", "ab") as f:
+        f.write(b"torn")
+    (inited / "recovered.txt").mkdir()
+    r = memo("note", "two")
+    assert r.exit_code == 1
+    assert "recovered.txt is a directory" in r.stderr and "mv -- " in r.stderr, r.stderr
+    r = memo("check")
+    assert r.exit_code == 1 and "The store is whole" not in r.stdout + r.stderr
+    assert "recovered.txt is a directory" in r.stdout + r.stderr
+    assert "mv -- " in r.stdout + r.stderr
