@@ -782,7 +782,9 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
     None: the default from the repository (``default_name``), refused
     (``BadInput``, asking for a name) when it is empty, invalid, or taken by
     a project of another repository (one whose recorded remotes share none
-    of this repository's). Inside git: ``git config --local optmem.project
+    of this repository's) or by one that records no remote (unless this
+    repository is already bound to it): an existing project is adopted only
+    by its name or by a shared remote. Inside git: ``git config --local optmem.project
     NAME`` (the common git dir, so every linked worktree shares it) and the
     normalised remotes appended to ``REMOTES``. A second run changes no
     byte.
@@ -833,6 +835,10 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
             raise BadInput(f"the project {name!r} belongs to another repository "
                            f"({sorted(theirs)[0]}); a person names this one. {PERSON} memo "
                            f"init --project NAME")
+        if not explicit and not theirs and facts.bound != name:
+            raise BadInput(f"the project {name!r} exists and records no remote, so memo cannot "
+                           f"tell it belongs to this repository and adopts it only when a "
+                           f"person names it. {PERSON} memo init --project NAME")
         lines.append(f"The project {name} exists at {path}; it was adopted, not recreated.")
     else:
         if not os.path.isdir(top):

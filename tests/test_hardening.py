@@ -175,3 +175,25 @@ def test_recovered_txt_folder_names_the_mv(memo, inited):
     assert r.exit_code == 1 and "The store is whole" not in r.stdout + r.stderr
     assert "recovered.txt is a directory" in r.stdout + r.stderr
     assert "mv -- " in r.stdout + r.stderr
+
+
+# -- 5. init without a name adopts a project only by a shared remote ---------
+
+@needs_git
+def test_init_without_name_does_not_adopt_project_without_remotes(memo, inited, tmp_path,
+                                                                 monkeypatch):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    monkeypatch.chdir(plain)
+    assert memo("init", "--project", "x").exit_code == 0
+    remotes = tmp_path / "mem" / "projects" / "x" / "REMOTES"
+    assert not remotes.exists() or remotes.read_text() == ""
+    evil = make_repo(tmp_path / "evil", "https://evil.example/attacker/x.git")
+    monkeypatch.chdir(evil)
+    r = memo("init", "--project")
+    assert r.exit_code == 1 and "memo init --project NAME" in r.stderr, r.stderr
+    assert not remotes.exists() or remotes.read_text() == ""
+    r = memo("init", "--project", "x")  # the person names it: adopted
+    assert r.exit_code == 0, r.stderr
+    assert "evil.example/attacker/x" in remotes.read_text()
+    assert memo("init", "--project").exit_code == 0  # bound now: a second run is fine
