@@ -224,18 +224,22 @@ def parse_remote(url: str) -> tuple:
       memo cannot know: refused.
 
     Control characters, spaces, backslashes and a host that is not plain
-    ASCII DNS labels (or a bracketed IPv6 literal) are refused too.
+    ASCII DNS labels (or a bracketed IPv6 literal) are refused too, and any
+    non-ASCII character in a remote that names a host, before case folding
+    (the Kelvin sign K lower-cases to ``k``, the long s to ``s``).
     """
     url = (url or "").strip()
+    if _HELPER.match(url):  # before anything else: ext::sh -c ... holds spaces
+        return None, "", AMBIGUOUS
     if not url or any(ord(c) <= 32 or c in "\\\x7f" for c in url):
         return None, "", None
-    if _HELPER.match(url):
-        return None, "", AMBIGUOUS
     m = _SCHEME.match(url)
     if m:
         scheme, rest = m.group(1), url[m.end():]
         if scheme.lower() == "file":
             return None, "", None
+        if not rest.isascii():  # case folding would make K (U+212A) a k, and long s an s
+            return None, "", AMBIGUOUS
         if scheme not in _CURL + _SSH + ("git",):  # git matches schemes case-sensitively
             return None, "", AMBIGUOUS
         cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
@@ -260,6 +264,8 @@ def parse_remote(url: str) -> tuple:
     userhost, path = url[:colon], url[colon + 1:]
     if len(userhost) == 1 and userhost.isalpha():  # C:/x, C:\x: a Windows path
         return None, "", None
+    if not url.isascii():  # case folding would make K (U+212A) a k, and long s an s
+        return None, "", AMBIGUOUS
     user, at, host = userhost.rpartition("@")
     if "[" in userhost or "@" in path or ":" in path or (at and not _SSH_USER.fullmatch(user)) \
             or not _HOST.fullmatch(host):

@@ -197,3 +197,25 @@ def test_init_without_name_does_not_adopt_project_without_remotes(memo, inited, 
     assert r.exit_code == 0, r.stderr
     assert "evil.example/attacker/x" in remotes.read_text()
     assert memo("init", "--project").exit_code == 0  # bound now: a second run is fine
+
+
+# -- 6. remotes: non-ASCII refused before case folding; helpers are named -----
+
+@pytest.mark.parametrize("url", ["https://github.com/victim/\u212a",  # Kelvin sign
+                                 "git@github.com:victim/\u017f",  # long s
+                                 "https://git\u212aub.com/victim/x",
+                                 "git@githu\u017f.com:victim/x"])
+def test_non_ascii_remote_is_never_matched(url):
+    host, _, why = projects.parse_remote(url)
+    assert host is None and why == projects.AMBIGUOUS
+    assert projects.normalise_remote(url) is None
+
+
+@needs_git
+def test_scope_names_an_ext_helper_remote(memo, victim, tmp_path, monkeypatch):
+    other = make_repo(tmp_path / "other")
+    git(other, "remote", "add", "origin", "ext::sh -c touch% /tmp/x")
+    monkeypatch.chdir(other)
+    r = memo("scope")
+    assert r.exit_code == 0, r.stderr
+    assert "Remotes not matched" in r.stdout and "origin" in r.stdout, r.stdout
