@@ -7,6 +7,7 @@ never matched. Fixtures are built here, in scratch folders."""
 from __future__ import annotations
 
 import os
+import socket
 
 import pytest
 from test_projects import git, make_repo, needs_git
@@ -219,3 +220,40 @@ def test_scope_names_an_ext_helper_remote(memo, victim, tmp_path, monkeypatch):
     r = memo("scope")
     assert r.exit_code == 0, r.stderr
     assert "Remotes not matched" in r.stdout and "origin" in r.stdout, r.stdout
+
+
+# -- 7. deep nesting and sockets ---------------------------------------------
+
+def test_hook_with_deeply_nested_stdin_loads_the_memory(memo, inited):
+    assert memo("note", "a fact the hook must load").exit_code == 0
+    r = memo("hook", "session-start", "--harness", "claude", input="[" * 100_000)
+    assert r.exit_code == 0, r.stderr
+    assert "a fact the hook must load" in r.stdout
+    assert "at session startup" in r.stdout
+
+
+def test_setup_names_a_too_deeply_nested_settings_file(tmp_path):
+    from optmem.harness import edit
+    path = str(tmp_path / "settings.json")
+    with pytest.raises(edit.Refused) as err:
+        edit.json_load(b"[" * 100_000, path)
+    assert path in str(err.value) and "nested too deeply" in str(err.value)
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no unix sockets here")
+def test_socket_claude_md_is_not_a_regular_file(inited, tmp_path, monkeypatch):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    monkeypatch.chdir(proj)
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind("CLAUDE.md")
+        home = tmp_path / "home"
+        home.mkdir()
+        done = _memo_proc("setup", "claude", "--scope", "project", "--project", str(proj),
+                          cwd=str(proj), env={"HOME": str(home)})
+    finally:
+        sock.close()
+    assert done.returncode == 1
+    assert "CLAUDE.md is a socket, not a regular file" in done.stderr, done.stderr
+    assert "mv -- " in done.stderr

@@ -248,7 +248,7 @@ def json_load(data: Optional[bytes], path: str) -> tuple:
     (``RawNumber``). Raises ``Refused`` for a file that is not one strict
     JSON object, or whose values would not come back as they are: a key
     twice in one object, ``NaN`` or ``Infinity``, a string that is not
-    Unicode text (a lone surrogate escape)."""
+    Unicode text (a lone surrogate escape), nesting too deep to read."""
     raw = data or b""
     bom = BOM if raw.startswith(BOM) else b""
     try:
@@ -256,6 +256,10 @@ def json_load(data: Optional[bytes], path: str) -> tuple:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_float=RawNumber,
                          parse_int=_int, parse_constant=_constant) if text.strip() else {}
         _text(obj, None).encode("utf-8")
+    except RecursionError:
+        raise Refused(f"{path} is nested too deeply for memo setup to read; memo setup does "
+                      f"not rewrite it. Fix it, or add the entry by hand, then run memo setup "
+                      f"again") from None
     except (UnicodeError, ValueError) as err:
         why = ("a string holds a lone surrogate" if isinstance(err, UnicodeEncodeError)
                else str(err))
