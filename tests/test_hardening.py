@@ -257,3 +257,11 @@ def test_socket_claude_md_is_not_a_regular_file(inited, tmp_path, monkeypatch):
     assert done.returncode == 1
     assert "CLAUDE.md is a socket, not a regular file" in done.stderr, done.stderr
     assert "mv -- " in done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_named_like_a_conflict_copy_does_not_stop_check(memo, inited, tmp_path):
+    assert memo("note", "one fact").exit_code == 0
+    os.mkfifo(inited / "LOG.txt.orig")
+    done = _memo_proc("check", cwd=str(tmp_path))
+    assert "LOG.txt.orig" in done.stdout + done.stderr
