@@ -428,7 +428,8 @@ def foreign_gitfile(folder: str) -> str | None:
     A ``.git`` directory binds. A ``.git`` symbolic link never does. A
     ``.git`` file (``gitdir: PATH``, relative to ``folder`` or absolute)
     binds only when the git directory it names points back at ``folder``:
-    a linked worktree's (its ``gitdir`` file holds ``folder/.git``) or a
+    a linked worktree's (its ``gitdir`` file holds ``folder/.git``, absolute
+    or relative to the git directory) or a
     submodule's or separate git dir's (its ``config`` sets
     ``core.worktree`` to ``folder``, relative to the git directory).
     Anything else (a file that names another repository's git directory,
@@ -447,7 +448,7 @@ def foreign_gitfile(folder: str) -> str | None:
     target = first[len("gitdir:"):].strip()
     gitdir = os.path.normpath(os.path.join(folder, target))
     back = _read_small(os.path.join(gitdir, "gitdir"))
-    if back and back.strip() and _same(back.strip(), dotgit):
+    if back and back.strip() and _same(os.path.join(gitdir, back.strip()), dotgit):
         return None
     worktree = _core_worktree(_read_small(os.path.join(gitdir, "config")) or "")
     if worktree and _same(os.path.join(gitdir, worktree), folder):
