@@ -1,10 +1,13 @@
 """The one way memo replaces a file whole: write a temporary file beside
 it, fsync, rename over it. A reader sees the old file or the new one, never
-half; on any failure the temporary file is removed and the old file stays."""
+half; on any failure the temporary file is removed and the old file stays.
+It is also the one way memo opens a file it reads: only a regular file
+(``open_regular``), so a FIFO, socket or device never makes it wait."""
 
 from __future__ import annotations
 
 import os
+import stat
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -74,3 +77,82 @@ def _exists_at(name: str, dir_fd: int) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+class NotRegular(OSError):
+    """``path`` is not a regular file (a FIFO, socket, device or folder)
+    where memo reads one. ``str(err)`` and ``line`` are the one line for a
+    user: what it is, and a person's ``mv`` that moves it away."""
+
+    def __init__(self, path: str, kind: str):
+        import shlex
+        self.line = (f"{path} is a {kind}, not a regular file, so memo does not open it. "
+                     f"A person can run: mv -- {shlex.quote(path)} "
+                     f"{shlex.quote(path + '.moved')}")
+        super().__init__(0, self.line, path)
+
+    def __str__(self):
+        return self.line
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words ("FIFO", "socket", ...)."""
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    return "special file"
+
+
+def open_regular(path: str, follow: bool = True, dir_fd: int | None = None,
+                 append: bool = False) -> int:
+    """A read-only descriptor of ``path`` when it is a regular file (with
+    ``append``: write-only, appending, created 0600 when absent).
+
+    Opened with ``O_NONBLOCK`` (a FIFO never blocks the open; the flag is
+    cleared again for a regular file) and, with ``follow`` False,
+    ``O_NOFOLLOW`` (a symbolic link is refused, ``OSError`` ELOOP). Raises
+    ``NotRegular`` for a FIFO, socket, device or folder, and ``OSError``
+    as the system does otherwise (``FileNotFoundError`` when absent).
+    """
+    flags = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= (os.O_WRONLY | os.O_CREAT | os.O_APPEND) if append else os.O_RDONLY
+    if not follow:
+        flags |= _NOFOLLOW
+    try:
+        fd = os.open(path, flags, 0o600, dir_fd=dir_fd)
+    except OSError as err:
+        try:  # a socket cannot be opened at all (ENXIO): name what it is
+            st = os.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
+        except OSError:
+            raise err from None
+        if not stat.S_ISREG(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+            raise NotRegular(path, kind_of(st.st_mode)) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(path, kind_of(mode))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_file(path: str, mode: str = "rb", encoding: str | None = None, follow: bool = True):
+    """``open(path, mode)`` for reading (``"rb"`` or ``"r"``), through
+    ``open_regular``: the same errors, a file object to use in ``with``."""
+    fd = open_regular(path, follow=follow)
+    try:
+        return os.fdopen(fd, mode, encoding=encoding)
+    except BaseException:
+        os.close(fd)
+        raise

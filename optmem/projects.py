@@ -224,18 +224,22 @@ def parse_remote(url: str) -> tuple:
       memo cannot know: refused.
 
     Control characters, spaces, backslashes and a host that is not plain
-    ASCII DNS labels (or a bracketed IPv6 literal) are refused too.
+    ASCII DNS labels (or a bracketed IPv6 literal) are refused too, and any
+    non-ASCII character in a remote that names a host, before case folding
+    (the Kelvin sign K lower-cases to ``k``, the long s to ``s``).
     """
     url = (url or "").strip()
+    if _HELPER.match(url):  # before anything else: ext::sh -c ... holds spaces
+        return None, "", AMBIGUOUS
     if not url or any(ord(c) <= 32 or c in "\\\x7f" for c in url):
         return None, "", None
-    if _HELPER.match(url):
-        return None, "", AMBIGUOUS
     m = _SCHEME.match(url)
     if m:
         scheme, rest = m.group(1), url[m.end():]
         if scheme.lower() == "file":
             return None, "", None
+        if not rest.isascii():  # case folding would make K (U+212A) a k, and long s an s
+            return None, "", AMBIGUOUS
         if scheme not in _CURL + _SSH + ("git",):  # git matches schemes case-sensitively
             return None, "", AMBIGUOUS
         cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
@@ -260,6 +264,8 @@ def parse_remote(url: str) -> tuple:
     userhost, path = url[:colon], url[colon + 1:]
     if len(userhost) == 1 and userhost.isalpha():  # C:/x, C:\x: a Windows path
         return None, "", None
+    if not url.isascii():  # case folding would make K (U+212A) a k, and long s an s
+        return None, "", AMBIGUOUS
     user, at, host = userhost.rpartition("@")
     if "[" in userhost or "@" in path or ":" in path or (at and not _SSH_USER.fullmatch(user)) \
             or not _HOST.fullmatch(host):
@@ -313,8 +319,11 @@ def default_name(remotes: list, toplevel: str | None) -> str | None:
 def recorded_remotes(path: str) -> list:
     """The remotes recorded in the project folder ``path`` (``REMOTES``)."""
     try:
-        with open(os.path.join(path, REMOTES), encoding="utf-8") as f:
+        with atomic.open_file(os.path.join(path, REMOTES), "r", encoding="utf-8",
+                              follow=False) as f:
             return [line.strip() for line in f if line.strip()]
+    except atomic.NotRegular:
+        raise
     except (OSError, UnicodeDecodeError):
         return []
 
@@ -342,12 +351,15 @@ def find_repository(cwd: str):
     """The repository folder ``cwd`` is in, found without git.
 
     Walks up from ``cwd``'s real path (as git does) and stops at the first
-    folder that has a ``.git`` entry (a directory, or the file of a linked
-    worktree or submodule): ``("repo", folder)``; or, when a folder shaped
-    like a bare repository (a ``HEAD`` and an ``objects/`` folder or a
-    ``commondir`` file, which git's discovery would take as the repository)
-    comes first: ``("bare", folder)``. None when neither is found up to the
-    root. At most three ``stat`` calls a level; git is not run.
+    folder that has a ``.git`` entry: ``("repo", folder)`` for a ``.git``
+    directory, or a ``.git`` file whose git directory points back at this
+    folder (``foreign_gitfile``); ``("foreign", folder)`` for a ``.git``
+    symbolic link or a ``.git`` file that names another repository's git
+    directory (never bound: ``foreign_gitfile`` says why); or, when a folder
+    shaped like a bare repository (a ``HEAD`` and an ``objects/`` folder or
+    a ``commondir`` file, which git's discovery would take as the
+    repository) comes first: ``("bare", folder)``. None when neither is
+    found up to the root. Git is not run.
     """
     try:
         here = os.path.realpath(cwd)
@@ -355,7 +367,7 @@ def find_repository(cwd: str):
         return None
     while True:
         if os.path.lexists(os.path.join(here, ".git")):
-            return "repo", here
+            return ("repo" if foreign_gitfile(here) is None else "foreign"), here
         if os.path.lexists(os.path.join(here, "HEAD")) and (
                 os.path.isdir(os.path.join(here, "objects"))
                 or os.path.lexists(os.path.join(here, "commondir"))):
@@ -364,6 +376,86 @@ def find_repository(cwd: str):
         if up == here:
             return None
         here = up
+
+
+#: Bytes of a ``.git`` file, ``gitdir`` file or git config read at most.
+_GITFILE_LIMIT = 1 << 16
+
+
+def _read_small(path: str) -> str | None:
+    """The text of the regular file ``path`` (not through a link, at most
+    ``_GITFILE_LIMIT`` bytes), or None."""
+    try:
+        fd = atomic.open_regular(path, follow=False)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, _GITFILE_LIMIT).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def _core_worktree(config: str) -> str | None:
+    """``core.worktree`` of a git config file's text (the last one), or None."""
+    section, found = "", None
+    for raw in config.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line[1:line.find("]")].strip().lower() if "]" in line else ""
+            line = line[line.find("]") + 1:].strip() if "]" in line else ""
+        key, eq, value = line.partition("=")
+        if section == "core" and eq and key.strip().lower() == "worktree":
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            found = value
+    return found
+
+
+def foreign_gitfile(folder: str) -> str | None:
+    """Why the ``.git`` in ``folder`` never binds it to a project, or None
+    when it may (one clause).
+
+    A ``.git`` directory binds. A ``.git`` symbolic link never does. A
+    ``.git`` file (``gitdir: PATH``, relative to ``folder`` or absolute)
+    binds only when the git directory it names points back at ``folder``:
+    a linked worktree's (its ``gitdir`` file holds ``folder/.git``, absolute
+    or relative to the git directory) or a
+    submodule's or separate git dir's (its ``config`` sets
+    ``core.worktree`` to ``folder``, relative to the git directory).
+    Anything else (a file that names another repository's git directory,
+    which anyone can write) never binds.
+    """
+    dotgit = os.path.join(folder, ".git")
+    if os.path.islink(dotgit):
+        return (f"{dotgit} is a symbolic link, and a linked .git never names a project "
+                f"(it could point at any repository)")
+    if os.path.isdir(dotgit):
+        return None
+    text = _read_small(dotgit)
+    first = (text or "").splitlines()[0].strip() if (text or "").strip() else ""
+    if not first.startswith("gitdir:"):
+        return f"{dotgit} is neither a git directory nor a gitdir file, so it names no project"
+    target = first[len("gitdir:"):].strip()
+    gitdir = os.path.normpath(os.path.join(folder, target))
+    back = _read_small(os.path.join(gitdir, "gitdir"))
+    if back and back.strip() and _same(os.path.join(gitdir, back.strip()), dotgit):
+        return None
+    worktree = _core_worktree(_read_small(os.path.join(gitdir, "config")) or "")
+    if worktree and _same(os.path.join(gitdir, worktree), folder):
+        return None
+    return (f"{dotgit} is a file naming the git directory {_shown(target, 120)}, which "
+            f"does not point back at this folder (not its worktree or submodule), so it "
+            f"names no project")
 
 
 def _git(cwd: str | None, *args: str, person: bool = False) -> tuple:
@@ -467,7 +559,11 @@ def repo_facts(cwd: str) -> RepoFacts:
     repository's config read, ``--local`` and ``--worktree`` scopes kept).
     Outside a repository git finds, or in one git refuses (a bare folder, a
     ``safe.directory`` it does not trust): empty facts. Without git:
-    ``problem`` says why."""
+    ``problem`` says why. A folder whose ``.git`` never binds
+    (``find_repository``) gives empty facts without running git."""
+    found = find_repository(cwd)
+    if found is None or found[0] != "repo":
+        return RepoFacts()
     status, safe = person_safe()
     if status not in (0, 1):
         return RepoFacts(problem=git_problem(status))
@@ -489,7 +585,10 @@ def repo_facts(cwd: str) -> RepoFacts:
 def repo_place(cwd: str):
     """``(toplevel, common git dir)`` of the repository at ``cwd`` (absolute
     paths), or None outside git or where git cannot be asked (two git
-    calls)."""
+    calls), and None where the ``.git`` found never binds (``find_repository``)."""
+    found = find_repository(cwd)
+    if found is None or found[0] != "repo":
+        return None
     status, safe = person_safe()
     if status not in (0, 1):
         return None
@@ -546,7 +645,8 @@ class Scope:
     write without a scope flag is refused (``refusal``) and a read uses the
     global memory after ``unresolved_line``. ``notices`` are lines for
     ``memo scope`` (remotes never matched, and why); ``bare`` is True when
-    ``repository`` is a folder shaped like a bare repository (never bound).
+    ``repository`` is a folder shaped like a bare repository or its ``.git``
+    never binds (a link, a foreign gitdir file): never bound.
     """
 
     root: str
@@ -643,6 +743,9 @@ def resolve(root: str, flag=None, environ=None, cwd: str | None = None) -> Scope
         return Scope(root, how=f"{top} is shaped like a bare git repository, and a folder git "
                      f"would take as one never names a project", remotes=[], repository=top,
                      bare=True)
+    if kind == "foreign":
+        return Scope(root, how=foreign_gitfile(top) or f"{top}/.git never names a project",
+                     remotes=[], repository=top, bare=True)
     facts = repo_facts(cwd)
     if facts.problem:
         return Scope(root, how=f"unknown: {facts.problem}", problem=facts.problem,
@@ -686,7 +789,9 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
     None: the default from the repository (``default_name``), refused
     (``BadInput``, asking for a name) when it is empty, invalid, or taken by
     a project of another repository (one whose recorded remotes share none
-    of this repository's). Inside git: ``git config --local optmem.project
+    of this repository's) or by one that records no remote (unless this
+    repository is already bound to it): an existing project is adopted only
+    by its name or by a shared remote. Inside git: ``git config --local optmem.project
     NAME`` (the common git dir, so every linked worktree shares it) and the
     normalised remotes appended to ``REMOTES``. A second run changes no
     byte.
@@ -715,6 +820,9 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
             raise BadInput(f"{found[1]} is shaped like a bare git repository, which memo never "
                            f"binds to a project, so there is no name to take from it; a person "
                            f"names the project. {PERSON} memo init --project NAME")
+        if found is not None and found[0] == "foreign":
+            raise BadInput(f"{foreign_gitfile(found[1])}, so there is no name to take from it; "
+                           f"a person names the project. {PERSON} memo init --project NAME")
         if place is None:
             raise BadInput(f"this folder is not in a git repository, so there is no name to "
                            f"take from it; a person names the project. {PERSON} memo init --project NAME")
@@ -734,6 +842,10 @@ def init_project(root: str, name: str | None, cwd: str | None = None) -> tuple:
             raise BadInput(f"the project {name!r} belongs to another repository "
                            f"({sorted(theirs)[0]}); a person names this one. {PERSON} memo "
                            f"init --project NAME")
+        if not explicit and not theirs and facts.bound != name:
+            raise BadInput(f"the project {name!r} exists and records no remote, so memo cannot "
+                           f"tell it belongs to this repository and adopts it only when a "
+                           f"person names it. {PERSON} memo init --project NAME")
         lines.append(f"The project {name} exists at {path}; it was adopted, not recreated.")
     else:
         if not os.path.isdir(top):
@@ -784,7 +896,7 @@ def recorded_handover(path: str, name: str) -> str | None:
     """``"global"``, ``"project"`` or None: the store that last handed block
     ``name`` (``LO-HI``) over, per the project folder ``path``."""
     try:
-        with open(os.path.join(path, HANDOVER), encoding="utf-8") as f:
+        with atomic.open_file(os.path.join(path, HANDOVER), "r", encoding="utf-8") as f:
             lines = f.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return None
@@ -801,7 +913,7 @@ def record_handover(path: str, name: str, which: str | None) -> None:
     whole (written beside it, then renamed), so a reader never sees half."""
     target = os.path.join(path, HANDOVER)
     try:
-        with open(target, encoding="utf-8") as f:
+        with atomic.open_file(target, "r", encoding="utf-8") as f:
             lines = [ln for ln in f.read().splitlines() if ln.partition(" ")[0] != name]
     except (OSError, UnicodeDecodeError):
         lines = []

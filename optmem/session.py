@@ -404,6 +404,14 @@ def oserror_line(err: OSError) -> str:
     the store each get their own advice. A path outside ``MEMORY_DIR`` (an
     export's FILE, an import's) is the user's to check: no store advice,
     and no ``memo check`` order that could not help."""
+    if isinstance(getattr(err, "line", None), str):  # atomic.NotRegular: the whole line
+        return err.line
+    if err.errno == errno.EISDIR and isinstance(err.filename, str):
+        import shlex
+        move = f"mv -- {shlex.quote(err.filename)} {shlex.quote(err.filename + '.moved')}"
+        return (f"{err.filename} is a directory where memo keeps a file; nothing was "
+                f"half-written. Once it is moved away memo makes a new file. "
+                f"{protocol.person_can_run(move)}")
     if (err.errno == errno.ENOENT and cwd_gone()
             and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
         return ("the working directory no longer exists (it was deleted or moved), so "

@@ -313,19 +313,15 @@ def test_two_names_of_one_file_are_written_once(world, memo, link):
     assert agents.read_text().count(agent_block.BEGIN) == 1
     assert claude.is_symlink() == (link == "symlink")
     assert os.path.samefile(agents, claude)
-    if link == "symlink":  # without AGENTS.md in the run, the link is written through: refused
-        result = memo("setup", "claude", "--scope", "project")
-        assert result.exit_code == 1 and "CLAUDE.md is a link (to AGENTS.md)" in result.stderr
-        assert not (world["project"] / ".claude").exists()
-        setup_ok(memo, "agents", "--uninstall")
-        assert agents.read_text() == "# Rules\n" and claude.is_symlink()
-        return
-    setup_ok(memo, "claude", "--scope", "project")  # the same file again: no second block
-    assert agents.read_text().count(agent_block.BEGIN) == 1
-    setup_ok(memo, "claude", "--scope", "project", "--uninstall")
-    assert agent_block.BEGIN in agents.read_text(), "still used by memo setup agents"
+    # without AGENTS.md in the run, CLAUDE.md alone is a link to a file this run
+    # does not write (a hard link's other name could lie outside the project): refused
+    result = memo("setup", "claude", "--scope", "project")
+    why = "CLAUDE.md is a link (to AGENTS.md)" if link == "symlink" else "CLAUDE.md has 2 hard links"
+    assert result.exit_code == 1 and why in result.stderr
+    assert not (world["project"] / ".claude").exists()
     setup_ok(memo, "agents", "--uninstall")
     assert agents.read_text() == "# Rules\n" and os.path.samefile(agents, claude)
+    assert claude.is_symlink() == (link == "symlink")
 
 
 def test_dangling_link_is_refused(world, memo):

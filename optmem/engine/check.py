@@ -13,13 +13,15 @@ from __future__ import annotations
 import os
 import re
 
-from optmem import blocks
+from optmem import atomic, blocks
 from optmem.engine import replicas
 from optmem.errors import ConfigError, Damaged, MemoError
 from optmem.store.memory import (
     JOURNAL_NAME,
     KEPT_NAME,
     LOG_RECORD,
+    RECOVERED_NAME,
+    REDACTED_NAME,
     TREE_RECORD,
     Store,
     date_shaped,
@@ -224,6 +226,25 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                             f"{blocks.block_name(lo, lo + size)}")
 
 
+def _side_files(store: Store) -> list:
+    """A line for each side file of the store (``recovered.txt``,
+    ``.append``, ``.append.kept``, ``.redacted``) that exists but is not a
+    regular file (a folder, a FIFO): memo cannot use it, so writes stop
+    there; the line names the person's ``mv``."""
+    import stat
+
+    out = []
+    for name in (RECOVERED_NAME, JOURNAL_NAME, KEPT_NAME, REDACTED_NAME):
+        path = os.path.join(store.root, name)
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode) and not stat.S_ISLNK(mode):
+            out.append(str(atomic.NotRegular(path, atomic.kind_of(mode))))
+    return out
+
+
 def check(store: Store) -> tuple:
     """Check every record; return ``(problems, notes)`` as lists of lines.
 
@@ -239,6 +260,7 @@ def check(store: Store) -> tuple:
     if not os.path.isfile(store.log_path):
         problems.append(f"{store.log_path} is not a regular file; restore the log")
         return problems, notes
+    problems += _side_files(store)
     size = store.log_size()
     T = store.count()
     if size // LOG_RECORD > T:

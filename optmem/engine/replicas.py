@@ -42,7 +42,7 @@ import os
 import re
 from collections import namedtuple
 
-from optmem import blocks, dates, gitcall, protocol
+from optmem import atomic, blocks, dates, gitcall, protocol
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
@@ -522,7 +522,7 @@ def _compare(store: Store, path: str) -> tuple:
     """``(agree, ours, theirs)``: how many leading records ``LOG.txt`` and
     the copy at ``path`` share, and how many whole records each holds."""
     try:
-        f = open(path, "rb")
+        f = atomic.open_file(path)  # a FIFO named like a copy is refused, not waited on
     except OSError:
         return 0, store.log_size() // LOG_RECORD, 0
     with f:
@@ -667,9 +667,8 @@ def _holds(path: str, needle: bytes) -> bool:
     """Does regular file ``path`` contain ``needle``? Read in 1 MiB chunks
     (overlapping by ``len(needle) - 1`` bytes), never following a link; an
     unreadable file counts as holding it (nobody can tell it does not)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags)
+        fd = atomic.open_regular(path, follow=False)  # a FIFO is never waited on
     except OSError:
         return True
     try:
@@ -826,7 +825,7 @@ def _level_marker_problems(store: Store) -> dict:
         path = store.level_path(size)
         first = None
         try:
-            with open(path, "rb") as f:
+            with atomic.open_file(path) as f:
                 offset = 0
                 while first is None:
                     data = f.read(1 << 22)

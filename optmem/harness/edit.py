@@ -248,7 +248,7 @@ def json_load(data: Optional[bytes], path: str) -> tuple:
     (``RawNumber``). Raises ``Refused`` for a file that is not one strict
     JSON object, or whose values would not come back as they are: a key
     twice in one object, ``NaN`` or ``Infinity``, a string that is not
-    Unicode text (a lone surrogate escape)."""
+    Unicode text (a lone surrogate escape), nesting too deep to read."""
     raw = data or b""
     bom = BOM if raw.startswith(BOM) else b""
     try:
@@ -256,6 +256,10 @@ def json_load(data: Optional[bytes], path: str) -> tuple:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_float=RawNumber,
                          parse_int=_int, parse_constant=_constant) if text.strip() else {}
         _text(obj, None).encode("utf-8")
+    except RecursionError:
+        raise Refused(f"{path} is nested too deeply for memo setup to read; memo setup does "
+                      f"not rewrite it. Fix it, or add the entry by hand, then run memo setup "
+                      f"again") from None
     except (UnicodeError, ValueError) as err:
         why = ("a string holds a lone surrogate" if isinstance(err, UnicodeEncodeError)
                else str(err))
@@ -629,11 +633,14 @@ def read_target(path: str, root: Optional[str] = None) -> Target:
         raise Refused(f"cannot write in {probe} (for {path}): permission denied; "
                       f"check its owner and mode, then run memo setup again")
     try:
-        with open(real, "rb") as f:
+        with atomic.open_file(real) as f:
             st = os.fstat(f.fileno())
             data = f.read()
     except FileNotFoundError:
         return Target(path, real, None, ("new", real))
+    except atomic.NotRegular as err:
+        raise Refused(err.line.replace("memo does not open it", "memo setup does not open it")
+                      ) from None
     except OSError as err:
         raise Refused(f"cannot read {path}: {err.strerror}; check its owner and mode, "
                       f"then run memo setup again") from None
@@ -725,7 +732,22 @@ def plan(edits: list, key: str, uninstall: bool, environ=None,
         step = Step(edit, target, new)
         steps.append(step)
         seen[target.identity] = step
+    if root is not None:
+        for step in steps:
+            _hard_links_inside(step)
     return steps
+
+
+def _hard_links_inside(step: Step) -> None:
+    """Refuse (``Refused``) a project file with more hard links than the
+    names this run writes it under: another name may be a file outside the
+    project, which setup must not write through."""
+    names = 1 + sum(1 for a in step.aliases if not os.path.islink(a))
+    if step.target.data is not None and step.target.nlink > names:
+        raise Refused(f"{step.target.path} has {step.target.nlink} hard links, not all of them "
+                      f"files this setup writes (one may lie outside the project); in a "
+                      f"project memo setup writes through no link, so nothing was written; "
+                      f"a person may still edit it by hand")
 
 
 def _record_key(files: dict, target: Target) -> str:
@@ -747,8 +769,10 @@ def _restore(record: dict) -> Optional[bytes]:
     if record["before"] is None:
         return None
     try:
-        with open(record["before"], "rb") as f:
+        with atomic.open_file(record["before"]) as f:
             return f.read()
+    except atomic.NotRegular as err:
+        raise Refused(err.line) from None
     except OSError as err:
         raise Refused(f"the backup {record['before']} cannot be read ({err.strerror}); "
                       f"restore it, then run memo setup --uninstall again") from None
@@ -833,7 +857,7 @@ def _write(target: Target, data: bytes, new_mode: int, root: Optional[str] = Non
         if _BY_FD:
             return _write_in(target, data, new_mode, root)
     made = state.private_dirs(os.path.dirname(target.real))
-    if target.data is not None and target.nlink > 1:
+    if root is None and target.data is not None and target.nlink > 1:
         # Several names, one file: rewrite in place so the names stay one.
         with open(target.real, "r+b") as f:
             f.write(data)
@@ -849,13 +873,17 @@ def _write_in(target: Target, data: bytes, new_mode: int, root: str) -> list:
     """``_write`` inside a project: every folder and the file itself opened
     relative to its folder's descriptor, never through a link; a new file is
     a temporary name renamed over the old one (a link put there meanwhile is
-    replaced, not followed)."""
+    replaced, not followed; a file with more hard links than the names
+    this run writes is refused by ``plan``, and again here if one appeared)."""
     dfd, made = _folder_fd(target, root, create=True)
     name = os.path.basename(target.real)
     try:
-        if target.data is not None and target.nlink > 1:
+        if target.data is not None and target.nlink > 1:  # names of this run (plan checked)
             fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW, dir_fd=dfd)
             with os.fdopen(fd, "r+b") as f:
+                if os.fstat(f.fileno()).st_nlink != target.nlink:
+                    raise Refused(f"{target.path} gained or lost a hard link while memo setup "
+                                  f"was writing, so {LATE}; a person may still edit it by hand")
                 f.write(data)
                 f.truncate()
                 f.flush()

@@ -37,10 +37,11 @@ KEEP_SESSIONS = 200
 
 def parse_stdin(text: str) -> dict:
     """The harness's JSON object from stdin; ``{}`` for empty or garbled
-    input (then the hook acts as for ``startup``)."""
+    input, too deeply nested input included (then the hook acts as for
+    ``startup``)."""
     try:
         data = json.loads(text) if text.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # too deeply nested: garbled like any other
         return {}
     return data if isinstance(data, dict) else {}
 

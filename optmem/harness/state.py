@@ -72,7 +72,7 @@ def load(path: str) -> dict:
     """The JSON object in ``path``; ``{}`` when it is missing or unreadable
     (state is a cache of what was done, never needed to read a memory)."""
     try:
-        with open(path, encoding="utf-8") as f:
+        with atomic.open_file(path, "r", encoding="utf-8") as f:
             data = json.load(f)
     except (OSError, ValueError):
         return {}

@@ -422,7 +422,7 @@ class Store:
             raise ConfigError(f"{self.config_path} is not a regular file; once it is moved out of "
                               f"the store memo uses the defaults. {self.move_aside(self.config_path)}")
         try:
-            with open(self.config_path, "rb") as f:
+            with atomic.open_file(self.config_path) as f:
                 raw = f.read((1 << 20) + 1)
         except FileNotFoundError:
             return None
@@ -542,8 +542,10 @@ class Store:
         digest of the first record written).
         """
         try:
-            with open(self.journal_path, "rb") as f:
+            with atomic.open_file(self.journal_path) as f:
                 data = f.read(1 << 20)
+        except atomic.NotRegular:
+            raise
         except OSError:
             return None
         words = data.split()
@@ -597,8 +599,10 @@ class Store:
         and kept because another tool appended after them (``.append.kept``)."""
         path = os.path.join(self.root, KEPT_NAME)
         try:
-            with open(path, "rb") as f:
+            with atomic.open_file(path) as f:
                 text = f.read(1 << 16).decode("ascii", "replace")
+        except atomic.NotRegular:
+            raise
         except OSError:
             return []
         out = []
@@ -899,7 +903,7 @@ class Store:
         """Record in ``.append.kept`` that the append from ``before`` (bytes)
         was kept because another tool wrote from ``foreign`` on."""
         path = os.path.join(self.root, KEPT_NAME)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
+        fd = atomic.open_regular(path, follow=False, append=True)
         try:
             _write_all(fd, f"{before} {foreign}\n".encode())
             os.fsync(fd)
@@ -942,8 +946,7 @@ class Store:
         if text:
             # Most likely an append that crashed before it was acknowledged,
             # but it may be the start of a memory cut short: keep a copy.
-            fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW,
-                     0o600)
+            fd = atomic.open_regular(self.recovered_path, follow=False, append=True)
             try:
                 _write_all(fd, text + b"\n")
                 os.fsync(fd)
@@ -1059,7 +1062,7 @@ class Store:
                           f"{blocks.block_name(lo, hi)} cannot be record {lo // size}.",
                           then=Order("check"))
         path = self.level_path(size)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
+        fd = atomic.open_regular(path, follow=False, append=True)
         try:
             _write_all(fd, encode_summary(text))
             os.fsync(fd)
@@ -1095,8 +1098,7 @@ class Store:
         was written. ``memo check --repair`` only; call under the lock."""
         if self.read_log(i * LOG_RECORD, LOG_RECORD) != was or len(record) != LOG_RECORD:
             return False
-        fd = os.open(self.recovered_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW,
-                     0o600)
+        fd = atomic.open_regular(self.recovered_path, follow=False, append=True)
         try:
             _write_all(fd, b"record #%d before memo check --repair: " % i
                        + was.rstrip(b" \n") + b"\n")
@@ -1110,8 +1112,10 @@ class Store:
         """The ids in ``.redacted`` (``REDACTED_NAME``); empty when absent or
         unreadable as ids."""
         try:
-            with open(os.path.join(self.root, REDACTED_NAME), "rb") as f:
+            with atomic.open_file(os.path.join(self.root, REDACTED_NAME)) as f:
                 data = f.read(1 << 20)
+        except atomic.NotRegular:
+            raise
         except OSError:
             return set()
         return {int(w) for w in data.split() if w.isdigit() and len(w) <= 20}
