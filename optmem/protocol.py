@@ -405,6 +405,18 @@ def is_half_waiting(text: str) -> bool:
     return is_waiting(text) and HALF_MARK in text.split("\n", 1)[0]
 
 
+def held_elsewhere(name: str) -> str:
+    """The one line a known session gets while another known session holds
+    the next block (no order: nothing is needed from it now)."""
+    return (f"Another session is compressing {name}; nothing is needed from you now, "
+            f"go on with your work.")
+
+
+def is_held_elsewhere(text: str) -> bool:
+    """True for ``held_elsewhere``'s line."""
+    return text.startswith("Another session is compressing ") and "\n" not in text
+
+
 def is_waiting(text: str) -> bool:
     """True for ``compression_waits``'s text (a hand-over that is no prompt)."""
     return text.startswith("Compression of #") and WAITS_MARK in text.split("\n", 1)[0]

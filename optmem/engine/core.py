@@ -14,7 +14,7 @@ import os
 
 from optmem import blocks, protocol
 from optmem.dates import ZONE_SPAN_DAYS
-from optmem.engine.handover import compression
+from optmem.engine.handover import compression, settle, stale_since
 from optmem.engine.view import (
     NOTHING_LEFT,
     RAW_PROMPT_MAX,
@@ -26,7 +26,6 @@ from optmem.engine.view import (
     next_pending,
     parse_block,
     pending_in,
-    redacted_since,
     refuse_damaged,
     shown,
     shown_summary,
@@ -167,7 +166,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                                f"the prompts hand them over; the next is {nxt}. "
                                f"{protocol.run('memo sleep')}")
             refuse_damaged(store, lo, hi)
-            stale = redacted_since(store, lo, hi)
+            stale = stale_since(store, lo, hi)
             if stale is not None:
                 raise BadInput(stale, orders=compression(store).split("\n"))
             # The halves must be readable before a summary is built on them.
@@ -175,6 +174,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                 for a, b in blocks.halves(lo, hi):
                     store.summary(a, b)
             store.put_summary(lo, hi, text)
+            settle(store, [(lo, hi)])
     return said, compression(store)
 
 
@@ -205,7 +205,8 @@ def redact(store: Store, i: int, was: list | None = None) -> int:
     it. Returns how many summaries went. For humans only. When ``was`` is a
     list, the memory's text before the redaction is appended to it (the raw
     text after the head for a damaged record), for ``replicas.files_holding``.
-    The id is noted in ``.redacted`` (``redacted_since``)."""
+    An answer to a compression handed over before the redaction is refused:
+    the hand-over record's digest no longer matches (``handover.stale_since``)."""
     with store.locked():
         T = store.count()
         if i >= T:
@@ -224,7 +225,6 @@ def redact(store: Store, i: int, was: list | None = None) -> int:
         # Summaries first (they may repeat the text), the log record last: a
         # failure between leaves the text in the log, never only in a cache.
         gone = sum(store.cut_level(size, i // size) for size in sizes)
-        store.set_redacted_ids(store.redacted_ids() | {i})
         store.rewrite_memory(i, encode_memory(i, date, REDACTED))
     return gone
 
