@@ -14,7 +14,7 @@ import os
 
 from optmem import blocks, protocol
 from optmem.dates import ZONE_SPAN_DAYS
-from optmem.engine.handover import compression, settle, stale_since
+from optmem.engine.handover import compression, handed_to_this_session, settle, stale_since
 from optmem.engine.view import (
     NOTHING_LEFT,
     RAW_PROMPT_MAX,
@@ -160,7 +160,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
             said = protocol.already_wrote(name)
         else:
             want = next_pending(store, T, built)
-            if want != (lo, hi):
+            if want != (lo, hi) and not handed_to_this_session(store, lo, hi, built):
                 nxt = blocks.block_name(*want)
                 raise BadInput(f"Wrong block: {name}. Summaries are stored in the order "
                                f"the prompts hand them over; the next is {nxt}. "

@@ -94,6 +94,18 @@ def _size(lines) -> int:
 
 def batch_prompt(store, T: int | None = None, form: str | None = None,
                  flag: str = "", force: bool = False) -> str:
+    """The batched hand-over (``_batch_prompt``), chosen again when another
+    session stored its first block meanwhile."""
+    for _ in range(8):
+        prompt = _batch_prompt(store, T, form, flag, force)
+        if prompt != BUILT:
+            return prompt
+    prompt = _batch_prompt(store, T, form, flag, True)
+    return NOTHING_LEFT if prompt == BUILT else prompt
+
+
+def _batch_prompt(store, T: int | None = None, form: str | None = None,
+                  flag: str = "", force: bool = False) -> str:
     """The batched hand-over at ``T`` (default: the log's length), or
     ``view.NOTHING_LEFT``; ``form`` is the order form (``None``:
     ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
@@ -345,6 +357,17 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
     """
     if view.batch_mode():
         return batch_prompt(store, T, form, flag, force)
+    for _ in range(8):  # another session stored the chosen block meanwhile: choose again
+        prompt = _compression(store, T, form, flag, force)
+        if prompt != BUILT:
+            return prompt
+    prompt = _compression(store, T, form, flag, True)
+    return NOTHING_LEFT if prompt == BUILT else prompt
+
+
+def _compression(store: Store, T: int | None, form: str | None, flag: str,
+                 force: bool) -> str:
+    """``compression`` once (``BUILT`` when its block was stored meanwhile)."""
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
@@ -443,8 +466,10 @@ def claim(store: Store, chosen: list, force: bool = False,
     ``protocol.held_elsewhere``'s line instead, recording nothing, when the
     asking session is known, ``force`` is false, and another known session
     was handed the first block within the hold window over the same
-    records. Best effort: a store this user cannot write, or a lock not
-    had within ``CLAIM_WAIT`` s, records nothing and hands over."""
+    records, and ``BUILT`` when the first block was stored since it was
+    chosen (the caller chooses again). Best effort: a store this user
+    cannot write, or a lock not had within ``CLAIM_WAIT`` s, records
+    nothing and hands over."""
     if not chosen:
         return None
     session = current_session() if session is None else session
@@ -459,34 +484,47 @@ def claim(store: Store, chosen: list, force: bool = False,
         return None
 
 
+def _held_by_other(entry, session, now: float, window: float, parts: list) -> bool:
+    """Is ``entry`` a live hold of another known session over ``parts``?"""
+    return (entry is not None and bool(entry["session"]) and entry["session"] != session
+            and 0 <= now - entry["at"] < window
+            and not _changed(entry["digest"].split(","), parts))
+
+
 def _claim(store: Store, chosen: list, force: bool, session: str | None) -> str | None:
-    """``claim`` under the lock."""
+    """``claim`` under the lock (``BUILT`` when the first block was stored
+    since it was chosen: the caller chooses again)."""
     record = handovers.read(store.root)
     now = time.time()
-    _prune(store, record)
-    first = blocks.block_name(*chosen[0])
+    T = store.count()
+    built = store.built(T)
+    lo, hi = chosen[0]
+    if hi > T or lo // (hi - lo) < built.get(hi - lo, 0):
+        return BUILT
+    _prune(record, T, built)
+    window = hold_seconds(record["answers"])
+    first = blocks.block_name(lo, hi)
     entry = record["blocks"].get(first)
-    if (session and not force and entry is not None and entry["session"]
-            and entry["session"] != session
-            and 0 <= now - entry["at"] < hold_seconds(record["answers"])
-            and not _changed(entry["digest"].split(","), input_parts(store, *chosen[0]))):
+    if session and not force and _held_by_other(entry, session, now, window,
+                                                 input_parts(store, lo, hi)):
         return protocol.held_elsewhere(first)
     for lo, hi in chosen:
         name = blocks.block_name(lo, hi)
-        old = record["blocks"].get(name)
-        if (force and old is not None and old["session"] and old["session"] != session
-                and 0 <= now - old["at"] < hold_seconds(record["answers"])):
-            continue  # still the other session's; this one is handed it too
-        record["blocks"][name] = {"digest": ",".join(input_parts(store, lo, hi)),
-                                  "at": now, "session": session}
+        parts = input_parts(store, lo, hi)
+        if session:
+            record["seen"].setdefault(name, {})[session] = ",".join(parts)
+        if _held_by_other(record["blocks"].get(name), session, now, window, parts):
+            continue  # still the other session's hold; this asker is handed it too
+        record["blocks"][name] = {"digest": ",".join(parts), "at": now, "session": session}
     handovers.write(store.root, record)
     return None
 
 
-def _prune(store: Store, record: dict) -> None:
+BUILT = "\x00built"  #: ``claim``'s answer when the block was stored meanwhile
+
+
+def _prune(record: dict, T: int, built: dict) -> None:
     """Drop entries of blocks built or not in the log (under the lock)."""
-    T = store.count()
-    built = store.built(T)
     for name in list(record["blocks"]):
         try:
             lo, hi = view.parse_block(name)
@@ -496,18 +534,29 @@ def _prune(store: Store, record: dict) -> None:
         size = hi - lo
         if hi > T or lo // size < built.get(size, 0):
             del record["blocks"][name]
+    for name in list(record["seen"]):
+        if name not in record["blocks"]:
+            del record["seen"][name]
 
 
 def stale_since(store: Store, lo: int, hi: int) -> str | None:
     """Under the lock, before a summary of ``[lo, hi)`` is stored: the
     reason to refuse it when a record its prompt showed changed since the
     block was handed over (a redact, a forget and rebuild of a half, a
-    merge), else None. A block never recorded (a client that answers
+    merge), else None. The answering session (``current_session``) is
+    checked against what it was shown; a session without identity against
+    the last hand-over. A block never recorded (a client that answers
     without a prompt, a store this user could not write to) passes."""
-    entry = handovers.read(store.root)["blocks"].get(blocks.block_name(lo, hi))
-    if entry is None:
-        return None
-    changed = _changed(entry["digest"].split(","), input_parts(store, lo, hi))
+    record = handovers.read(store.root)
+    name = blocks.block_name(lo, hi)
+    entry = record["blocks"].get(name)
+    session = current_session()
+    digest = record["seen"].get(name, {}).get(session) if session else None
+    if digest is None:
+        if entry is None:
+            return None
+        digest = entry["digest"]
+    changed = _changed(digest.split(","), input_parts(store, lo, hi))
     if not changed:
         return None
     name = blocks.block_name(lo, hi)
@@ -531,6 +580,26 @@ def stale_since(store: Store, lo: int, hi: int) -> str | None:
             f"Compress the block again from its memories as they are now")
 
 
+def handed_to_this_session(store: Store, lo: int, hi: int, built: dict) -> bool:
+    """Under the lock: may ``[lo, hi)`` be stored although build order
+    names another block next? Only when the answering session is known
+    (``current_session``) and was handed this very block, and storing it
+    keeps every level a dense prefix (it is the next record of its level
+    and its halves are built), as a batched answer is stored. This is
+    the block a session held while another session's note made a smaller
+    block due; a client without identity is refused as always."""
+    session = current_session()
+    if not session:
+        return False
+    name = blocks.block_name(lo, hi)
+    if session not in handovers.read(store.root)["seen"].get(name, {}):
+        return False
+    size = hi - lo
+    if lo // size != built.get(size, 0):
+        return False
+    return size == 2 or built.get(size // 2, 0) * (size // 2) >= hi
+
+
 def settle(store: Store, stored: list) -> None:
     """Under the lock, after summaries of ``stored`` (``[(lo, hi)]``) were
     written: drop their entries and keep how long each answer took (for
@@ -540,6 +609,7 @@ def settle(store: Store, stored: list) -> None:
         now = time.time()
         touched = False
         for lo, hi in stored:
+            record["seen"].pop(blocks.block_name(lo, hi), None)
             entry = record["blocks"].pop(blocks.block_name(lo, hi), None)
             if entry is not None:
                 touched = True

@@ -9,7 +9,9 @@ store lock), holding for every block handed over and not stored yet:
 - ``at``: when it was handed over (seconds since the epoch);
 - ``session``: the ``MEMO_SESSION`` of the session it went to, or null.
 
-and ``answers``: the last ``ANSWERS_KEPT`` answer times in seconds (from
+``seen``: for every such block, the digest each known session was shown
+last (``{"LO-HI": {session: digest}}``), so an answer from a session is
+checked against what that session saw; and ``answers``: the last ``ANSWERS_KEPT`` answer times in seconds (from
 hand-over to stored summary), from which the hold window is measured
 (``engine.handover.hold_seconds``).
 
@@ -36,9 +38,10 @@ def path_of(root: str) -> str:
 
 
 def read(root: str) -> dict:
-    """The record as ``{"blocks": {"LO-HI": {...}}, "answers": [seconds]}``;
+    """The record as ``{"blocks": {"LO-HI": {...}}, "answers": [seconds],
+    "seen": {"LO-HI": {session: digest}}}``;
     empty lists and maps when the file is absent, too large or malformed."""
-    empty = {"blocks": {}, "answers": []}
+    empty = {"blocks": {}, "answers": [], "seen": {}}
     try:
         with open(path_of(root), "rb") as f:
             data = f.read(RECORD_LIMIT + 1)
@@ -54,7 +57,13 @@ def read(root: str) -> dict:
         return empty
     got = doc.get("blocks")
     answers = doc.get("answers")
-    out = {"blocks": {}, "answers": []}
+    out = {"blocks": {}, "answers": [], "seen": {}}
+    seen = doc.get("seen")
+    if isinstance(seen, dict):
+        for name, who in seen.items():
+            if isinstance(who, dict):
+                out["seen"][str(name)] = {str(k): str(v) for k, v in who.items()
+                                          if isinstance(v, str)}
     if isinstance(got, dict):
         for name, entry in got.items():
             if isinstance(entry, dict) and isinstance(entry.get("at"), (int, float)):
@@ -72,10 +81,10 @@ def read(root: str) -> dict:
 def write(root: str, record: dict) -> None:
     """Replace the record with ``record`` (``read``'s shape). Under the store
     lock; atomically. Raises ``OSError`` as the system does."""
-    doc = {"blocks": record.get("blocks", {}),
+    doc = {"blocks": record.get("blocks", {}), "seen": record.get("seen", {}),
            "answers": list(record.get("answers", []))[-ANSWERS_KEPT:]}
     path = path_of(root)
-    if not doc["blocks"] and not doc["answers"]:
+    if not doc["blocks"] and not doc["answers"] and not doc["seen"]:
         if os.path.lexists(path):
             os.unlink(path)
         return
