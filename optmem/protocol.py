@@ -525,6 +525,18 @@ def forgot(gone: int, name: str) -> str:
     return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run('memo sleep')}"
 
 
+def forget_cost(gone: int, name: str) -> str:
+    """What ``memo forget LO-HI --dry-run`` prints: how many summaries the
+    forget would drop and that each is a compression to redo; no order."""
+    if gone == 0:
+        return f"memo forget {name} would drop no summary. Nothing was changed."
+    each = "an agent turn" if gone == 1 else "each an agent turn"
+    return (f"memo forget {name} would drop {_plural(gone, 'summary', 'summaries')} ({name}, "
+            f"every one built on it and the later ones of those sizes), creating "
+            f"{_plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
+            f"Nothing was changed.")
+
+
 # -- store ---------------------------------------------------------------
 
 def no_memory(path: str) -> str:

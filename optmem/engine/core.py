@@ -200,6 +200,26 @@ def forget(store: Store, block_arg: str) -> int:
     return gone
 
 
+def forget_count(store: Store, block_arg: str) -> int:
+    """How many summaries ``forget(store, block_arg)`` would drop now, which
+    is how many compressions it creates (each dropped summary is a complete
+    block of the log, pending again). Writes nothing and takes no lock.
+    Raises ``BadInput`` as ``forget`` does for a block that is not built."""
+    lo, hi = parse_block(block_arg)
+    name = blocks.block_name(lo, hi)
+    size = hi - lo
+    if lo // size >= store.level_len(size):
+        raise BadInput(f"there is no summary {name} to forget (it is not built). "
+                       f"{protocol.run('memo sleep')}")
+    top = max(store.level_bytes(), default=size)
+    gone = 0
+    s = size
+    while s <= top:
+        gone += max(0, store.level_len(s) - lo // s)
+        s *= 2
+    return gone
+
+
 def redact(store: Store, i: int, was: list | None = None) -> int:
     """Blank memory ``i`` in place (same id and date); drop every summary over
     it. Returns how many summaries went. For humans only. When ``was`` is a
@@ -444,15 +464,17 @@ class RecallResult:
         self.lines, self.total, self.cut = lines, total, cut
 
 
-def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> RecallResult:
-    """Search every log line (``#id date text``) for ``pattern``.
+def recall(store: Store, pattern: str, limit_bytes: int | None = None,
+           fixed: bool = False) -> RecallResult:
+    """Search every log line (``#id date text``) for ``pattern``, a regex,
+    or with ``fixed`` a text found literally (``memo recall -F``).
 
     See ``optmem.recall.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
     """
     from optmem.recall import search
     cfg = store.config()
     limit = cfg.PART_CHARS if limit_bytes is None else limit_bytes
-    lines, total, cut = search.recall(store, pattern, limit)
+    lines, total, cut = search.recall(store, pattern, limit, fixed)
     return RecallResult(lines, total, cut)
 
 

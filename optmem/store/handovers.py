@@ -11,8 +11,9 @@ store lock), holding for every block handed over and not stored yet:
 
 ``seen``: for every such block, the digest each known session was shown
 last (``{"LO-HI": {session: digest}}``), so an answer from a session is
-checked against what that session saw; and ``answers``: the last ``ANSWERS_KEPT`` answer times in seconds (from
-hand-over to stored summary), from which the hold window is measured
+checked against what that session saw; and ``answers``: the last
+``ANSWERS_KEPT`` answer times in seconds (from hand-over to stored
+summary), from which the hold window is measured
 (``engine.handover.hold_seconds``).
 
 The file holds numbers and session names only, never a memory's text. A
