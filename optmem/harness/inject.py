@@ -91,11 +91,16 @@ def _remember(environ, store_path: str, session: str, head: str) -> None:
         pass  # only costs a full wake on the next resume
 
 
-def _export_line(environ, store_path: str, env_file_names) -> None:
+def _export_line(environ, store_path: str, env_file_names, session: str = "") -> None:
     """Append ``export MEMORY_DIR=...`` to the harness's env file (Claude
     Code's ``CLAUDE_ENV_FILE``, Codex's ``CODEX_ENV_FILE``), once, so the
-    agent's later shell commands find the store."""
-    line = f"export MEMORY_DIR={shlex.quote(store_path)}\n"
+    agent's later shell commands find the store; with the event's
+    ``session`` id also ``export MEMO_SESSION=...``, so memo knows which
+    session a compression is handed to (one session compresses a block at a
+    time, ``engine.handover.claim``)."""
+    lines = [f"export MEMORY_DIR={shlex.quote(store_path)}\n"]
+    if session:
+        lines.append(f"export MEMO_SESSION={shlex.quote(session[:200])}\n")
     for name in env_file_names:
         target = environ.get(name)
         if not target or not os.path.isabs(target):
@@ -103,8 +108,8 @@ def _export_line(environ, store_path: str, env_file_names) -> None:
         try:
             with open(target, "a+", encoding="utf-8") as f:
                 f.seek(0)
-                if line not in f.read():
-                    f.write(line)
+                have = f.read()
+                f.write("".join(line for line in lines if line not in have))
         except OSError:
             pass
         return
@@ -151,7 +156,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         finally:
             store.close()
     try:
-        _export_line(environ, store_path, harness.ENV_FILES)
+        _export_line(environ, store_path, harness.ENV_FILES, session)
         T = store.count()
         head = _head(store, T)
         # Where git cannot be asked which project this folder uses, the global
