@@ -476,13 +476,26 @@ def is_part_footer(line: str) -> bool:
     return line.startswith(NOT_AWAKE)
 
 
+def global_note_hint(form: str | None = None) -> str:
+    """A global note as one line of a hint, in the order form in force: the
+    quoted heredoc's first line and what follows it by default (no shell
+    expands the text), ``memo note --global "<one line>"`` in the one-line
+    forms, the tool call in the ``mcp`` form."""
+    form = form or orders_form()
+    if form == MCP_FORM:
+        return tool_call("memo note --global", "<text>")
+    first, *rest = text_command("memo note --global", ONE_LINE, MEMORY_TAG, form)
+    if not rest:
+        return first
+    return f"{first}, then the text and {MEMORY_TAG} on lines of their own"
+
+
 def scope_receipt(project: str | None) -> str:
     """The second line of a note's receipt once projects exist (docs/scopes.md):
     where the memory went. In the ``mcp`` form the hint is the tool call
     (``note {"text": "<text>", "scope": "global"}``), not a command."""
     if project:
-        how = (tool_call("memo note --global", "<text>") if orders_form() == MCP_FORM
-               else "memo note --global <text>")
+        how = global_note_hint()
         return (f"Scope: project {project} (a fact true in any repository goes to the "
                 f"global memory: {how}).")
     return "Scope: global memory."

@@ -713,7 +713,7 @@ def import_(file, yes):
     click.echo(protocol.imported(count, first))
     line = _scope_line(sc)
     if line:
-        click.echo(line.replace("memo note --global <text>", "memo import --global FILE"))
+        click.echo(line.replace(protocol.global_note_hint(), "memo import --global FILE"))
     if pending:
         click.echo(protocol.pending_after_import(pending))
 
