@@ -151,6 +151,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         store.close()
         return failure(str(err))
     if sc.project:
+        _export_line(environ, store_path, harness.ENV_FILES, session)
         try:
             return _context_two(harness, sc, store, source, budget)
         finally:
@@ -205,8 +206,10 @@ def _context_two(harness, sc, store, source: str, budget: int) -> str:
     from optmem.store.memory import Store
     pstore = Store.open(sc.project_root)
     try:
+        n = pstore.count()
         top = (header(sc.root, store.count(), source)
-               + f" Project {sc.project} is active here; it is the second section.")
+               + f" Project {sc.project} is active here ({n} memor{'y' if n == 1 else 'ies'} "
+                 f"in {sc.project_root}); it is the second section.")
         room = budget - len(top.encode("utf-8")) - 1
         try:
             body = scoped.wake_max_bytes(sc, store, pstore, room) if room > 0 else None
