@@ -219,12 +219,14 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
 
 # -- recall ------------------------------------------------------------------
 
-def recall_sections(scope, gstore, pstore, pattern: str, budget: int) -> list:
+def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
+                    fixed: bool = False) -> list:
     """``[(heading, RecallResult), ...]`` for the global and project stores,
-    each searched within half of ``budget`` bytes."""
+    each searched within half of ``budget`` bytes; with ``fixed`` the
+    pattern is a text found literally (``core.recall``)."""
     half = max(1, budget // 2)
-    return [(heading_global(scope), core.recall(gstore, pattern, half)),
-            (heading_project(scope), core.recall(pstore, pattern, half))]
+    return [(heading_global(scope), core.recall(gstore, pattern, half, fixed)),
+            (heading_project(scope), core.recall(pstore, pattern, half, fixed))]
 
 
 def refuse_guess(command: str, arg: str, scope, person: bool = False,
