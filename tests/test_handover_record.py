@@ -10,6 +10,7 @@ block as before.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 from conftest import REPO
+from optmem.store.memory import encode_memory
 
 _LAUNCHER = Path(sys.executable).parent / "memo"
 MEMO = [str(_LAUNCHER)] if _LAUNCHER.is_file() else [sys.executable, "-m", "optmem"]
@@ -30,6 +32,7 @@ def run(root: Path, *args, session: str | None = None, input: str | None = None)
     env = {k: v for k, v in os.environ.items()
            if k not in ("MEMO_SESSION", "MEMO_HANDOVER", "MEMO_ORDERS")}
     env["MEMORY_DIR"] = str(root)
+    env["XDG_STATE_HOME"] = str(root.parent / "state")
     if session is not None:
         env["MEMO_SESSION"] = session
     return subprocess.run(MEMO + list(args), env=env, cwd=str(REPO), input=input,
@@ -40,6 +43,12 @@ def init(tmp_path: Path) -> Path:
     root = tmp_path / "mem"
     assert run(root, "init").returncode == 0
     return root
+
+
+def record_path(root: Path) -> Path:
+    """Where memo keeps the store's hand-over record (this user's state)."""
+    key = hashlib.sha256(os.path.realpath(root).encode()).hexdigest()[:24]
+    return root.parent / "state" / "optmem" / "handover" / f"{key}.json"
 
 
 def block_in(text: str):
@@ -138,9 +147,9 @@ def test_a_hold_ends_after_its_window(tmp_path):
     root = init(tmp_path)
     run(root, "note", "first fact", session="a")
     run(root, "note", "second fact", session="a")
-    record = json.loads((root / ".handover").read_text())
+    record = json.loads(record_path(root).read_text())
     record["blocks"]["0-1"]["at"] -= 3600  # a session that crashed an hour ago
-    (root / ".handover").write_text(json.dumps(record))
+    record_path(root).write_text(json.dumps(record))
     assert block_in(run(root, "sleep", session="b").stdout) == "0-1"
 
 
@@ -153,43 +162,61 @@ def test_a_wake_whose_document_needs_the_block_still_hands_it_over(tmp_path):
     assert woke.returncode == 1 and block_in(woke.stdout + woke.stderr) == "0-1"
 
 
-def test_a_session_answering_what_it_was_shown_before_a_forget_is_refused(tmp_path):
+def built_32(tmp_path: Path) -> Path:
+    """A store of 32 memories with every summary built but 0-31 (a block
+    whose prompt shows its halves' summaries, not raw memories)."""
     root = init(tmp_path)
-    for k in range(4):
-        run(root, "note", f"fact {k}", session="a")
-    run(root, "sleep", "0-1", "first pair", session="a")
-    shown = run(root, "sleep", "2-3", "second pair", session="a").stdout
-    assert block_in(shown) == "0-3" and "first pair" in shown  # a is working on 0-3
-    assert run(root, "forget", "0-1").returncode == 0  # a person drops 0-1
-    rebuilt = run(root, "sleep", "0-1", "first pair, said otherwise", session="b")
-    assert block_in(rebuilt.stdout) == "0-3"  # b is shown 0-3 over the new 0-1
-    stale = run(root, "sleep", "0-3", "first pair and second pair", session="a")
+    with open(root / "LOG.txt", "ab") as f:
+        f.write(b"".join(encode_memory(i, "2026-01-01", f"fact {i}") for i in range(32)))
+    size = 2
+    while size < 32:
+        (root / "TREE" / str(size)).write_bytes(b"".join(
+            summary_record(f"summary {lo}-{lo + size - 1}") for lo in range(0, 32, size)))
+        size *= 2
+    return root
+
+
+def summary_record(text: str) -> bytes:
+    body = text.encode()
+    return body + b" " * (287 - len(body)) + b"\n"
+
+
+def test_a_session_answering_what_it_was_shown_before_a_forget_is_refused(tmp_path):
+    root = built_32(tmp_path)
+    shown = run(root, "sleep", session="a").stdout
+    assert block_in(shown) == "0-31" and "summary 0-15" in shown  # a is working on 0-31
+    assert run(root, "forget", "0-15").returncode == 0  # a person drops 0-15 and 16-31
+    rebuilt = run(root, "sleep", "0-15", "the first half, said otherwise", session="b")
+    assert block_in(rebuilt.stdout) == "16-31"
+    rebuilt = run(root, "sleep", "16-31", "summary 16-31", session="b")
+    assert block_in(rebuilt.stdout) == "0-31"  # b is shown 0-31 over the new halves
+    stale = run(root, "sleep", "0-31", "summary 0-15 then summary 16-31", session="a")
     assert stale.returncode == 1
-    assert "the summary of #0-1 changed after 0-3 was handed over" in stale.stderr
-    assert "first pair, said otherwise" in stale.stderr  # the prompt as it is now
-    assert not (root / "TREE" / "4").exists()
-    fresh = run(root, "sleep", "0-3", "both pairs as they are now", session="b")
-    assert fresh.returncode == 0 and fresh.stdout.startswith("0-3 saved.")
+    assert "the summary of #0-15 changed after 0-31 was handed over" in stale.stderr
+    # b holds 0-31 now: a is told so, with no order
+    assert stale.stderr.rstrip().endswith("Another session is compressing 0-31; nothing is "
+                                          "needed from you now, go on with your work.")
+    assert not (root / "TREE" / "32").exists()
+    fresh = run(root, "sleep", "0-31", "both halves as they are now", session="b")
+    assert fresh.returncode == 0 and fresh.stdout.startswith("0-31 saved.")
 
 
 def test_an_answer_from_before_a_forget_is_refused_with_the_current_prompt(tmp_path):
-    root = init(tmp_path)
-    for k in range(4):
-        run(root, "note", f"fact {k}")
-    run(root, "sleep", "0-1", "first pair")
-    assert block_in(run(root, "sleep", "2-3", "second pair").stdout) == "0-3"
-    saved = (root / ".handover").read_text()  # 0-3 handed over over "first pair"
-    assert run(root, "forget", "0-1").returncode == 0
-    assert run(root, "sleep", "0-1", "first pair, said otherwise").returncode == 0
-    (root / ".handover").write_text(saved)  # as if no prompt had been shown since
-    stale = run(root, "sleep", "0-3", "first pair and second pair")
+    root = built_32(tmp_path)
+    assert block_in(run(root, "sleep").stdout) == "0-31"
+    saved = record_path(root).read_text()  # 0-31 handed over over "summary 0-15"
+    assert run(root, "forget", "0-15").returncode == 0
+    assert run(root, "sleep", "0-15", "the first half, said otherwise").returncode == 0
+    assert run(root, "sleep", "16-31", "summary 16-31").returncode == 0
+    record_path(root).write_text(saved)  # an answer from a session that kept the old prompt
+    stale = run(root, "sleep", "0-31", "summary 0-15 then summary 16-31")
     assert stale.returncode == 1
-    assert "the summary of #0-1 changed after 0-3 was handed over" in stale.stderr
+    assert "the summary of #0-15 changed after 0-31 was handed over" in stale.stderr
     assert "nothing was saved" in stale.stderr
-    assert "first pair, said otherwise" in stale.stderr  # the prompt as it is now
-    assert not (root / "TREE" / "4").exists()
-    fresh = run(root, "sleep", "0-3", "both pairs, as they are now")
-    assert fresh.returncode == 0 and fresh.stdout.startswith("0-3 saved.")
+    assert "the first half, said otherwise" in stale.stderr  # the prompt as it is now
+    assert not (root / "TREE" / "32").exists()
+    fresh = run(root, "sleep", "0-31", "both halves as they are now")
+    assert fresh.returncode == 0 and fresh.stdout.startswith("0-31 saved.")
 
 
 def test_an_answer_from_before_a_redaction_is_refused(tmp_path):
@@ -208,5 +235,17 @@ def test_the_record_holds_no_memory_text(tmp_path):
     root = init(tmp_path)
     run(root, "note", "a secretive fact", session="s1")
     run(root, "note", "another secretive fact", session="s1")
-    data = (root / ".handover").read_text()
+    data = record_path(root).read_text()
     assert "secretive" not in data and '"session": "s1"' in data
+    assert sorted(os.listdir(root)) == ["LOG.txt", "TREE"] or ".handover" not in os.listdir(root)
+
+
+def test_the_record_is_removed_once_nothing_is_outstanding(tmp_path):
+    root = init(tmp_path)
+    run(root, "note", "first fact", session="s1")
+    run(root, "note", "second fact", session="s1")
+    assert record_path(root).is_file()
+    assert run(root, "sleep", "0-1", "two facts", session="s1").returncode == 0
+    assert not record_path(root).exists()
+    times = json.loads((root.parent / "state" / "optmem" / "handover-times.json").read_text())
+    assert len(times["answers"]) == 1

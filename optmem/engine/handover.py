@@ -495,6 +495,9 @@ def _claim(store: Store, chosen: list, force: bool, session: str | None) -> str 
     """``claim`` under the lock (``BUILT`` when the first block was stored
     since it was chosen: the caller chooses again)."""
     record = handovers.read(store.root)
+    if record.get("unreadable"):
+        return None  # not memo's record (a merge's marks): hand over, record nothing
+    before = repr(record)
     now = time.time()
     T = store.count()
     built = store.built(T)
@@ -513,10 +516,15 @@ def _claim(store: Store, chosen: list, force: bool, session: str | None) -> str 
         parts = input_parts(store, lo, hi)
         if session:
             record["seen"].setdefault(name, {})[session] = ",".join(parts)
-        if _held_by_other(record["blocks"].get(name), session, now, window, parts):
+        old = record["blocks"].get(name)
+        if _held_by_other(old, session, now, window, parts):
             continue  # still the other session's hold; this asker is handed it too
+        if (old is not None and old["session"] == session and old["digest"] == ",".join(parts)
+                and 0 <= now - old["at"] < window):
+            continue  # handed to this session over these records already: its hold stands
         record["blocks"][name] = {"digest": ",".join(parts), "at": now, "session": session}
-    handovers.write(store.root, record)
+    if repr(record) != before:  # a hand-over repeated changes no byte
+        handovers.write(store.root, record)
     return None
 
 
@@ -606,6 +614,8 @@ def settle(store: Store, stored: list) -> None:
     ``hold_seconds``). Best effort: an unwritable record changes nothing."""
     try:
         record = handovers.read(store.root)
+        if record.get("unreadable"):
+            return
         now = time.time()
         touched = False
         for lo, hi in stored:

@@ -640,10 +640,8 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
 
 
 #: Files of the store that never hold a memory's text: the lock, the
-#: journal, the kept-appends note, an older redaction marker and the hand-over
-#: record (numbers and session names only).
-_NO_TEXT = frozenset([".lock", ".append", ".append.kept", ".redacted", ".handover",
-                      ".handover.tmp"])
+#: journal, the kept-appends note and the redaction marker (numbers only).
+_NO_TEXT = frozenset([".lock", ".append", ".append.kept", ".redacted"])
 _SCAN_FILES = 10000  #: most files ``files_holding`` reads in one call
 _SCAN_DEPTH = 4  #: how deep it walks a folder memo left beside the store
 
