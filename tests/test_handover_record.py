@@ -56,12 +56,12 @@ def block_in(text: str):
     return m.group(1) if m else None
 
 
-def session_loop(root: Path, name: str | None, notes: int, delay: float, counts: dict,
-                 start: threading.Barrier) -> None:
+def session_loop(root: Path, name: str | None, label: str, notes: int, delay: float,
+                 counts: dict, start: threading.Barrier) -> None:
     """An agent loop: note, then answer every compression handed over."""
     start.wait()
     for k in range(notes):
-        out = run(root, "note", "-", session=name, input=f"{name or 'anon'} fact {k}\n")
+        out = run(root, "note", "-", session=name, input=f"{label} fact {k}\n")
         assert out.returncode == 0, out.stderr
         text = out.stdout
         while True:
@@ -84,7 +84,8 @@ def two_sessions(tmp_path: Path, names, notes: int = 30) -> dict:
     counts = [{"written": 0, "wasted": 0, "held": 0} for _ in names]
     start = threading.Barrier(len(names))
     threads = [threading.Thread(target=session_loop,
-                                args=(root, name, notes, 0.05 * (1 + k), counts[k], start))
+                                args=(root, name, f"loop{k}", notes, 0.05 * (1 + k), counts[k],
+                                      start))
                for k, name in enumerate(names)]
     for t in threads:
         t.start()
@@ -115,6 +116,15 @@ def test_two_sessions_with_identities_compress_each_block_once(tmp_path):
     print("with MEMO_SESSION:", got["written"], "written for", got["stored"], "stored,",
           got["held"], "told nothing is needed")
     assert got["written"] <= 1.2 * got["stored"]
+
+
+def test_two_sessions_without_identities_behave_as_before(tmp_path):
+    got = two_sessions(tmp_path, [None, None])
+    assert got["T"] == 60 and got["ids"] == list(range(60))  # nothing lost, ids dense
+    assert got["stored"] == 60 - bin(60).count("1")
+    assert got["held"] == 0  # nobody is ever told to wait without an identity
+    print("without MEMO_SESSION:", got["written"], "written for", got["stored"], "stored")
+    assert got["written"] >= got["stored"]
 
 
 def test_without_identities_every_session_is_handed_the_block_as_before(tmp_path):
