@@ -6,7 +6,8 @@ tests/test_layers.py):
 
 - front ends: ``cli`` (the ``memo`` command), ``mcp`` (the MCP server),
   ``harness`` (``memo setup`` and the session-start hook);
-- ``scoped``: one command over the global and the project store;
+- ``session``: what every command does over its stores (scope, hand-over,
+  refusals, orders), for both front ends;
 - ``scope`` and ``projects``: which stores a command uses;
 - ``engine``: one store's commands (write, wake, hand-over, read, check,
   replicas);

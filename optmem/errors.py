@@ -14,11 +14,28 @@ class MemoError(Exception):
     printed (``Run: ...`` or ``A person can run: ...``, rendered by
     ``optmem.protocol.one_of``): a front end prints each on its own line,
     never joined to the message.
+
+    ``then`` (keyword only; an ``optmem.protocol.Order``, or None) is the
+    one order the sentence ends with: ``str(err)`` is the sentence, a space
+    and that order rendered in the form in force (``Run: memo wake`` on the
+    command line, ``Run: wake {}`` over MCP), so no front end rewrites a
+    message's text; ``sentence`` is the message without it.
     """
 
-    def __init__(self, *args, orders=()):
+    def __init__(self, *args, orders=(), then=None):
         super().__init__(*args)
         self.orders = tuple(orders)
+        self.then = then
+
+    @property
+    def sentence(self) -> str:
+        """The message without its closing order (``then``)."""
+        return Exception.__str__(self)
+
+    def __str__(self):
+        if self.then is None:
+            return self.sentence
+        return f"{self.sentence} {self.then.line()}"
 
 
 class NoStore(MemoError):

@@ -300,6 +300,12 @@ def _check(name: str, arguments) -> dict:
     schema = TOOLS[name][1]
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(args))
+    if error is not None and list(error.absolute_path) == ["block"] \
+            and isinstance(args.get("block"), str):
+        # a block the pattern refuses: the words the CLI says (``view``'s)
+        if name == "sleep":
+            view.parse_block(args["block"])
+        view.block_arg(args["block"], allow_memory=name == "zoom")
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path) or "arguments"
         what = error.message if len(error.message) <= 200 else error.message[:200] + "..."
@@ -308,7 +314,7 @@ def _check(name: str, arguments) -> dict:
 
 
 def _wake(st, args) -> str:
-    from optmem import scoped as two
+    from optmem import session as two
     store = st.store
     if "max_bytes" in args:
         if "part" in args or "at" in args:
@@ -319,8 +325,8 @@ def _wake(st, args) -> str:
         return waking.wake_max_bytes(store, args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
-        raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave. "
-                       f"Run: memo wake")
+        raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave.",
+                       then=protocol.Order("wake"))
     T = view.parse_count(at[0], "at") if at else None
     if st.p is not None:
         TP = view.parse_count(at[1], "at") if len(at) > 1 else None
@@ -331,19 +337,10 @@ def _wake(st, args) -> str:
 
 
 def _next(st, prompt):
-    """The hand-over after a write, as the CLI gives it: with a project
-    active, the next compression of both stores (global first); with
-    ``scope`` "global" while projects exist, the order carries it."""
-    from optmem import scoped as two
-    if prompt and prompt.startswith("memo: "):
-        return prompt
-    if st.p is not None:
-        text = two.handover(st.sc, st.g, st.p)
-        return None if text == view.NOTHING_LEFT else text
-    if prompt and st.sc.forced_global and st.explicit:
-        text = handover.compression(st.g, flag=two.GLOBAL_FLAG)
-        return None if text == view.NOTHING_LEFT else text
-    return prompt
+    """The hand-over after a write, as the session layer gives it
+    (``session.follow``)."""
+    from optmem import session as two
+    return two.follow(st.sc, st.g, st.p, prompt)
 
 
 #: Seconds within which a ``note`` of the same text (as the duplicate check
@@ -391,6 +388,8 @@ def _saved(store, text: str, i: int) -> None:
 
 
 def _note(st, args) -> tuple:
+    from optmem import session as two
+    two.write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
     store = st.p or st.g
     i = _retried(store, args["text"])
     if i is not None:  # a retry: the first call's receipt, nothing stored twice
@@ -403,10 +402,9 @@ def _note(st, args) -> tuple:
         i, prompt = core.note(store, args["text"])
         _saved(store, args["text"], i)
     head = protocol.saved_as(i)
-    if st.sc.project:
-        head += "\n" + protocol.scope_receipt(st.sc.project)
-    elif st.sc.forced_global and st.explicit:
-        head += "\n" + protocol.scope_receipt(None)
+    line = two.scope_line(st.sc, st.explicit)
+    if line:
+        head += "\n" + line
     prompt = _next(st, prompt)
     if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
         return head + "\n" + prompt, True
@@ -414,8 +412,13 @@ def _note(st, args) -> tuple:
 
 
 def _sleep(st, args):
-    from optmem import scoped as two
+    from optmem import session as two
     store = st.store
+    if "batch" in args or "block" in args:  # a summary is written
+        two.write_scope(st.sc, st.explicit, "this summary",
+                        protocol.Order("sleep", ("LO-HI",), text="<line>"))
+    if "block" not in args:  # one store's: core.sleep checks
+        two.refuse_read_only(st.g, st.p, pending_only="batch" not in args)
     if "batch" in args:
         if "block" in args or "summary" in args:
             raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
@@ -428,7 +431,7 @@ def _sleep(st, args):
                                "per block, as the order shows")
             store = two.sleep_store(st.sc, st.g, st.p, first, st.explicit)
         result = handover.store_batch(store, items)
-        if st.p is not None or (st.sc.forced_global and st.explicit):
+        if st.p is not None or (st.sc.forced_global and st.explicit) or st.sc.problem:
             result.prompt = _next(st, handover.compression(st.g)) or view.NOTHING_LEFT
         return "\n".join(handover.reply_lines(result)), result.refused is not None
     if "block" not in args:
@@ -462,7 +465,7 @@ def _counted(result) -> list:
 
 
 def _recall(st, args) -> str:
-    from optmem import scoped as two
+    from optmem import session as two
     if st.p is not None and not st.explicit:  # both memories, each headed and counted
         budget = st.g.config().PART_CHARS
         lines = []
@@ -481,7 +484,7 @@ def _one_store(st, command: str, block: str):
     """The store ``zoom``/``forget`` act on, as the CLI picks it: with a
     project active and no ``scope``, refused (ids restart at #0 in every
     store), the refusal naming both calls."""
-    from optmem import scoped as two
+    from optmem import session as two
     if st.p is not None and not st.explicit:
         raise two.refuse_guess(command, block, st.sc)
     return st.p or st.g
@@ -493,13 +496,16 @@ def _zoom(st, args) -> str:
 
 
 def _forget(st, args) -> str:
+    from optmem import session as two
     from optmem.blocks import block_name
+    two.write_scope(st.sc, st.explicit, "this forget",
+                    protocol.Order("forget", (view.block_arg(args["block"]),)))
     gone = core.forget(_one_store(st, "forget", view.block_arg(args["block"])), args["block"])
     return protocol.forgot(gone, block_name(*view.parse_block(args["block"])))
 
 
 def _stats(st, args) -> str:
-    from optmem import scoped as two
+    from optmem import session as two
     if st.p is not None and not st.explicit:
         return "\n".join([two.heading_global(st.sc), core.stats_text(core.stats(st.g)),
                           two.heading_project(st.sc), core.stats_text(core.stats(st.p))])
@@ -521,30 +527,28 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def _error_line(err: BaseException) -> str:
+def _error_line(err: BaseException, arguments=None) -> str:
     """The text of a failed call, as the CLI prints it on stderr: one line
-    ``memo: ...``, then the error's ``orders`` (``MemoError.orders``), one
-    per line."""
+    ``memo: ...`` (the session layer's wording, ``session.error_line``, for
+    a failure that is no ``MemoError``), then the error's ``orders``
+    (``MemoError.orders``), one per line. A value of ``arguments`` (the
+    call's) that a credential rule matches is named by its argument, never
+    repeated (``guard.unecho.unechoed``)."""
+    from optmem.guard.unecho import unechoed
+    named = [(k, v) for k, v in (arguments or {}).items() if isinstance(v, str)] \
+        if isinstance(arguments, dict) else []
     if isinstance(err, MemoError):
-        return "\n".join(["memo: " + _one_line(str(err))]
-                         + [_one_line(order) for order in err.orders])
-    if isinstance(err, OSError):
-        where = err.filename or os.environ.get("MEMORY_DIR", "")
-        what = (f"{where}: {err.strerror or err}; nothing was half-written. Run: memo "
-                f"check")
-    elif isinstance(err, (MemoryError, RecursionError)):
-        what = "the input is too large to handle; nothing was written"
+        lines = ["memo: " + str(err)] + list(err.orders)
     else:
-        what = (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
-                f"Run: memo check, and please report this")
-    return "memo: " + _one_line(what)
+        from optmem import session
+        lines = ["memo: " + session.error_line(err)]
+    return "\n".join(_one_line(unechoed(line, named)) for line in lines)
 
 
 def _wire_text(text: str) -> str:
-    """``text`` as a client can receive it: the MCP form of any order a
-    message spelled for the shell, and no lone surrogate (it cannot be
-    encoded as UTF-8; it becomes U+FFFD)."""
-    text = protocol.mcp_orders(text)
+    """``text`` as a client can receive it: no lone surrogate (it cannot be
+    encoded as UTF-8; it becomes U+FFFD). Its orders are already tool calls:
+    the session layer rendered them in the ``mcp`` form."""
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") \
         if _has_surrogate(text) else text
 
@@ -634,7 +638,7 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
             gate.cancelled = True
             text, is_error = "", False
         except Exception as err:  # every failure is an error result, never a crash
-            text, is_error = _error_line(err), True
+            text, is_error = _error_line(err, arguments), True
         finally:
             if store is not None:
                 store.close()
@@ -660,7 +664,7 @@ def wake_document(root: str | None = None) -> tuple:
         store = None
         try:
             store = _open_store(None, root)
-            from optmem import scoped as two
+            from optmem import session as two
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
             parts, k = [], 1

@@ -43,7 +43,7 @@ import contextlib
 import contextvars
 import json
 import os
-import re
+from dataclasses import dataclass
 
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
 NOTHING_LEFT = "Nothing left to compress."  #: sleep with nothing pending (seed)
@@ -133,61 +133,144 @@ MCP_TEXT = {"note": "text", "sleep": "summary"}
 MCP_INTS = ("part",)
 
 
-def tool_call(command: str, placeholder: str | None = None):
-    """``memo <verb> <words>`` as an MCP tool call ``<tool> <JSON arguments>``
-    (one line), with ``placeholder`` as the tool's text argument; ``None``
-    when the verb is no tool (``memo check``, ``memo init``)."""
-    words = command.split()
-    if len(words) < 2 or words[0] != "memo" or words[1] not in MCP_TOOLS:
-        return None
-    tool, names = words[1], MCP_TOOLS[words[1]]
-    scope = None  # a scope flag (docs/scopes.md) becomes the ``scope`` argument
-    if "--global" in words:
-        words.remove("--global")
-        scope = "global"
-    if "--project" in words[:-1]:
-        at = words.index("--project")
-        scope = words[at + 1]
-        del words[at:at + 2]
-    max_bytes = None
-    if tool == "wake" and "--max-bytes" in words[:-1]:
-        at = words.index("--max-bytes")
-        if words[at + 1].isdigit():
-            max_bytes = int(words[at + 1])
-            del words[at:at + 2]
-    if tool == "wake" and len(words) > 4:  # ``at`` carries both snapshots, opaque
-        words[3:] = [" ".join(words[3:])]
-    if len(words) - 2 > len(names) or any(w.startswith("--") for w in words[2:]):
-        return None
-    args = {}
-    for name, word in zip(names, words[2:]):
-        args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
-    if placeholder is not None and tool in MCP_TEXT:
-        args[MCP_TEXT[tool]] = placeholder
-    if max_bytes is not None:
-        args["max_bytes"] = max_bytes
+@dataclass(frozen=True)
+class Order:
+    """One order, as data: built once, rendered per form (``lines``,
+    ``inline``), never parsed back from text.
+
+    ``verb`` is memo's command word (``"sleep"``, ``"check"``); ``words``
+    its positional words as a shell takes them (``("0-1",)``; a word such
+    as ``--repair`` or ``--yes`` of a command that is no tool stays here);
+    ``scope`` the store it names: None (no flag), ``"global"``
+    (``--global``) or a project's name (``--project NAME``), its flag
+    printed after the words, or before them with ``flag_first``;
+    ``options`` ``((name, value), ...)`` printed last (``--max-bytes N``;
+    the tool's argument ``max_bytes``); ``text`` the placeholder of the
+    agent's text (``"<your line>"``) and ``tag`` its heredoc tag;
+    ``person``: a step only a person may take (``A person can run:``).
+    """
+
+    verb: str
+    words: tuple = ()
+    scope: str | None = None
+    text: str | None = None
+    tag: str = "SUMMARY"
+    person: bool = False
+    flag_first: bool = False
+    options: tuple = ()
+
+    @staticmethod
+    def scoped(flag: str) -> str | None:
+        """The ``scope`` of a scope flag as memo builds it (``""``,
+        ``"--global"``, ``"--project NAME"``)."""
+        if not flag:
+            return None
+        return "global" if flag == "--global" else flag[len("--project "):]
+
+    @property
+    def flag(self) -> str:
+        """The scope flag of the shell form (empty without a scope)."""
+        if self.scope is None:
+            return ""
+        return "--global" if self.scope == "global" else f"--project {self.scope}"
+
+    def command(self) -> str:
+        """The shell form without the agent's text: ``memo sleep 0-1 --global``."""
+        words = ["memo", self.verb]
+        words += [self.flag] if self.flag and self.flag_first else []
+        words += list(self.words)
+        words += [self.flag] if self.flag and not self.flag_first else []
+        words += [f"{name} {value}" for name, value in self.options]
+        return " ".join(words)
+
+    def call(self) -> str | None:
+        """The MCP tool call ``<tool> <JSON arguments>`` (one line), or None
+        when the verb is no tool or a word is no tool argument."""
+        names = MCP_TOOLS.get(self.verb)
+        if names is None or any(w.startswith("--") for w in self.words):
+            return None
+        words = list(self.words)
+        if self.verb == "wake" and len(words) > 2:  # ``at`` carries both snapshots, opaque
+            words[1:] = [" ".join(words[1:])]
+        if len(words) > len(names):
+            return None
+        args = {}
+        for name, word in zip(names, words):
+            args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
+        if self.text is not None and self.verb in MCP_TEXT:
+            args[MCP_TEXT[self.verb]] = self.text
+        for name, value in self.options:
+            args[name.lstrip("-").replace("-", "_")] = value
+        if self.scope is not None:
+            args["scope"] = self.scope
+        return f"{self.verb} {json.dumps(args, ensure_ascii=False)}"
+
+    def inline(self, form: str | None = None) -> str:
+        """The order as named inside a sentence, without ``Run: ``: the
+        shell command with its placeholder (``memo note --global <text>``),
+        or the tool call in the ``mcp`` form."""
+        form = form or orders_form()
+        if form == MCP_FORM:
+            call = self.call()
+            if call is not None:
+                return call
+        command = nap_words(self.command()) if form == NAP_FORM else self.command()
+        return f"{command} {self.text}" if self.text is not None else command
+
+    def hint(self, form: str | None = None) -> str:
+        """The order as named inside a sentence in the shape of the form in
+        force: an order carrying the agent's text (``note``, ``sleep``) is
+        the quoted heredoc's first line and what follows it by default
+        (``memo note --global - <<'MEMORY', then the text and MEMORY on
+        lines of their own``: no shell expands the text), the quoted one-line
+        command in the ``line`` and ``nap`` forms, the tool call in the
+        ``mcp`` form; any other order is ``inline``'s."""
+        form = form or orders_form()
+        if self.text is None or self.verb not in MCP_TEXT or form == MCP_FORM or self.person:
+            return self.inline(form)
+        first, *rest = self.lines(form)
+        first = first[len("Run: "):] if first.startswith("Run: ") else first
+        if not rest:
+            return first
+        return f"{first}, then the text and {self.tag} on lines of their own"
+
+    def lines(self, form: str | None = None) -> list:
+        """The order as printed, in ``form`` (None: ``orders_form()``): the
+        first line starts ``Run: `` (or ``A person can run: `` for a
+        person's step, and in the ``mcp`` form for a command that is no
+        tool); an order with text takes the form's shape (heredoc: three
+        lines)."""
+        form = form or orders_form()
+        if self.person:
+            return [person_can_run(self.command())]
+        if form == MCP_FORM:
+            call = self.call()
+            return [f"Run: {call}"] if call else [person_can_run(self.command())]
+        if self.text is None:
+            command = nap_words(self.command()) if form == NAP_FORM else self.command()
+            return [f"Run: {command}"]
+        first, *rest = TEXT_ORDERS[form](self.command(), self.text, self.tag)
+        return [f"Run: {first}", *rest]
+
+    def line(self, form: str | None = None) -> str:
+        """``lines`` of an order without text: its one line."""
+        return "\n".join(self.lines(form))
+
+
+def batch_call(names: list, scope: str | None = None) -> str:
+    """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
+    ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block,
+    with ``scope`` (``Order.scope``) when given."""
+    args = {"batch": [f"{n} {YOUR_LINE}" for n in names]}
     if scope is not None:
         args["scope"] = scope
-    return f"{tool} {json.dumps(args, ensure_ascii=False)}"
-
-
-def batch_call(names: list, flag: str = "") -> str:
-    """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
-    ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block
-    (``flag``, a scope flag, as ``tool_call`` renders it)."""
-    call = tool_call(f"memo sleep {flag}".strip()) or "sleep {}"
-    args = json.loads(call.split(" ", 1)[1])
-    args["batch"] = [f"{n} {YOUR_LINE}" for n in names]
     return "sleep " + json.dumps(args, ensure_ascii=False)
 
 
-def _mcp(command: str, placeholder: str, tag: str) -> list:
-    return [tool_call(command, placeholder) or command]
-
-
-#: form name -> renderer of a text-carrying command: ``(command, placeholder,
-#: tag) -> lines``, the first line without the ``Run: `` prefix.
-TEXT_ORDERS = {"heredoc": _heredoc, "line": _line, NAP_FORM: _nap, MCP_FORM: _mcp}
+#: form name -> renderer of a text-carrying command in a shell form:
+#: ``(command, placeholder, tag) -> lines``, the first line without the
+#: ``Run: `` prefix. The ``mcp`` form renders from the ``Order`` itself.
+TEXT_ORDERS = {"heredoc": _heredoc, "line": _line, NAP_FORM: _nap}
 
 #: The form a front end chose for what runs in its context (``orders_in``);
 #: ``None``: ``MEMO_ORDERS`` decides.
@@ -216,35 +299,16 @@ def orders_form(environ=None) -> str:
         return chosen
     env = os.environ if environ is None else environ
     value = env.get(ORDERS_ENV, "").strip().lower()
-    return value if value in TEXT_ORDERS and value != MCP_FORM else DEFAULT_FORM
+    return value if value in TEXT_ORDERS else DEFAULT_FORM
 
 
-def run(command: str, form: str | None = None) -> str:
-    """An order an agent may run as printed: ``Run: <command>``. In the
-    ``mcp`` form the command is a tool call (``Run: wake {"part": 2, "at":
-    "40"}``), and a command that is no tool is ``person_can_run``; in the
-    ``nap`` form ``memo sleep`` is written ``memo nap`` (``nap_words``)."""
-    form = form or orders_form()
-    if form == MCP_FORM:
-        call = tool_call(command)
-        return f"Run: {call}" if call else person_can_run(command)
-    if form == NAP_FORM:
-        return f"Run: {nap_words(command)}"
-    return f"Run: {command}"
-
-
-_SHELL_ORDER = re.compile(r"Run: (memo(?: [a-z][a-z-]*)(?: (?:\d+(?:-\d+)?|--project "
-                          r"[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?|--?[a-z-]+))*)")
-
-
-def mcp_orders(text: str) -> str:
-    """``text`` with every ``Run: memo ...`` order written for a shell (the
-    error messages of other modules spell their next step so) rendered as
-    ``run`` renders it in the ``mcp`` form. Orders built here already are;
-    this is for the CLI's one-line errors reused by ``memo mcp``; a
-    ``--project NAME`` or ``--global`` in them becomes the ``scope``
-    argument."""
-    return _SHELL_ORDER.sub(lambda m: run(m.group(1), MCP_FORM), text)
+def run(order: Order, form: str | None = None) -> str:
+    """An order an agent may run as printed, one line: ``Run: <command>``
+    (``Order.lines``). In the ``mcp`` form the command is a tool call
+    (``Run: wake {"part": 2, "at": "40"}``), and a command that is no tool
+    is ``person_can_run``; in the ``nap`` form ``memo sleep`` is written
+    ``memo nap`` (``nap_words``)."""
+    return order.line(form)
 
 
 def split_order(text: str) -> tuple:
@@ -259,13 +323,14 @@ def split_order(text: str) -> tuple:
     return text, None
 
 
-def one_of(commands: list, person: bool = False, form: str | None = None) -> list:
-    """Orders of which the reader runs one, as lines, one order per line:
-    each ``run(command, form)`` (``Run: memo ...``, or ``Run: <tool>
-    {...}`` in the ``mcp`` form), or ``person_can_run`` when ``person``.
-    Never joined on one line, so a reader anchored per line (``^Run: memo
-    .*$``, ``^Run: (\\w+) (\\{.*\\})$``) parses each as printed."""
-    return [person_can_run(c) if person else run(c, form) for c in commands]
+def one_of(orders: list, form: str | None = None) -> list:
+    """Orders (``Order`` values) of which the reader runs one, as lines,
+    one order per line: each ``run(order, form)`` (``Run: memo ...``, or
+    ``Run: <tool> {...}`` in the ``mcp`` form, or ``A person can run:
+    ...`` for a person's step). Never joined on one line, so a reader
+    anchored per line (``^Run: memo .*$``, ``^Run: (\\w+) (\\{.*\\})$``)
+    parses each as printed."""
+    return [run(order, form) for order in orders]
 
 
 def person_can_run(command: str) -> str:
@@ -273,25 +338,11 @@ def person_can_run(command: str) -> str:
     return f"A person can run: {command}"
 
 
-def text_command(command: str, placeholder: str, tag: str, form: str | None = None) -> list:
-    """``command`` taking one line of text, as lines in the order ``form``
-    (``None``: ``orders_form()``); no ``Run: `` prefix."""
-    return TEXT_ORDERS[form or orders_form()](command, placeholder, tag)
-
-
-def text_order(command: str, placeholder: str, tag: str, form: str | None = None) -> list:
-    """The order to run ``command`` with one line of the agent's text, as
-    lines: the first starts ``Run: `` (see the module docstring)."""
-    lines = text_command(command, placeholder, tag, form)
-    return [f"Run: {lines[0]}"] + lines[1:]
-
-
 def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
     """The order that stores the summary of block ``name`` (``"LO-HI"``).
     ``flag`` (``--global``, ``--project NAME``; docs/scopes.md) stands after the
     block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches."""
-    command = f"memo sleep {name} {flag}" if flag else f"memo sleep {name}"
-    return text_order(command, YOUR_LINE, SUMMARY_TAG, form)
+    return Order("sleep", (name,), Order.scoped(flag), YOUR_LINE, SUMMARY_TAG).lines(form)
 
 
 # -- compression -----------------------------------------------------------
@@ -371,15 +422,15 @@ def compression_waits(name: str, i: int, where: str, restorable: bool, flag: str
     person's."""
     head = (f"Compression of #{name}{WAITS_MARK}memory #{i} is damaged ({where}), and a "
             f"summary written from it would keep the damage in your memory for good.")
-    command = f"memo check --repair {flag}".strip()
+    scope = Order.scoped(flag)
     if restorable:
         return "\n".join([head, "Its text is intact, and its place in the log tells what its "
                                 "head must be: memo restores it and loses nothing.",
-                          run(command, form)])
+                          run(Order("check", ("--repair",), scope), form)])
     return "\n".join([head, "Its text cannot be read whole, so nothing more is compressed "
                             "until a person repairs it; tell your person (memo check names "
                             "the record and the repair).",
-                      person_can_run(f"memo check {flag}".strip())])
+                      run(Order("check", (), scope, person=True), form)])
 
 
 def half_waits(name: str, half: str, why: str, flag: str = "",
@@ -388,12 +439,12 @@ def half_waits(name: str, half: str, why: str, flag: str = "",
     summary of its half ``half`` is damaged (``why``: the store's one line
     naming the file and record). Forgetting that summary loses nothing the
     log does not hold, and memo sleep writes it again, so the step is the
-    agent's: ``Run: memo forget HALF`` (with ``flag``)."""
-    sentence, _ = split_order(why)
+    agent's: ``Run: memo forget HALF`` (with ``flag``). ``why`` is the
+    sentence alone (``MemoError.sentence``), without its order."""
     return "\n".join([f"Compression of #{name}{WAITS_MARK}{HALF_MARK}{half} is "
-                      f"damaged ({sentence.rstrip('.')}); memo sleep writes it again from the "
+                      f"damaged ({why.rstrip('.')}); memo sleep writes it again from the "
                       f"log once it is forgotten.",
-                      run(f"memo forget {half} {flag}".strip(), form)])
+                      run(Order("forget", (half,), Order.scoped(flag)), form)])
 
 
 HALF_MARK = "the summary of its half #"  #: in the first line of ``half_waits``
@@ -433,8 +484,8 @@ def empty_store(form: str | None = None) -> list:
     """The lines of an empty store's wake, ``You are awake.`` last. The seed
     line ``No memories yet. Record the first with: memo note ...`` ends with
     the note command in the order form."""
-    first, *rest = text_command("memo note", ONE_LINE, MEMORY_TAG, form)
-    return [f"No memories yet. Record the first with: {first}", *rest, AWAKE]
+    first, *rest = Order("note", text=ONE_LINE, tag=MEMORY_TAG).lines(form)
+    return [f"No memories yet. Record the first with: {first[len('Run: '):]}", *rest, AWAKE]
 
 
 def part_header(k: int, n: int) -> str:
@@ -447,11 +498,11 @@ def part_header(k: int, n: int) -> str:
 NOT_AWAKE = "Not awake yet."
 
 
-def _not_awake(command: str) -> str:
+def _not_awake(order: Order) -> str:
     """``Not awake yet. Run: <command>``; in the ``mcp`` form the tool call
     stands on a line of its own after ``Not awake yet.``, so a reader
     anchored per line (``^Run: (\\w+) (\\{.*\\})$``) still reads it."""
-    order = run(command)
+    order = run(order)
     return f"{NOT_AWAKE}\n{order}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {order}"
 
 
@@ -459,14 +510,14 @@ def part_footer(k: int, n: int, T: int) -> str:
     """The last line of part ``k``: ``Not awake yet. Run: memo wake <k+1>
     <T>`` (read as ``Not awake yet\\. Run: .+ wake (\\d+) (\\d+)$``, and by a
     seed client as ``Run: memo wake (\\d+) (\\d+)``), or ``AWAKE``."""
-    return AWAKE if k == n else _not_awake(f"memo wake {k + 1} {T}")
+    return AWAKE if k == n else _not_awake(Order("wake", (str(k + 1), str(T))))
 
 
 def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:
     """The last line of part ``k`` of a document of two stores:
     ``Not awake yet. Run: memo wake <k+1> <TG> <TP> --project NAME`` or
     ``AWAKE``. A seed client's ``Run: memo wake (\\d+) (\\d+)`` still matches."""
-    return AWAKE if k == n else _not_awake(f"memo wake {k + 1} {Tg} {Tp} --project {project}")
+    return AWAKE if k == n else _not_awake(Order("wake", (str(k + 1), str(Tg), str(Tp)), project))
 
 
 def is_part_footer(line: str) -> bool:
@@ -476,26 +527,15 @@ def is_part_footer(line: str) -> bool:
     return line.startswith(NOT_AWAKE)
 
 
-def global_note_hint(form: str | None = None) -> str:
-    """A global note as one line of a hint, in the order form in force: the
-    quoted heredoc's first line and what follows it by default (no shell
-    expands the text), ``memo note --global "<one line>"`` in the one-line
-    forms, the tool call in the ``mcp`` form."""
-    form = form or orders_form()
-    if form == MCP_FORM:
-        return tool_call("memo note --global", "<text>")
-    first, *rest = text_command("memo note --global", ONE_LINE, MEMORY_TAG, form)
-    if not rest:
-        return first
-    return f"{first}, then the text and {MEMORY_TAG} on lines of their own"
-
-
-def scope_receipt(project: str | None) -> str:
+def scope_receipt(project: str | None, instead: Order | None = None) -> str:
     """The second line of a note's receipt once projects exist (docs/scopes.md):
     where the memory went. In the ``mcp`` form the hint is the tool call
-    (``note {"text": "<text>", "scope": "global"}``), not a command."""
+    (``note {"text": "<text>", "scope": "global"}``), not a command.
+    ``instead``: the global form named in the hint (default the note's)."""
     if project:
-        how = global_note_hint()
+        text = "<text>" if orders_form() == MCP_FORM else ONE_LINE
+        how = (instead or Order("note", scope="global", text=text, tag=MEMORY_TAG,
+                                flag_first=True)).hint()
         return (f"Scope: project {project} (a fact true in any repository goes to the "
                 f"global memory: {how}).")
     return "Scope: global memory."
@@ -530,12 +570,12 @@ def imported(count: int, first: int) -> str:
 
 def pending_after_import(pending: int) -> str:
     """``N compressions pending. Run: memo sleep`` (only when N > 0)."""
-    return f"{_plural(pending, 'compression', 'compressions')} pending. {run('memo sleep')}"
+    return f"{_plural(pending, 'compression', 'compressions')} pending. {run(Order('sleep'))}"
 
 
 def forgot(gone: int, name: str) -> str:
     """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed)."""
-    return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run('memo sleep')}"
+    return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run(Order('sleep'))}"
 
 
 def forget_cost(gone: int, name: str) -> str:

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
-from optmem import blocks, projects, scoped
+from optmem import blocks, projects
+from optmem import session as scoped
 from optmem.projects import normalise_remote, slug_problem
 
 GIT = shutil.which("git")

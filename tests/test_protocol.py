@@ -454,7 +454,7 @@ def test_mcp_form_renders_orders_as_tool_calls():
     with protocol.orders_in(protocol.MCP_FORM):
         sleep = protocol.sleep_order("0-15")
         wake = protocol.part_footer(1, 3, 40)
-        check = protocol.run("memo check")
+        check = protocol.run(protocol.Order("check"))
         empty = protocol.empty_store()
     assert sleep == ['Run: sleep {"block": "0-15", "summary": "<your line>"}']
     assert wake.startswith("Not awake yet.\nRun: ")
@@ -467,23 +467,33 @@ def test_mcp_form_renders_orders_as_tool_calls():
     assert protocol.orders_form({"MEMO_ORDERS": "mcp"}) == protocol.DEFAULT_FORM
 
 
-def test_mcp_orders_rewrites_shell_orders_in_messages():
-    text = "the log holds 3 memories; Run: memo wake 1 3. Or Run: memo check, then"
-    assert protocol.mcp_orders(text) == ('the log holds 3 memories; Run: wake {"part": 1, '
-                                         '"at": "3"}. Or A person can run: memo check, then')
-    assert protocol.mcp_orders("Forgot 2 summaries, from 0-1 up. Run: memo sleep") == \
-        "Forgot 2 summaries, from 0-1 up. Run: sleep {}"
+def test_an_order_is_a_value_rendered_per_form():
+    order = protocol.Order("wake", ("1", "3"))
+    assert protocol.run(order, "heredoc") == "Run: memo wake 1 3"
+    assert protocol.run(order, protocol.MCP_FORM) == 'Run: wake {"part": 1, "at": "3"}'
+    assert protocol.run(protocol.Order("check"), protocol.MCP_FORM) == \
+        "A person can run: memo check"
+    assert protocol.forgot(2, "0-1") == "Forgot 2 summaries, from 0-1 up. Run: memo sleep"
+    with protocol.orders_in(protocol.MCP_FORM):
+        assert protocol.forgot(2, "0-1") == "Forgot 2 summaries, from 0-1 up. Run: sleep {}"
+    summary = protocol.Order("sleep", ("0-1",), "widget", protocol.YOUR_LINE)
+    assert summary.lines("line") == ['Run: memo sleep 0-1 --project widget "<your line>"']
+    assert summary.lines("nap") == ['Run: memo nap 0-1 --project widget "<your line>"']
+    assert summary.lines(protocol.MCP_FORM) == \
+        ['Run: sleep {"block": "0-1", "summary": "<your line>", "scope": "widget"}']
 
 
 @pytest.mark.parametrize("form, pattern", [
     ("heredoc", r"^Run: memo .*$"), ("line", r"^Run: memo .*$"),
     (protocol.MCP_FORM, r"^Run: (\w+) (\{.*\})$")])
 def test_one_of_gives_each_order_its_own_line(form, pattern):
-    lines = protocol.one_of(["memo zoom --global 0-1", "memo zoom --project widget 0-1"],
+    lines = protocol.one_of([protocol.Order("zoom", ("0-1",), "global", flag_first=True),
+                             protocol.Order("zoom", ("0-1",), "widget", flag_first=True)],
                             form=form)
     assert len(lines) == 2 and all(re.match(pattern, line) for line in lines), lines
     assert not any("\n" in line for line in lines)
-    people = protocol.one_of(["memo redact --global 0 --yes"], person=True, form=form)
+    people = protocol.one_of([protocol.Order("redact", ("0", "--yes"), "global", person=True,
+                                             flag_first=True)], form=form)
     assert people == ["A person can run: memo redact --global 0 --yes"]
 
 
@@ -504,12 +514,12 @@ def test_a_wake_size_order_is_a_tool_call_in_the_mcp_form():
     """The refusal of a too small ``--max-bytes`` names the size that fits;
     through MCP that order is the ``wake`` tool with ``max_bytes``, not a
     person's step."""
-    line = "memo: --max-bytes 50 is too small: the shortest document is 1672 bytes. " \
-           "Run: memo wake --max-bytes 1672"
-    assert protocol.mcp_orders(line).endswith('Run: wake {"max_bytes": 1672}')
-    assert protocol.tool_call("memo wake --max-bytes 900 --project widget") == \
+    fits = protocol.Order("wake", options=(("--max-bytes", 1672),))
+    assert protocol.run(fits, "heredoc") == "Run: memo wake --max-bytes 1672"
+    assert protocol.run(fits, protocol.MCP_FORM) == 'Run: wake {"max_bytes": 1672}'
+    assert protocol.Order("wake", scope="widget", options=(("--max-bytes", 900),)).call() == \
         'wake {"max_bytes": 900, "scope": "widget"}'
-    assert protocol.tool_call("memo wake 2 40") == 'wake {"part": 2, "at": "40"}'
+    assert protocol.Order("wake", ("2", "40")).call() == 'wake {"part": 2, "at": "40"}'
 
 
 # == the later OptMem's refusals: exit code, stderr, the pattern a client uses ==
@@ -649,8 +659,8 @@ def test_the_nap_form_is_the_later_one_line_text_and_batch_falls_back_to_line(mo
         ['Run: memo nap 0-1 --global "<your line>"']
     assert protocol.empty_store("nap")[0] == \
         'No memories yet. Record the first with: memo note "<one line>"'
-    assert protocol.run("memo sleep", "nap") == "Run: memo nap"
-    assert protocol.run("memo forget 0-1", "nap") == "Run: memo forget 0-1"
+    assert protocol.run(protocol.Order("sleep"), "nap") == "Run: memo nap"
+    assert protocol.run(protocol.Order("forget", ("0-1",)), "nap") == "Run: memo forget 0-1"
     monkeypatch.setenv("MEMO_ORDERS", "nap")
     assert protocol.part_footer(1, 2, 40) == "Not awake yet. Run: memo wake 2 40"
     assert protocol.part_footer_scoped(1, 2, 40, 3, "widget") == \

@@ -1,7 +1,7 @@
 """The ``memo`` command: the click group and its commands.
 
 Each command reads its arguments (``optmem.cli.argv``, ``optmem.cli.stdio``),
-chooses its stores (``optmem.scope``, ``optmem.scoped``), calls the engine
+chooses its stores (``optmem.scope``, ``optmem.session``), calls the engine
 (``optmem.engine``) and prints what it returns. ``MemoGroup`` turns every
 failure into one line on stderr in one place (``optmem.cli.render``):
 ``MemoError`` and ``OSError`` exit 1, usage errors exit 2, and nothing ever
@@ -18,7 +18,7 @@ import click
 
 from optmem import __version__, protocol
 from optmem.cli.argv import FileCommand, TextCommand, scoped
-from optmem.cli.render import ARGV, MemoFailure, UsageFailure, oserror_line
+from optmem.cli.render import ARGV, MemoFailure, UsageFailure
 from optmem.cli.stdio import (
     EXIT_PIPE,
     EXIT_SIGINT,
@@ -124,6 +124,7 @@ class MemoGroup(click.Group):
         except OSError as err:
             if err.errno == errno.EPIPE:
                 raise PipeClosed() from None
+            from optmem.session import oserror_line
             raise MemoFailure(oserror_line(err)) from None
         except RecursionError:
             raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
@@ -149,16 +150,21 @@ def _scope(notice: bool = True):
     return meta["optmem.scope"]
 
 
-def _named_scope(what: str, command: str, rest: str):
+def _named_scope(what: str, order):
     """The scope of a write (``what``: "this note", ...); without a scope
     flag where git could not be asked which project this repository uses
     (``Scope.problem``), refused (``BadInput``): it could land in the wrong
-    memory. ``command`` and ``rest`` make the forms printed
-    (``memo <command> --global <rest>``)."""
+    memory. ``order`` (``protocol.Order``, no scope) is the write the
+    refusal names with each scope (``session.write_scope``)."""
+    from optmem import session
     sc = _scope(notice=False)
-    if sc.problem:
-        raise sc.refusal(what, command, rest)
+    session.write_scope(sc, _explicit(), what, order)
     return sc
+
+
+def _explicit() -> bool:
+    """Whether this run was given a scope flag (``--global``, ``--project``)."""
+    return click.get_current_context().meta.get("optmem.scope_flag") is not None
 
 
 def _store(path: str | None = None):
@@ -236,7 +242,7 @@ def init(project):
         _, _, lines = projects.init_project(root, project)
         for line in lines:
             click.echo(line)
-        click.echo(protocol.run("memo scope"))
+        click.echo(protocol.run(protocol.Order("scope")))
         return
     store, created = Store.init(root)
     if created:
@@ -272,7 +278,7 @@ def wake(part, t, tp, max_bytes):
                            "and T, or page through the parts instead. Run: memo wake")
         budget = view.parse_count(max_bytes, "--max-bytes")
         if pstore is not None:
-            from optmem import scoped as two
+            from optmem import session as two
             click.echo(two.wake_max_bytes(sc, store, pstore, budget))
             return
         click.echo(waking.wake_max_bytes(store, budget))
@@ -280,7 +286,7 @@ def wake(part, t, tp, max_bytes):
     k = view.parse_count(part, "PART") if part is not None else 1
     T = view.parse_count(t, "T") if t is not None else None
     if pstore is not None:
-        from optmem import scoped as two
+        from optmem import session as two
         TP = view.parse_count(tp, "TP") if tp is not None else None
         ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
     else:
@@ -288,32 +294,6 @@ def wake(part, t, tp, max_bytes):
     click.echo(text)
     if not ok:
         sys.exit(1)
-
-
-def _scope_line(sc) -> str | None:
-    """The receipt's second line: where a note went, once projects exist
-    (None without an active project or an explicit --global)."""
-    if sc.project:
-        return protocol.scope_receipt(sc.project)
-    if sc.how == "--global" and sc.forced_global:
-        return protocol.scope_receipt(None)
-    return None
-
-
-def _handover(sc, gstore, pstore, prompt):
-    """With a project active, the next compression of both stores (global
-    first) instead of the one store's ``prompt``."""
-    if prompt and prompt.startswith("memo: "):
-        return prompt
-    if pstore is None:
-        if prompt and ((sc.how == "--global" and sc.forced_global) or sc.problem):
-            # say which store (where the project is unknown, every write names one)
-            text = handover.compression(gstore, flag="--global")
-            return None if text == view.NOTHING_LEFT else text
-        return prompt
-    from optmem import scoped as two
-    text = two.handover(sc, gstore, pstore)
-    return None if text == view.NOTHING_LEFT else text
 
 
 @cli.command(cls=TextCommand)
@@ -325,7 +305,7 @@ def note(text):
     With a project active the memory goes to the project; --global sends a
     fact that would be true in any repository to the global memory.
     """
-    sc = _named_scope("this note", "note", "<text>")
+    sc = _named_scope("this note", protocol.Order("note", text="<text>"))
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
     store = pstore or gstore
@@ -333,10 +313,11 @@ def note(text):
     i, prompt = core.note(store, text_arg(text, "memory", store.config().ENTRY_CHARS))
     keeping(f"memory #{i} was saved")
     click.echo(protocol.saved_as(i))
-    line = _scope_line(sc)
+    from optmem import session
+    line = session.scope_line(sc, _explicit())
     if line:
         click.echo(line)
-    prompt = _handover(sc, gstore, pstore, prompt)
+    prompt = session.follow(sc, gstore, pstore, prompt)
     if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
         click.echo(prompt, err=True)
         sys.exit(1)
@@ -368,15 +349,14 @@ def sleep(block, text, with_cmd):
     project's; each order carries its --global or --project flag.
     """
     if block is not None or with_cmd is not None:  # a summary is written
-        _named_scope("this summary", "sleep", "LO-HI <line>")
+        _named_scope("this summary", protocol.Order("sleep", ("LO-HI",), text="<line>"))
     sc = _scope()
     gstore = _store(sc.root)
     pstore = _store(sc.project_root) if sc.project else None
-    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    explicit = _explicit()
+    from optmem import session as two
     if block is None or block == "-" or with_cmd is not None:  # one store's: core.sleep checks
-        for each in (gstore, pstore):
-            if each is not None:
-                core.refuse_read_only(each, pending_only=block is None)
+        two.refuse_read_only(gstore, pstore, pending_only=block is None)
     if with_cmd is not None:
         if block is not None or text:
             raise BadInput("--with answers every pending compression itself; give no "
@@ -387,12 +367,11 @@ def sleep(block, text, with_cmd):
         return
     if block is None:
         if pstore is not None:
-            from optmem import scoped as two
             prompt = two.handover(sc, gstore, pstore)
             view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
             click.echo(prompt)
             return
-        prompt = _handover(sc, gstore, None, handover.compression(gstore)) or view.NOTHING_LEFT
+        prompt = two.follow(sc, gstore, None, handover.compression(gstore)) or view.NOTHING_LEFT
         view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
         click.echo(prompt)
         return
@@ -405,14 +384,12 @@ def sleep(block, text, with_cmd):
         from optmem.scope import resolve
         ambient = resolve(None)
         if ambient.project:
-            from optmem import scoped as two
             pfollow = _store(ambient.project_root)
             follow = lambda: two.handover(ambient, gstore, pfollow)  # noqa: E731
     if block == "-":
         if pstore is None:
             _answer_batch(gstore, text, after=follow)
         else:
-            from optmem import scoped as two
             _answer_batch(None, text, pick=lambda name: two.sleep_store(
                 sc, gstore, pstore, name, explicit), after=lambda: two.handover(
                 sc, gstore, pstore))
@@ -420,10 +397,9 @@ def sleep(block, text, with_cmd):
     view.parse_block(block)
     if not text:
         raise BadInput(f"give your summary line after the block, as the last lines of the "
-                       f"compression prompt show. {protocol.run('memo sleep')}")
+                       f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
     store = gstore
     if pstore is not None:
-        from optmem import scoped as two
         store = two.sleep_store(sc, gstore, pstore, block, explicit)
     keeping("nothing was saved")
     said, prompt = core.sleep(store, block, text_arg(text, "summary", store.config().ENTRY_CHARS))
@@ -437,7 +413,7 @@ def sleep(block, text, with_cmd):
     elif follow is not None and not (prompt or "").startswith("memo: "):
         prompt = follow()
     else:
-        prompt = _handover(sc, gstore, None, prompt) or view.NOTHING_LEFT
+        prompt = two.follow(sc, gstore, None, prompt) or view.NOTHING_LEFT
     click.echo(said)
     view.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
     if prompt != view.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
@@ -542,33 +518,24 @@ def recall(pattern, as_json, fixed):
     found as written: memo recall -F '$HOME'. With a project active,
     both memories are searched, each in its own headed section.
     """
+    from optmem import session
     sc = _scope()
     store = _store(sc.root)
     if sc.project:
-        explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
-        if explicit:
+        if _explicit():
             store = _store(sc.project_root)
         else:
             return _recall_both(sc, store, _store(sc.project_root), pattern, as_json, fixed)
+    if as_json:
+        text, notice = session.recall_json(store, undo_surrogates(pattern), fixed)
+        click.echo(text)
+        if notice:
+            click.echo(f"memo: {notice}", err=True)
+        return
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
     result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2),
                          fixed)
-    if as_json:
-        import json
-        out = []
-        for line in result.lines:
-            head, date, text = (line.split(" ", 2) + ["", ""])[:3]
-            out.append({"id": int(head[1:]) if head[1:].isdigit() else None,
-                        "date": date, "text": text})
-        size = 2 + sum(len(json.dumps(o, ensure_ascii=False).encode()) + 2 for o in out)
-        while out and size > budget:  # escaping may grow a line: keep the newest
-            size -= len(json.dumps(out.pop(0), ensure_ascii=False).encode()) + 2
-        click.echo(json.dumps(out, ensure_ascii=False))
-        if len(out) < result.total:
-            click.echo(f"memo: showing the newest {len(out)} of {result.total} matches; "
-                       f"narrow the regex", err=True)
-        return
     for line in result.lines:
         click.echo(line)
     click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
@@ -577,22 +544,17 @@ def recall(pattern, as_json, fixed):
 def _recall_both(sc, gstore, pstore, pattern, as_json, fixed=False):
     """``recall`` over both stores: two headed sections, each with its own
     count line (JSON: ``{"global": [...], "project": [...]}``)."""
-    from optmem import scoped as two
+    from optmem import session as two
+    if as_json:
+        text, notice = two.recall_json_both(sc, gstore, pstore, undo_surrogates(pattern),
+                                            fixed)
+        click.echo(text)
+        if notice:
+            click.echo(f"memo: {notice}", err=True)
+        return
     budget = gstore.config().PART_CHARS
     sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400,
                                    fixed)
-    if as_json:
-        import json
-        out = {}
-        for key, (_, result) in zip(("global", "project"), sections):
-            rows = []
-            for line in result.lines:
-                head, date, text = (line.split(" ", 2) + ["", ""])[:3]
-                rows.append({"id": int(head[1:]) if head[1:].isdigit() else None,
-                             "date": date, "text": text})
-            out[key] = rows
-        click.echo(json.dumps(out, ensure_ascii=False))
-        return
     for heading, result in sections:
         click.echo(heading)
         for line in result.lines:
@@ -616,14 +578,14 @@ def _flagged(command: str, rest: str) -> str:
     return f"{command}{flag} {rest}"
 
 
-def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
+def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
     """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
     project active and no flag, refused with both runnable forms (ids
     restart at #0 in every store)."""
     sc = _scope()
-    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    explicit = _explicit()
     if sc.project and not explicit:
-        from optmem import scoped as two
+        from optmem import session as two
         raise two.refuse_guess(command, arg, sc, person, rest)
     return _store(sc.project_root if sc.project else sc.root)
 
@@ -636,7 +598,7 @@ def _one_store(command: str, arg: str, person: bool = False, rest: str = ""):
 @scoped
 def forget(block, dry_run):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("this forget", "forget", view.block_arg(block))
+    _named_scope("this forget", protocol.Order("forget", (view.block_arg(block),)))
     store = _one_store("forget", view.block_arg(block))
     if dry_run:
         from optmem.blocks import block_name
@@ -684,7 +646,7 @@ def import_(file, yes):
     the lines go to the project (--global: the global memory).
     """
     from optmem.engine import backlog
-    sc = _named_scope("this import", "import", "FILE")
+    sc = _named_scope("this import", protocol.Order("import", ("FILE",)))
     store = _store(sc.project_root or sc.root)
     keeping("nothing was imported")
     bar = _LateBar("memo: importing", counts=False)
@@ -724,9 +686,11 @@ def import_(file, yes):
     ids = f"#{first}" if count == 1 else f"#{first}-{last}"
     keeping(f"the import was saved as {ids}")
     click.echo(protocol.imported(count, first))
-    line = _scope_line(sc)
+    from optmem import session
+    line = session.scope_line(sc, _explicit(), protocol.Order("import", ("FILE",), "global",
+                                                              flag_first=True))
     if line:
-        click.echo(line.replace(protocol.global_note_hint(), "memo import --global FILE"))
+        click.echo(line)
     if pending:
         click.echo(protocol.pending_after_import(pending))
 
@@ -783,7 +747,8 @@ def config_(settings, repair):
     The global store's, unless --project NAME names a project's."""
     explicit = click.get_current_context().meta.get("optmem.scope_flag")
     sets_or_repair = bool(settings) or repair
-    sc = _named_scope("this setting", "config", "NAME=VALUE") if sets_or_repair else _scope()
+    sc = (_named_scope("this setting", protocol.Order("config", ("NAME=VALUE",)))
+          if sets_or_repair else _scope())
     store = _store(sc.project_root if (explicit and sc.project) else sc.root)
     from optmem.store.config import KNOBS
     bare = [s for s in settings if "=" not in s]
@@ -807,9 +772,9 @@ def stats(as_json):
 
     With a project active and no flag: the global memory, then the project's."""
     sc = _scope()
-    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    explicit = _explicit()
     if sc.project and not explicit:
-        from optmem import scoped as two
+        from optmem import session as two
         ginfo, pinfo = core.stats(_store(sc.root)), core.stats(_store(sc.project_root))
         if as_json:
             import json
@@ -844,9 +809,10 @@ def check(every, repair):
     losing nothing, then checks.
     """
     from optmem.engine.check import check as run_check
-    sc = _named_scope("this repair", "check", "--repair") if repair else _scope()
+    sc = (_named_scope("this repair", protocol.Order("check", ("--repair",)))
+          if repair else _scope())
 
-    explicit = click.get_current_context().meta.get("optmem.scope_flag") is not None
+    explicit = _explicit()
     if sc.project and explicit:
         targets = [(None, sc.project_root)]
     else:
@@ -891,8 +857,8 @@ def redact(memory_id, yes):
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
     i = view.parse_count(memory_id.lstrip("#"), "ID")
-    _named_scope("this redaction", "redact", f"{i} --yes")
-    store = _one_store("redact", str(i), person=True, rest=" --yes")
+    _named_scope("this redaction", protocol.Order("redact", (str(i), "--yes")))
+    store = _one_store("redact", str(i), person=True, rest=("--yes",))
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
                        f"agent never runs it), confirmed with --yes. "

@@ -1,12 +1,10 @@
 """How a failure reads on the command line: one line on stderr, never a
 traceback. ``MemoFailure`` (exit 1, then the error's orders) and
-``UsageFailure`` (exit 2) print it; ``oserror_line`` words a filesystem
-error; ``unechoed_argv`` keeps a credential typed as an argument out of it."""
+``UsageFailure`` (exit 2) print it (the wording of a filesystem error is
+the session layer's, ``optmem.session.oserror_line``); ``unechoed_argv``
+keeps a credential typed as an argument out of it."""
 
 from __future__ import annotations
-
-import errno
-import os
 
 import click
 
@@ -39,49 +37,6 @@ class MemoFailure(click.ClickException):
         click.echo(f"memo: {one_line(unechoed_argv(self.format_message()))}", err=True)
         for order in self.orders:
             click.echo(one_line(unechoed_argv(order)), err=True)
-
-
-def oserror_line(err: OSError) -> str:
-    """The one line for a filesystem error, naming the path. A path outside
-    ``MEMORY_DIR`` (an export's FILE, an import's) is the user's to check:
-    no store advice, and no ``memo check`` order that could not help."""
-    if (err.errno == errno.ENOENT and cwd_gone()
-            and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
-        return ("the working directory no longer exists (it was deleted or moved), so "
-                "memo cannot tell which folder it runs in; nothing was written. Change to "
-                "a folder that exists and run the command again")
-    store = os.environ.get("MEMORY_DIR", "")
-    where = err.filename or store
-    what = err.strerror or str(err)
-    outside = bool(err.filename and store and isinstance(err.filename, str)
-                   and not os.path.abspath(err.filename).startswith(
-                       os.path.abspath(os.path.expanduser(store)).rstrip(os.sep) + os.sep))
-    if outside and err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        return f"{where}: {what}; nothing was written there. Check the path and run the command again"
-    if err.errno == errno.ELOOP and err.filename:  # a link in the store: never written through
-        import shlex
-        return (f"{where} is a link, and memo never writes through a link in its store; "
-                f"nothing was half-written. Once it is moved away memo makes a new file. "
-                f"A person can run: mv -- {shlex.quote(str(where))} "
-                f"{shlex.quote(str(where) + '.link-moved')}")
-    if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        hint = "free some space (or raise the file size limit) and run the command again"
-    elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
-    else:
-        hint = "Run: memo check"
-    return f"{where}: {what}; nothing was half-written. {hint}"
-
-
-def cwd_gone() -> bool:
-    """True when the working directory was deleted (or moved out of reach)."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return False
 
 
 def sentence(text: str) -> str:

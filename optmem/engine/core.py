@@ -103,7 +103,8 @@ def check_levels_fit(store: Store, T: int) -> None:
                           f"older copy put back over a newer one, and these summaries the "
                           f"only trace of the newer memories (only once no newer log exists "
                           f"may a person drop them, with memo forget "
-                          f"{blocks.block_name(lo, lo + size)}). Run: memo check")
+                          f"{blocks.block_name(lo, lo + size)}).",
+                          then=protocol.Order("check"))
 
 
 def _readable(store: Store, lo: int, hi: int):
@@ -154,7 +155,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
         size = hi - lo
         if hi > T:
             raise BadInput(f"block {name} is not complete: the log holds {T} memories "
-                           f"(#0-{T - 1}). {protocol.run('memo sleep')}" if T else
+                           f"(#0-{T - 1}). {protocol.run(protocol.Order('sleep'))}" if T else
                            f"block {name} does not exist: the log is empty")
         if lo // size < built.get(size, 0):
             said = protocol.already_wrote(name)
@@ -164,7 +165,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                 nxt = blocks.block_name(*want)
                 raise BadInput(f"Wrong block: {name}. Summaries are stored in the order "
                                f"the prompts hand them over; the next is {nxt}. "
-                               f"{protocol.run('memo sleep')}")
+                               f"{protocol.run(protocol.Order('sleep'))}")
             refuse_damaged(store, lo, hi)
             stale = stale_since(store, lo, hi)
             if stale is not None:
@@ -190,7 +191,7 @@ def forget(store: Store, block_arg: str) -> int:
         size = hi - lo
         if lo // size >= store.level_len(size):
             raise BadInput(f"there is no summary {name} to forget (it is not built). "
-                           f"{protocol.run('memo sleep')}")
+                           f"{protocol.run(protocol.Order('sleep'))}")
         top = max(store.level_bytes(), default=size)
         gone = 0
         s = size
@@ -527,10 +528,10 @@ def zoom(store: Store, arg: str, strict: bool = False) -> list:
     T = store.count()
     if lo >= T:
         raise BadInput(f"#{name} is beyond the memory: it holds {T} memor"
-                       f"{'y' if T == 1 else 'ies'} (#0-{T - 1}); zoom into a line of memo wake. "
-                       f"Run: memo wake" if T else
+                       f"{'y' if T == 1 else 'ies'} (#0-{T - 1}); zoom into a line of memo wake."
+                       if T else
                        f"#{name} is beyond the memory: it is empty, so there is nothing to "
-                       f"zoom into. Run: memo wake")
+                       f"zoom into.", then=protocol.Order("wake"))
     if hi - lo == 1:
         return [memory_line(shown(store, lo, lo + 1)[0])]
     out = [] if hi <= T else [f"Block {name} reaches past the newest memory "
@@ -546,7 +547,7 @@ def zoom(store: Store, arg: str, strict: bool = False) -> list:
     if damaged:  # the repair first: a sleep could not build on it
         out += summary_repair(store, damaged).split("\n")
     elif any(f" {NOT_COMPRESSED} (" in line for line in out):
-        out.append(protocol.run("memo sleep"))
+        out.append(protocol.run(protocol.Order("sleep")))
     return out
 
 
@@ -602,7 +603,7 @@ def stats_text(info: dict) -> str:
             what = "memories verbatim" if size == 1 else f"blocks of {size}"
             lines.append(f"  {size:>{width}} | {bar} {n} ({what})")
     if info["pending"]:
-        lines.append(protocol.run("memo sleep"))
+        lines.append(protocol.run(protocol.Order("sleep")))
     return "\n".join(lines)
 
 

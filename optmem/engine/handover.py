@@ -78,14 +78,17 @@ def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
     each, for programs that call memo without a shell. ``flag`` is the scope
     flag the order carries (``--global``, ``--project NAME``; docs/scopes.md).
     """
+    scope = protocol.Order.scoped(flag)
     if (form or protocol.orders_form()) == protocol.MCP_FORM:  # memo mcp: a tool call
-        return ["Run: " + protocol.batch_call(names, flag)]
+        return ["Run: " + protocol.batch_call(names, scope)]
     mine = protocol.YOUR_LINE
-    sleep = f"memo sleep {flag} -" if flag else "memo sleep -"
+    items = tuple(f'"{n} {mine}"' for n in names)
     if (form or protocol.orders_form()) in ("line", protocol.NAP_FORM):  # nap: no batch text
-        return [protocol.run(sleep + " " + " ".join(f'"{n} {mine}"' for n in names), "line")]
+        return [protocol.run(protocol.Order("sleep", ("-",) + items, scope, flag_first=True),
+                             "line")]
     tag = protocol.SUMMARY_TAG  # the heredoc, and the default for any other form
-    return [protocol.run(f"{sleep} <<'{tag}'")] + [f"{n} {mine}" for n in names] + [tag]
+    sleep = protocol.Order("sleep", ("-",), scope, flag_first=True).command()
+    return [f"Run: {sleep} <<'{tag}'"] + [f"{n} {mine}" for n in names] + [tag]
 
 
 def _size(lines) -> int:
@@ -256,7 +259,7 @@ def store_batch(store, items) -> BatchResult:
     items = list(items)
     if not items:
         raise BadInput("the answer holds no lines; write one 'LO-HI <line>' per block, "
-                       "as the order shows. Run: memo sleep")
+                       "as the order shows.", then=protocol.Order("sleep"))
     cfg = store.config()
     checked = []
     refused = None

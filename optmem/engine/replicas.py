@@ -43,7 +43,7 @@ import shlex
 from array import array
 from collections import namedtuple
 
-from optmem import blocks, dates, gitcall
+from optmem import blocks, dates, gitcall, protocol
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
@@ -186,7 +186,7 @@ def quick_warning(store: Store) -> str | None:
         return None
     return ("Warning: a sync tool or a merge changed this store: " + "; ".join(seen)
             + ". Memories may be missing below; nothing is lost yet. Keep every copy and "
-            "ask a person to settle it. Run: memo check")
+            "ask a person to settle it. " + protocol.run(protocol.Order("check")))
 
 
 def insert_after_first_line(text: str, line: str | None) -> str:

@@ -150,7 +150,7 @@ def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
                 continue  # a half of the same batch: checked in its turn
             except Damaged as err:
                 return protocol.half_waits(blocks.block_name(lo, hi), blocks.block_name(a, b),
-                                           str(err), flag, form)
+                                           err.sentence, flag, form)
         return None
     bad = damaged_in(store, lo, hi)
     if not bad:
@@ -247,7 +247,7 @@ def shown_summary(store: Store, lo: int, hi: int, damaged: list | None = None) -
         return summary_line(store, lo, hi)
     except Damaged as err:
         if damaged is not None:
-            damaged.append(((lo, hi), str(err)))
+            damaged.append(((lo, hi), err.sentence))
         return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} "
                            f"{DAMAGED_SUMMARY}")
 
@@ -259,11 +259,11 @@ def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None
     then writes it again from the log)."""
     (lo, hi), why = damaged[0]
     name = blocks.block_name(lo, hi)
-    sentence, _ = protocol.split_order(why)
+    sentence = why  # the store's sentence, without its order (``MemoError.sentence``)
     more = f" ({len(damaged) - 1} more after it)" if len(damaged) > 1 else ""
     return "\n".join([f"The summary of #{name} is damaged ({sentence.rstrip('.')}){more}; "
                       f"memo sleep writes it again from the log once it is forgotten.",
-                      protocol.run(f"memo forget {name} {flag}".strip(), form)])
+                      protocol.run(protocol.Order("forget", (name,), protocol.Order.scoped(flag)), form)])
 
 
 def strict_damage(text: str) -> None:

@@ -110,7 +110,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         tail += [""] + (waiting.split("\n") if waiting is not None else [
             f"{pending} compression{'s are' if pending > 1 else ' is'} pending; "
             f"do {'them' if pending > 1 else 'it'} before your next action.",
-            protocol.run("memo sleep")])
+            protocol.run(protocol.Order("sleep"))])
     fixed = _size(head) + _size(tail)
 
     def fits(budget):
@@ -156,7 +156,8 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
                    for n in candidates)
     # The document's lines are joined with newlines and echo adds the last one.
     err = BadInput(f"--max-bytes {max_bytes} is too small: the shortest document is "
-                   f"{smallest} bytes. Run: memo wake --max-bytes {smallest}")
+                   f"{smallest} bytes.",
+                   then=protocol.Order("wake", options=(("--max-bytes", smallest),)))
     err.smallest = smallest  # for callers that share bytes out (``scoped.wake_max_bytes``)
     raise err
 
@@ -248,13 +249,14 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     if T is None:
         T = count
     elif T > count:
-        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}. "
-                       f"Run: memo wake")
+        raise BadInput(f"the log holds {count} memories, so there is no view at T={T}.",
+                       then=protocol.Order("wake"))
     from optmem.engine import replicas
     warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
     if count == 0:
         if part != 1:
-            raise BadInput(f"part {part} does not exist: the memory is empty. Run: memo wake")
+            raise BadInput(f"part {part} does not exist: the memory is empty.",
+                           then=protocol.Order("wake"))
         return True, replicas.insert_after_first_line(
             "\n".join(protocol.empty_store(form)), warning)
     budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
@@ -291,7 +293,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
-                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}. Run: memo wake 1 {T}")
+                       f"{len(parts)} part{'s' if len(parts) > 1 else ''}.",
+                       then=protocol.Order("wake", ("1", str(T))))
     text = parts[part - 1]
     if part == len(parts):
         prompt = compression(store, form=form, flag=flag)

@@ -77,6 +77,8 @@ def next_steps(ctx) -> list:
                      "Codex with memo on PATH and MEMORY_DIR exported, and trust the project "
                      "(codex asks, or [projects.'<dir>'] trust_level = \"trusted\").")
     steps.append("The hook exports MEMORY_DIR into Codex's shell commands (CODEX_ENV_FILE); "
-                 "on a Codex without that, add to ~/.codex/config.toml: "
-                 f"[shell_environment_policy] set = {{ MEMORY_DIR = \"{ctx.memory_dir or '<store>'}\" }}")
+                 "on a Codex without that, add this line under the [shell_environment_policy] "
+                 "table of ~/.codex/config.toml (a table header stands on a line of its own; "
+                 "add one if the file has none): "
+                 f"set = {{ MEMORY_DIR = \"{ctx.memory_dir or '<store>'}\" }}")
     return steps

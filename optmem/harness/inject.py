@@ -201,8 +201,8 @@ def _event_cwd(event: dict):
 def _context_two(harness, sc, store, source: str, budget: int) -> str:
     """The injected text with a project active: the global and the project
     memory in one document of at most ``budget`` bytes
-    (``optmem.scoped.wake_max_bytes``)."""
-    from optmem import scoped
+    (``optmem.session.wake_max_bytes``)."""
+    from optmem import session as scoped
     from optmem.store.memory import Store
     pstore = Store.open(sc.project_root)
     try:

@@ -67,9 +67,6 @@ class Config:
         return "Config(" + ", ".join(f"{n}={getattr(self, n)}" for n in KNOBS) + ")"
 
 
-REPAIR = "Run: memo config --repair"  #: the order that disables bad lines
-
-
 def limits(name: str) -> str:
     """The values knob ``name`` takes, in words: ``from 1 to 280`` or
     ``1 or more``."""
@@ -86,7 +83,8 @@ def check_value(name: str, raw: str, where: str = "") -> int:
     valid choices.
     """
     prefix = f"{where}: " if where else ""
-    fix = f" {REPAIR}" if where else ""
+    from optmem.protocol import Order
+    fix = f" {Order('config', ('--repair',)).line()}" if where else ""
     name = name.strip().upper()
     if name not in KNOBS:
         raise ConfigError(

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 
 from optmem import atomic, blocks
 from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.protocol import Order
 from optmem.store import lock as store_lock
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
@@ -693,7 +694,7 @@ class Store:
         if self.restorable(i, record) is not None:
             return Damaged(f"{where}, but its text is intact and its place in the log "
                            f"tells what its head must be, so memo can restore it and lose "
-                           f"nothing. {RESTORE_ORDER}")
+                           f"nothing.", then=Order("check", ("--repair",)))
         return Damaged(f"{where}, so its text cannot be read whole (memo check lists every "
                        f"damaged record). A person restores {LOG_NAME} from a copy, or blanks "
                        f"this record. {PERSON_REDACT} {i} --yes")
@@ -803,12 +804,12 @@ class Store:
         record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
         if len(record) < TREE_RECORD:
             raise NotBuilt(f"the summary of {blocks.block_name(lo, hi)} is not built "
-                           f"(or another session just forgot it). Run: memo sleep")
+                           f"(or another session just forgot it).", then=Order("sleep"))
         why = problem_in_summary(record)
         if why:
             raise Damaged(f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "
-                          f"{blocks.block_name(lo, hi)}, {why}. Run: memo forget "
-                          f"{blocks.block_name(lo, hi)}")
+                          f"{blocks.block_name(lo, hi)}, {why}.",
+                          then=Order("forget", (blocks.block_name(lo, hi),)))
         return record[:-1].decode("utf-8").rstrip(" ")
 
     def level_bytes(self) -> dict:
@@ -932,7 +933,7 @@ class Store:
             raise Damaged(
                 f"{self.log_path} ends with {size - whole} bytes at offset {whole} after "
                 f"records that are misaligned (a hand edit or a merge?); nothing was "
-                f"changed. Run: memo check")
+                f"changed.", then=Order("check"))
         text = tail.strip(b"\x00 ")
         if text:
             # Most likely an append that crashed before it was acknowledged,
@@ -974,7 +975,7 @@ class Store:
             if why:
                 raise Damaged(f"{self.log_path} record #{n - 1} (offset "
                               f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
-                              f"behind it. Run: memo check")
+                              f"behind it.", then=Order("check"))
 
     def append(self, records, total: int) -> int:
         """Append encoded records (an iterable of ``bytes`` batches holding
@@ -1051,7 +1052,8 @@ class Store:
         n = self._prepare_level(size)
         if n != lo // size:
             raise Damaged(f"{self.level_path(size)} holds {n} records, so block "
-                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}. Run: memo check")
+                          f"{blocks.block_name(lo, hi)} cannot be record {lo // size}.",
+                          then=Order("check"))
         path = self.level_path(size)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600)
         try:

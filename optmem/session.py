@@ -1,14 +1,23 @@
-"""Commands over two stores: the global memory and the active project's.
+"""The session layer: what every command does, for both front ends.
 
-docs/scopes.md. With a project active (``optmem.projects.resolve``) a command
-reads both stores as one memory: ``wake`` prints one document in two headed
+The CLI (``optmem.cli``) and the MCP server (``optmem.mcp``) parse their
+input, call here and render. This module decides, once for both, which
+stores a command touches (global or project, the scope flag, a project
+binding git could not be asked about), the receipt's scope line, the
+hand-over that follows a write, and how a refusal or a filesystem error
+reads. With a project active (``optmem.projects.resolve``) a command reads
+both stores as one memory: ``wake`` prints one document in two headed
 sections sharing the global store's ``WAKE_LINES`` budget, compressions are
-handed over global first, ``recall`` searches both. Without a project none
-of this runs: the CLI calls ``core`` exactly as before, so every byte stays
-the same. Pure protocol over ``Store`` and ``core``; no click, no git.
+handed over global first, ``recall`` searches both. Without a project the
+one store's engine answers exactly as before, so every byte stays the same.
+No click, no MCP SDK, no git of its own (``optmem.scope`` asks git).
 """
 
 from __future__ import annotations
+
+import errno
+import json
+import os
 
 from optmem import blocks, projects, protocol
 from optmem.engine import core, pager, view
@@ -110,8 +119,8 @@ def _at(store, T, what: str, flag: str) -> int:
     if T is None:
         return count
     if T > count:
-        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}. "
-                       f"Run: memo wake {flag}".rstrip())
+        raise BadInput(f"the {what} holds {count} memories, so there is no view at T={T}.",
+                       then=protocol.Order("wake", scope=protocol.Order.scoped(flag)))
     return T
 
 
@@ -167,8 +176,8 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
                            foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name))
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
-                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}. "
-                       f"Run: memo wake 1 {Tg} {Tp} --project {name}")
+                       f"has {len(parts)} part{'s' if len(parts) > 1 else ''}.",
+                       then=protocol.Order("wake", ("1", str(Tg), str(Tp)), name))
     text = parts[part - 1]
     if part == len(parts):
         prompt = handover(scope, gstore, pstore, form)
@@ -213,8 +222,8 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
                 continue
     need = max_bytes - room + least_g + least_p - awake
     raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
-                   f"memory together: the shortest document is {need} bytes. "
-                   f"Run: memo wake --max-bytes {need}")
+                   f"memory together: the shortest document is {need} bytes.",
+                   then=protocol.Order("wake", options=(("--max-bytes", need),)))
 
 
 # -- recall ------------------------------------------------------------------
@@ -230,16 +239,197 @@ def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
 
 
 def refuse_guess(command: str, arg: str, scope, person: bool = False,
-                 rest: str = "") -> BadInput:
+                 rest: tuple = ()) -> BadInput:
     """The refusal of ``zoom``/``forget``/``redact`` without a flag while a
     project is active: ids restart at #0 in every store, so both runnable
     forms are given, as ``orders`` (one per line, after the one-line
     message). ``arg`` is printed as given: callers pass a normalised block
     name or id, never raw input, so each order runs as printed; ``rest``
-    (e.g. ``" --yes"``) ends each order. ``person``: the orders are a
+    (words, e.g. ``("--yes",)``) ends each order. ``person``: the orders are a
     person's steps (``redact``)."""
     return BadInput(f"ids restart at #0 in the global and the project memory, so memo does "
                     f"not guess which one {arg} is in; name the memory with one of:",
                     orders=protocol.one_of(
-                        [f"memo {command} --global {arg}{rest}",
-                         f"memo {command} --project {scope.project} {arg}{rest}"], person))
+                        [protocol.Order(command, (arg, *rest), where, person=person,
+                                        flag_first=True)
+                         for where in ("global", scope.project)]))
+
+
+# -- what every write decides ------------------------------------------------
+
+def scope_line(sc, explicit: bool, instead=None) -> str | None:
+    """The receipt's second line: where a note went, once projects exist
+    (None without an active project or an explicit global scope);
+    ``instead``, the ``protocol.Order`` its hint names (an import's)."""
+    if sc.project:
+        return protocol.scope_receipt(sc.project, instead)
+    if explicit and sc.how == GLOBAL_FLAG and sc.forced_global:
+        return protocol.scope_receipt(None)
+    return None
+
+
+def follow(sc, gstore, pstore, prompt):
+    """The hand-over after a write: with a project active the next
+    compression of both stores (global first); with an explicit global
+    scope while projects exist, or where the project is unknown
+    (``Scope.problem``), the global store's with its ``--global`` flag;
+    else the one store's ``prompt``. A ``memo: ...`` line (saved, but the
+    store needs care) passes as is. None when nothing is left."""
+    if prompt and prompt.startswith("memo: "):
+        return prompt
+    if pstore is not None:
+        text = handover(sc, gstore, pstore)
+        return None if text == view.NOTHING_LEFT else text
+    if prompt and ((sc.how == GLOBAL_FLAG and sc.forced_global) or sc.problem):
+        text = compression(gstore, flag=GLOBAL_FLAG)
+        return None if text == view.NOTHING_LEFT else text
+    return prompt
+
+
+def write_scope(sc, explicit: bool, what: str, order, form: str | None = None) -> None:
+    """Refuse (``BadInput``) a write (``what``: "this note", ...) without a
+    scope where git could not be asked which project this repository uses
+    (``Scope.problem``): it could land in the wrong memory. ``order``
+    (``protocol.Order`` without a scope: the write with placeholders) makes
+    the two forms named, one with a project's name and one global: shell
+    commands (``memo note --project NAME <text>``), or in the ``mcp`` form
+    (``form``, default the form in force) tool calls with the ``scope``
+    argument."""
+    if not sc.problem or explicit:
+        return
+    if (form or protocol.orders_form()) != protocol.MCP_FORM:
+        rest = " ".join([*order.words, *([order.text] if order.text is not None else [])])
+        raise sc.refusal(what, order.verb, rest)
+    have = projects.names(sc.root)
+    listing = f" (the projects are: {', '.join(have)})" if have else ""
+    named, everywhere = (protocol.Order(order.verb, order.words, where, order.text)
+                         for where in ("NAME", "global"))
+    raise BadInput(f"{sc.problem}, so memo cannot tell which project the repository at "
+                   f"{sc.repository} uses, and {what} could land in the wrong memory; nothing "
+                   f"was written. Name the memory: {named.inline(form)}{listing}, or "
+                   f"{everywhere.inline(form)}; {projects.git_step(sc.problem, sc.repository)}")
+
+
+def refuse_read_only(gstore, pstore, pending_only: bool) -> None:
+    """Refuse (``MemoError``) a ``sleep`` that could save nothing: a store
+    it may write to is read-only for this user, so no compression is handed
+    out (``pending_only``: a bare ``sleep`` with nothing pending passes)."""
+    for each in (gstore, pstore):
+        if each is not None:
+            core.refuse_read_only(each, pending_only=pending_only)
+
+
+# -- recall as JSON ----------------------------------------------------------
+
+def _rows(result) -> list:
+    out = []
+    for line in result.lines:
+        head, date, text = (line.split(" ", 2) + ["", ""])[:3]
+        out.append({"id": int(head[1:]) if head[1:].isdigit() else None,
+                    "date": date, "text": text})
+    return out
+
+
+def _size(rows) -> int:
+    return 2 + sum(len(json.dumps(o, ensure_ascii=False).encode()) + 2 for o in rows)
+
+
+def _newest(rows: list, budget: int) -> list:
+    """``rows`` without its oldest entries until their JSON is at most
+    ``budget`` bytes (escaping may grow a line: the newest are kept)."""
+    size = _size(rows)
+    while rows and size > budget:
+        size -= len(json.dumps(rows.pop(0), ensure_ascii=False).encode()) + 2
+    return rows
+
+
+def recall_json(store, pattern: str, fixed: bool = False) -> tuple:
+    """``memo recall --json`` over one store: ``(json text, notice or
+    None)``, the list of ``{id, date, text}`` within ``PART_CHARS`` bytes,
+    the newest kept, and the notice when fewer than all matches are shown.
+    With ``fixed`` the pattern is a text found literally."""
+    budget = store.config().PART_CHARS
+    result = core.recall(store, pattern, max(budget - 200, budget // 2), fixed)
+    rows = _newest(_rows(result), budget)
+    return json.dumps(rows, ensure_ascii=False), _notice(len(rows), result.total)
+
+
+def recall_json_both(sc, gstore, pstore, pattern: str, fixed: bool = False) -> tuple:
+    """``recall --json`` over both stores: ``({"global": [...], "project":
+    [...]} as text, notice or None)``, each list within half of
+    ``PART_CHARS`` bytes as ``recall_json`` keeps it, with the same notice
+    when either shows fewer than all its matches."""
+    budget = gstore.config().PART_CHARS
+    out, shown, total = {}, 0, 0
+    for key, (_, result) in zip(("global", "project"),
+                                recall_sections(sc, gstore, pstore, pattern, budget - 400,
+                                                fixed)):
+        out[key] = _newest(_rows(result), max(1, (budget - 64) // 2))  # 64: the object
+        shown, total = shown + len(out[key]), total + result.total
+    return json.dumps(out, ensure_ascii=False), _notice(shown, total)
+
+
+def _notice(shown: int, total: int):
+    if shown < total:
+        return f"showing the newest {shown} of {total} matches; narrow the regex"
+    return None
+
+
+# -- errors --------------------------------------------------------------------
+
+def cwd_gone() -> bool:
+    """True when the working directory was deleted (or moved out of reach)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def oserror_line(err: OSError) -> str:
+    """The one line for a filesystem error, naming the path, in both front
+    ends: a deleted working directory, a full disk, a permission, a link in
+    the store each get their own advice. A path outside ``MEMORY_DIR`` (an
+    export's FILE, an import's) is the user's to check: no store advice,
+    and no ``memo check`` order that could not help."""
+    if (err.errno == errno.ENOENT and cwd_gone()
+            and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
+        return ("the working directory no longer exists (it was deleted or moved), so "
+                "memo cannot tell which folder it runs in; nothing was written. Change to "
+                "a folder that exists and run the command again")
+    store = os.environ.get("MEMORY_DIR", "")
+    where = err.filename or store
+    what = err.strerror or str(err)
+    outside = bool(err.filename and store and isinstance(err.filename, str)
+                   and not os.path.abspath(err.filename).startswith(
+                       os.path.abspath(os.path.expanduser(store)).rstrip(os.sep) + os.sep))
+    if outside and err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        return f"{where}: {what}; nothing was written there. Check the path and run the command again"
+    if err.errno == errno.ELOOP and err.filename:  # a link in the store: never written through
+        import shlex
+        move = f"mv -- {shlex.quote(str(where))} {shlex.quote(str(where) + '.link-moved')}"
+        return (f"{where} is a link, and memo never writes through a link in its store; "
+                f"nothing was half-written. Once it is moved away memo makes a new file. "
+                f"{protocol.person_can_run(move)}")
+    if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+        hint = "free some space (or raise the file size limit) and run the command again"
+    elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
+    else:
+        hint = protocol.run(protocol.Order("check"))
+    return f"{where}: {what}; nothing was half-written. {hint}"
+
+
+def error_line(err: BaseException) -> str:
+    """The one line (without ``memo: ``) of a failure that is no
+    ``MemoError``, as both front ends say it."""
+    if isinstance(err, OSError):
+        return oserror_line(err)
+    if isinstance(err, RecursionError):
+        return "the input is too deeply nested to handle; simplify it"
+    if isinstance(err, MemoryError):
+        return "out of memory; the input is too large"
+    return (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
+            f"{protocol.run(protocol.Order('check'))}, and please report this")

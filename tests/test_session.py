@@ -1,0 +1,135 @@
+"""The session layer: decisions both front ends take from one place.
+
+A two-store ``recall --json`` keeps to the byte budget and says when it
+shows fewer than all matches, as the one-store path does; a filesystem
+error reads the same over MCP as on the command line; an order is a value
+rendered per form, a message's closing order included.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import set_config
+from optmem import protocol, session
+from optmem.engine import core
+from optmem.errors import BadInput
+
+GIT = shutil.which("git")
+GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+@pytest.fixture
+def widget(tmp_path, memo, inited, monkeypatch):
+    """The working directory is a repository bound to project ``widget``."""
+    if GIT is None:
+        pytest.skip("git not found")
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    repo = tmp_path / "widget"
+    repo.mkdir()
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "start"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    monkeypatch.chdir(repo)
+    assert memo("init", "--project", "widget").exit_code == 0
+    return repo
+
+
+def test_a_two_store_recall_json_keeps_the_byte_budget_and_says_newest(memo, widget, inited):
+    set_config(inited, PART_CHARS=2000)
+    for k in range(30):
+        assert memo("note", f"widget fact {k:02d} " + "w" * 200).exit_code == 0
+        assert memo("note", "--global", f"global fact {k:02d} " + "g" * 200).exit_code == 0
+    result = memo("recall", "--json", "fact")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["global"] and out["project"]
+    assert len(result.stdout.encode("utf-8")) <= 2000 + 1
+    assert out["project"][-1]["text"].startswith("widget fact 29")  # the newest are kept
+    assert "memo: showing the newest" in result.stderr and "narrow the regex" in result.stderr
+
+
+def test_a_two_store_recall_json_that_shows_everything_says_nothing(memo, widget):
+    memo("note", "widget fact")
+    memo("note", "--global", "global fact")
+    result = memo("recall", "--json", "fact")
+    assert json.loads(result.stdout) == {
+        "global": [{"id": 0, "date": json.loads(result.stdout)["global"][0]["date"],
+                    "text": "global fact"}],
+        "project": [{"id": 0, "date": json.loads(result.stdout)["project"][0]["date"],
+                     "text": "widget fact"}]}
+    assert result.stderr == ""
+
+
+@pytest.mark.parametrize("code, advice", [
+    (errno.ENOSPC, "free some space"),
+    (errno.EACCES, "check its owner and mode"),
+])
+def test_a_filesystem_error_gets_the_same_advice_over_mcp(memo, inited, monkeypatch, code,
+                                                          advice):
+    pytest.importorskip("jsonschema", reason="the MCP extra is not installed")
+    from optmem.mcp import call_tool
+
+    def refuse(store, text):
+        raise OSError(code, os.strerror(code), str(inited / "LOG.txt"))
+
+    monkeypatch.setattr(core, "note", refuse)
+    shell = memo("note", "a fact")
+    text, is_error = call_tool("note", {"text": "a fact"})
+    assert shell.exit_code == 1 and is_error
+    assert advice in shell.stderr and advice in text
+    assert text == shell.stderr.rstrip("\n")
+    assert "memo check" not in text
+
+
+def test_a_deleted_working_directory_reads_the_same_in_both(tmp_path, monkeypatch):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    line = session.oserror_line(FileNotFoundError(errno.ENOENT, "No such file or directory"))
+    assert line.startswith("the working directory no longer exists")
+
+
+def test_an_order_is_built_once_and_rendered_per_form():
+    order = protocol.Order("sleep", ("0-1",), "global", protocol.YOUR_LINE)
+    assert order.lines("heredoc") == ["Run: memo sleep 0-1 --global - <<'SUMMARY'",
+                                      "<your line>", "SUMMARY"]
+    assert order.lines("line") == ['Run: memo sleep 0-1 --global "<your line>"']
+    assert order.lines("nap") == ['Run: memo nap 0-1 --global "<your line>"']
+    assert order.lines("mcp") == \
+        ['Run: sleep {"block": "0-1", "summary": "<your line>", "scope": "global"}']
+    person = protocol.Order("redact", ("3", "--yes"), "widget", person=True, flag_first=True)
+    assert person.lines("mcp") == person.lines("line") == \
+        ["A person can run: memo redact --project widget 3 --yes"]
+
+
+def test_a_message_ends_with_its_order_in_the_form_in_force():
+    err = BadInput("the log holds 3 memories, so there is no view at T=9.",
+                   then=protocol.Order("wake"))
+    assert str(err) == "the log holds 3 memories, so there is no view at T=9. Run: memo wake"
+    with protocol.orders_in(protocol.MCP_FORM):
+        assert str(err) == "the log holds 3 memories, so there is no view at T=9. Run: wake {}"
+    assert err.sentence == "the log holds 3 memories, so there is no view at T=9."
+
+
+def test_no_front_end_rewrites_rendered_orders():
+    import optmem.mcp as mcp
+    assert not hasattr(protocol, "mcp_orders") and not hasattr(protocol, "tool_call")
+    assert "mcp_orders" not in open(mcp.__file__, encoding="utf-8").read()
+
+
+def test_an_import_receipt_names_the_global_import(memo, widget, tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("2024-05-01 widget ships on fridays\n", encoding="utf-8")
+    result = memo("import", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert "global memory: memo import --global FILE)." in result.stdout
