@@ -211,7 +211,7 @@ def forget_count(store: Store, block_arg: str) -> int:
     size = hi - lo
     if lo // size >= store.level_len(size):
         raise BadInput(f"there is no summary {name} to forget (it is not built). "
-                       f"{protocol.run('memo sleep')}")
+                       f"{protocol.run(protocol.Order('sleep'))}")
     top = max(store.level_bytes(), default=size)
     gone = 0
     s = size
