@@ -533,8 +533,7 @@ def scope_receipt(project: str | None, instead: Order | None = None) -> str:
     (``note {"text": "<text>", "scope": "global"}``), not a command.
     ``instead``: the global form named in the hint (default the note's)."""
     if project:
-        text = "<text>" if orders_form() == MCP_FORM else ONE_LINE
-        how = (instead or Order("note", scope="global", text=text, tag=MEMORY_TAG,
+        how = (instead or Order("note", scope="global", text="<text>", tag=MEMORY_TAG,
                                 flag_first=True)).hint()
         return (f"Scope: project {project} (a fact true in any repository goes to the "
                 f"global memory: {how}).")

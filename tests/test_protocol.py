@@ -503,7 +503,7 @@ def test_the_scope_receipt_names_the_global_note_in_the_form_in_force():
                           "and MEMORY on lines of their own).")
     with protocol.orders_in("line"):
         line = protocol.scope_receipt("widget")
-    assert line.endswith('global memory: memo note --global "<one line>").'), line
+    assert line.endswith('global memory: memo note --global "<text>").'), line
     with protocol.orders_in(protocol.MCP_FORM):
         mcp = protocol.scope_receipt("widget")
     assert mcp.endswith('global memory: note {"text": "<text>", "scope": "global"}).'), mcp
