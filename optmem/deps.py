@@ -71,6 +71,38 @@ def install_command(names: list, executable: str = None) -> str:
                     + [shlex.quote(REQUIRED[name]) for name in names])
 
 
+def extra_install_command(extra: str, executable: str = None, package_dir: str = None) -> str:
+    """The shell command that adds the extra ``extra`` (``"mcp"``) to memo
+    as it was installed, for the interpreter ``executable``: from the
+    checkout memo runs from (``pip install -e '<checkout>[mcp]'``), from
+    the folder pip installed it from (its ``direct_url.json``), else from
+    the package index (``'optmem[mcp]'``). ``package_dir`` is the
+    ``optmem`` package's folder (default: this one)."""
+    import os
+    import shlex
+    executable = shlex.quote(executable or sys.executable or "python3")
+    here = package_dir or os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    if os.path.isfile(os.path.join(root, "pyproject.toml")):
+        return f"{executable} -m pip install -e {shlex.quote(root + f'[{extra}]')}"
+    source = None
+    try:
+        import json
+        from importlib import metadata
+        for dist in metadata.distributions(name="optmem"):
+            data = dist.read_text("direct_url.json")
+            url = json.loads(data).get("url", "") if data else ""
+            if url.startswith("file://"):
+                from urllib.parse import unquote, urlparse
+                source = unquote(urlparse(url).path)
+            break
+    except Exception:  # noqa: BLE001 - an odd install: the index form is the answer
+        source = None
+    if source and os.path.isdir(source):
+        return f"{executable} -m pip install {shlex.quote(source + f'[{extra}]')}"
+    return f"{executable} -m pip install {shlex.quote(f'optmem[{extra}]')}"
+
+
 def require() -> None:
     """Exit 1 with ``problem_line`` on stderr unless this Python is new
     enough and every ``REQUIRED`` package can be found."""

@@ -151,7 +151,10 @@ TOOLS = {
         "insensitive) over lines \"#id date text\": for a detail a summary lost. Ends "
         "with the number of matches.",
         {"type": "object", "additionalProperties": False, "required": ["pattern"],
-         "properties": {"pattern": {"type": "string", "description": "The regex."}}}),
+         "properties": {"pattern": {"type": "string", "description": "The regex."},
+                        "fixed": {"type": "boolean", "description":
+                                  "Find pattern as written, not as a regex: for text with "
+                                  "$ ( ) . [ ] * + ? \\ | (paths, error messages)."}}}),
     "zoom": (
         "Open one line of wake: the block's two halves (summaries, or the raw "
         "memories).",
@@ -187,8 +190,10 @@ def sdk_problem(version=None) -> str:
     try:
         import mcp.server  # noqa: F401  (the one import of the optional SDK)
     except ImportError:
+        from optmem.deps import extra_install_command
         return (f"memo: memo mcp needs the MCP SDK, which is not installed for {exe}; "
-                f"install with: {exe} -m pip install 'optmem[mcp]' (or '{SDK_REQUIREMENT}')")
+                f"install with: {extra_install_command('mcp', sys.executable)} (or "
+                f"{exe} -m pip install '{SDK_REQUIREMENT}')")
     return ""
 
 
@@ -465,13 +470,14 @@ def _recall(st, args) -> str:
         budget = st.g.config().PART_CHARS
         lines = []
         for heading, result in two.recall_sections(st.sc, st.g, st.p, args["pattern"],
-                                                   budget - 400):
+                                                   budget - 400, bool(args.get("fixed"))):
             lines += [heading] + _counted(result)
         return "\n".join(lines)
     store = st.p or st.g
     budget = store.config().PART_CHARS
     return "\n".join(_counted(core.recall(store, args["pattern"],
-                                          max(budget - 200, budget // 2))))
+                                          max(budget - 200, budget // 2),
+                                          bool(args.get("fixed")))))
 
 
 def _one_store(st, command: str, block: str):
@@ -1269,6 +1275,9 @@ def main() -> int:
     if problem:
         print(problem, file=sys.stderr)
         return 1
+    # This connection is one session: while it holds a compression, another
+    # session is told nothing is needed (``engine.handover.claim``).
+    os.environ.setdefault("MEMO_SESSION", f"mcp-{os.getpid()}-{os.urandom(4).hex()}")
     import logging
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     import io

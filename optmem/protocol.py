@@ -230,6 +230,23 @@ class Order:
         command = self.command(form)
         return f"{command} {self.text}" if self.text is not None else command
 
+    def hint(self, form: str | None = None) -> str:
+        """The order as named inside a sentence in the shape of the form in
+        force: an order carrying the agent's text (``note``, ``sleep``) is
+        the quoted heredoc's first line and what follows it by default
+        (``memo note --global - <<'MEMORY', then the text and MEMORY on
+        lines of their own``: no shell expands the text), the quoted one-line
+        command in the ``line`` and ``nap`` forms, the tool call in the
+        ``mcp`` form; any other order is ``inline``'s."""
+        form = form or orders_form()
+        if self.text is None or self.verb not in MCP_TEXT or form == MCP_FORM or self.person:
+            return self.inline(form)
+        first, *rest = self.lines(form)
+        first = first[len("Run: "):] if first.startswith("Run: ") else first
+        if not rest:
+            return first
+        return f"{first}, then the text and {self.tag} on lines of their own"
+
     def lines(self, form: str | None = None) -> list:
         """The order as printed, in ``form`` (None: ``orders_form()``): the
         first line starts ``Run: `` (or ``A person can run: `` for a
@@ -454,6 +471,18 @@ def is_half_waiting(text: str) -> bool:
     return is_waiting(text) and HALF_MARK in text.split("\n", 1)[0]
 
 
+def held_elsewhere(name: str) -> str:
+    """The one line a known session gets while another known session holds
+    the next block (no order: nothing is needed from it now)."""
+    return (f"Another session is compressing {name}; nothing is needed from you now, "
+            f"go on with your work.")
+
+
+def is_held_elsewhere(text: str) -> bool:
+    """True for ``held_elsewhere``'s line."""
+    return text.startswith("Another session is compressing ") and "\n" not in text
+
+
 def is_waiting(text: str) -> bool:
     """True for ``compression_waits``'s text (a hand-over that is no prompt)."""
     return text.startswith("Compression of #") and WAITS_MARK in text.split("\n", 1)[0]
@@ -519,7 +548,8 @@ def scope_receipt(project: str | None, instead: Order | None = None) -> str:
     (``note {"text": "<text>", "scope": "global"}``), not a command.
     ``instead``: the global form named in the hint (default the note's)."""
     if project:
-        how = (instead or Order("note", scope="global", text="<text>", flag_first=True)).inline()
+        how = (instead or Order("note", scope="global", text="<text>", tag=MEMORY_TAG,
+                                flag_first=True)).hint()
         return (f"Scope: project {project} (a fact true in any repository goes to the "
                 f"global memory: {how}).")
     return "Scope: global memory."
@@ -560,6 +590,18 @@ def pending_after_import(pending: int) -> str:
 def forgot(gone: int, name: str) -> str:
     """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed)."""
     return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run(Order('sleep'))}"
+
+
+def forget_cost(gone: int, name: str) -> str:
+    """What ``memo forget LO-HI --dry-run`` prints: how many summaries the
+    forget would drop and that each is a compression to redo; no order."""
+    if gone == 0:
+        return f"memo forget {name} would drop no summary. Nothing was changed."
+    each = "an agent turn" if gone == 1 else "each an agent turn"
+    return (f"memo forget {name} would drop {_plural(gone, 'summary', 'summaries')} ({name}, "
+            f"every one built on it and the later ones of those sizes), creating "
+            f"{_plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
+            f"Nothing was changed.")
 
 
 # -- store ---------------------------------------------------------------

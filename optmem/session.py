@@ -242,12 +242,14 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
 
 # -- recall ------------------------------------------------------------------
 
-def recall_sections(scope, gstore, pstore, pattern: str, budget: int) -> list:
+def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
+                    fixed: bool = False) -> list:
     """``[(heading, RecallResult), ...]`` for the global and project stores,
-    each searched within half of ``budget`` bytes."""
+    each searched within half of ``budget`` bytes; with ``fixed`` the
+    pattern is a text found literally (``core.recall``)."""
     half = max(1, budget // 2)
-    return [(heading_global(scope), core.recall(gstore, pattern, half)),
-            (heading_project(scope), core.recall(pstore, pattern, half))]
+    return [(heading_global(scope), core.recall(gstore, pattern, half, fixed)),
+            (heading_project(scope), core.recall(pstore, pattern, half, fixed))]
 
 
 def refuse_guess(command: str, arg: str, scope, person: bool = False,
@@ -355,17 +357,18 @@ def _newest(rows: list, budget: int) -> list:
     return rows
 
 
-def recall_json(store, pattern: str) -> tuple:
+def recall_json(store, pattern: str, fixed: bool = False) -> tuple:
     """``memo recall --json`` over one store: ``(json text, notice or
     None)``, the list of ``{id, date, text}`` within ``PART_CHARS`` bytes,
-    the newest kept, and the notice when fewer than all matches are shown."""
+    the newest kept, and the notice when fewer than all matches are shown.
+    With ``fixed`` the pattern is a text found literally."""
     budget = store.config().PART_CHARS
-    result = core.recall(store, pattern, max(budget - 200, budget // 2))
+    result = core.recall(store, pattern, max(budget - 200, budget // 2), fixed)
     rows = _newest(_rows(result), budget)
     return _json().dumps(rows, ensure_ascii=False), _notice(len(rows), result.total)
 
 
-def recall_json_both(sc, gstore, pstore, pattern: str) -> tuple:
+def recall_json_both(sc, gstore, pstore, pattern: str, fixed: bool = False) -> tuple:
     """``recall --json`` over both stores: ``({"global": [...], "project":
     [...]} as text, notice or None)``, each list within half of
     ``PART_CHARS`` bytes as ``recall_json`` keeps it, with the same notice
@@ -373,7 +376,8 @@ def recall_json_both(sc, gstore, pstore, pattern: str) -> tuple:
     budget = gstore.config().PART_CHARS
     out, shown, total = {}, 0, 0
     for key, (_, result) in zip(("global", "project"),
-                                recall_sections(sc, gstore, pstore, pattern, budget - 400)):
+                                recall_sections(sc, gstore, pstore, pattern, budget - 400,
+                                                fixed)):
         out[key] = _newest(_rows(result), max(1, (budget - 64) // 2))  # 64: the object
         shown, total = shown + len(out[key]), total + result.total
     return _json().dumps(out, ensure_ascii=False), _notice(shown, total)

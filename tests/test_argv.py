@@ -41,7 +41,7 @@ NOTE_TABLE = [
     (["->", "arrow"], "-> arrow"),
     (["words", "after", "--", "-x", "--y"], "words after -- -x --y"),
     (["a  b"], "a  b"),
-    ([], "memo: Missing argument 'TEXT...'"),
+    ([], "memo: the text of the note is missing: give it as one quoted argument, or add - "),
 ]
 
 

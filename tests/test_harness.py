@@ -696,13 +696,14 @@ def test_two_hooks_at_once_both_deliver(world, big_store):
     assert json.loads(record.read_text())[str(big_store)]
 
 
-def test_env_file_gets_one_export_line(world, big_store, tmp_path):
+def test_env_file_gets_each_export_line_once(world, big_store, tmp_path):
     env_file = tmp_path / "env.sh"
     env = dict(hook_env(world["home"], big_store), CODEX_ENV_FILE=str(env_file))
     for _ in range(2):
         run_hook("codex", (STDIN / "codex-session-start-startup.json").read_bytes(),
                  world["elsewhere"], env)
-    assert env_file.read_text() == f"export MEMORY_DIR={big_store}\n"
+    assert env_file.read_text() == (f"export MEMORY_DIR={big_store}\n"
+                                    f"export MEMO_SESSION=019a-codex-thread\n")
 
 
 # -- the emulator: end to end, and the 10,000-character boundary ------------

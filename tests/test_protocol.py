@@ -499,7 +499,11 @@ def test_one_of_gives_each_order_its_own_line(form, pattern):
 
 def test_the_scope_receipt_names_the_global_note_in_the_form_in_force():
     shell = protocol.scope_receipt("widget")
-    assert shell.endswith("global memory: memo note --global <text>).")
+    assert shell.endswith("global memory: memo note --global - <<'MEMORY', then the text "
+                          "and MEMORY on lines of their own).")
+    with protocol.orders_in("line"):
+        line = protocol.scope_receipt("widget")
+    assert line.endswith('global memory: memo note --global "<text>").'), line
     with protocol.orders_in(protocol.MCP_FORM):
         mcp = protocol.scope_receipt("widget")
     assert mcp.endswith('global memory: note {"text": "<text>", "scope": "global"}).'), mcp

@@ -507,12 +507,15 @@ cli.add_command(TextCommand(
 @cli.command(cls=TextCommand, one_word=True)
 @click.argument("pattern")
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {id, date, text}.")
+@click.option("-F", "--fixed", is_flag=True,
+              help="Find PATTERN as written, not as a regex ($HOME, a.b.c, f(x)).")
 @scoped
-def recall(pattern, as_json):
+def recall(pattern, as_json, fixed):
     """Search the raw log (Python regex, case-insensitive) for detail a summary lost.
 
     Each line `#id date text` is matched, so ids and dates can be searched
-    too: memo recall '^#7 ', memo recall '2024-05'. With a project active,
+    too: memo recall '^#7 ', memo recall '2024-05'. With -F the text is
+    found as written: memo recall -F '$HOME'. With a project active,
     both memories are searched, each in its own headed section.
     """
     from optmem import session
@@ -522,33 +525,36 @@ def recall(pattern, as_json):
         if _explicit():
             store = _store(sc.project_root)
         else:
-            return _recall_both(sc, store, _store(sc.project_root), pattern, as_json)
+            return _recall_both(sc, store, _store(sc.project_root), pattern, as_json, fixed)
     if as_json:
-        text, notice = session.recall_json(store, undo_surrogates(pattern))
+        text, notice = session.recall_json(store, undo_surrogates(pattern), fixed)
         click.echo(text)
         if notice:
             click.echo(f"memo: {notice}", err=True)
         return
     budget = store.config().PART_CHARS
     # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2))
+    result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2),
+                         fixed)
     for line in result.lines:
         click.echo(line)
     click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
 
 
-def _recall_both(sc, gstore, pstore, pattern, as_json):
+def _recall_both(sc, gstore, pstore, pattern, as_json, fixed=False):
     """``recall`` over both stores: two headed sections, each with its own
     count line (JSON: ``{"global": [...], "project": [...]}``)."""
     from optmem import session as two
     if as_json:
-        text, notice = two.recall_json_both(sc, gstore, pstore, undo_surrogates(pattern))
+        text, notice = two.recall_json_both(sc, gstore, pstore, undo_surrogates(pattern),
+                                            fixed)
         click.echo(text)
         if notice:
             click.echo(f"memo: {notice}", err=True)
         return
     budget = gstore.config().PART_CHARS
-    sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400)
+    sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400,
+                                   fixed)
     for heading, result in sections:
         click.echo(heading)
         for line in result.lines:
@@ -586,11 +592,19 @@ def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
 
 @cli.command()
 @click.argument("block")
+@click.option("--dry-run", is_flag=True,
+              help="Say how many summaries would go (each a compression to redo); "
+                   "change nothing.")
 @scoped
-def forget(block):
+def forget(block, dry_run):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
     _named_scope("this forget", protocol.Order("forget", (view.block_arg(block),)))
     store = _one_store("forget", view.block_arg(block))
+    if dry_run:
+        from optmem.blocks import block_name
+        click.echo(protocol.forget_cost(core.forget_count(store, block),
+                                        block_name(*view.parse_block(block))))
+        return
     gone = core.forget(store, block)
     from optmem.blocks import block_name
     click.echo(protocol.forgot(gone, block_name(*view.parse_block(block))))

@@ -39,6 +39,13 @@ class MemoFailure(click.ClickException):
             click.echo(one_line(unechoed_argv(order)), err=True)
 
 
+def sentence(text: str) -> str:
+    """``text`` ending as one sentence ends: a full stop added unless it
+    already ends with ``.``, ``?`` or ``!`` (never ``?.`` or ``..``)."""
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 class UsageFailure(click.UsageError):
     """A usage error as one line: ``memo: <what>. Run: memo <command> --help``
     on stderr, exit 2 (README "Errors"; click's own form takes four lines)."""
@@ -46,5 +53,9 @@ class UsageFailure(click.UsageError):
     def show(self, file=None):
         path = " ".join(["memo", *(self.ctx.command_path.split()[1:] if self.ctx else [])])
         what = unechoed_argv(self.format_message()).replace("\r", "\\r").replace(
-            "\n", "\\n").rstrip(".")
-        click.echo(f"memo: {what}. Run: {path} --help", err=True)
+            "\n", "\\n")
+        if path == "memo note" and what.startswith("Missing argument 'TEXT"):
+            what = ("the text of the note is missing: give it as one quoted argument, or add "
+                    "- to read it from standard input (memo note - <<'MEMORY', then the "
+                    "text and MEMORY on lines of their own)")
+        click.echo(f"memo: {sentence(what)} Run: {path} --help", err=True)

@@ -21,7 +21,6 @@ from optmem.store.memory import (
     KEPT_NAME,
     LOG_RECORD,
     RECOVERED_NAME,
-    REDACTED_NAME,
     TREE_RECORD,
     Store,
     date_shaped,
@@ -228,13 +227,13 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
 
 def _side_files(store: Store) -> list:
     """A line for each side file of the store (``recovered.txt``,
-    ``.append``, ``.append.kept``, ``.redacted``) that exists but is not a
+    ``.append``, ``.append.kept``) that exists but is not a
     regular file (a folder, a FIFO): memo cannot use it, so writes stop
     there; the line names the person's ``mv``."""
     import stat
 
     out = []
-    for name in (RECOVERED_NAME, JOURNAL_NAME, KEPT_NAME, REDACTED_NAME):
+    for name in (RECOVERED_NAME, JOURNAL_NAME, KEPT_NAME):
         path = os.path.join(store.root, name)
         try:
             mode = os.lstat(path).st_mode

@@ -14,7 +14,7 @@ import os
 
 from optmem import blocks, protocol
 from optmem.dates import ZONE_SPAN_DAYS
-from optmem.engine.handover import compression
+from optmem.engine.handover import compression, handed_to_this_session, settle, stale_since
 from optmem.engine.view import (
     NOTHING_LEFT,
     RAW_PROMPT_MAX,
@@ -26,7 +26,6 @@ from optmem.engine.view import (
     next_pending,
     parse_block,
     pending_in,
-    redacted_since,
     refuse_damaged,
     shown,
     shown_summary,
@@ -162,13 +161,13 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
             said = protocol.already_wrote(name)
         else:
             want = next_pending(store, T, built)
-            if want != (lo, hi):
+            if want != (lo, hi) and not handed_to_this_session(store, lo, hi, built):
                 nxt = blocks.block_name(*want)
                 raise BadInput(f"Wrong block: {name}. Summaries are stored in the order "
                                f"the prompts hand them over; the next is {nxt}. "
                                f"{protocol.run(protocol.Order('sleep'))}")
             refuse_damaged(store, lo, hi)
-            stale = redacted_since(store, lo, hi)
+            stale = stale_since(store, lo, hi)
             if stale is not None:
                 raise BadInput(stale, orders=compression(store).split("\n"))
             # The halves must be readable before a summary is built on them.
@@ -176,6 +175,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                 for a, b in blocks.halves(lo, hi):
                     store.summary(a, b)
             store.put_summary(lo, hi, text)
+            settle(store, [(lo, hi)])
     return said, compression(store)
 
 
@@ -201,12 +201,33 @@ def forget(store: Store, block_arg: str) -> int:
     return gone
 
 
+def forget_count(store: Store, block_arg: str) -> int:
+    """How many summaries ``forget(store, block_arg)`` would drop now, which
+    is how many compressions it creates (each dropped summary is a complete
+    block of the log, pending again). Writes nothing and takes no lock.
+    Raises ``BadInput`` as ``forget`` does for a block that is not built."""
+    lo, hi = parse_block(block_arg)
+    name = blocks.block_name(lo, hi)
+    size = hi - lo
+    if lo // size >= store.level_len(size):
+        raise BadInput(f"there is no summary {name} to forget (it is not built). "
+                       f"{protocol.run(protocol.Order('sleep'))}")
+    top = max(store.level_bytes(), default=size)
+    gone = 0
+    s = size
+    while s <= top:
+        gone += max(0, store.level_len(s) - lo // s)
+        s *= 2
+    return gone
+
+
 def redact(store: Store, i: int, was: list | None = None) -> int:
     """Blank memory ``i`` in place (same id and date); drop every summary over
     it. Returns how many summaries went. For humans only. When ``was`` is a
     list, the memory's text before the redaction is appended to it (the raw
     text after the head for a damaged record), for ``replicas.files_holding``.
-    The id is noted in ``.redacted`` (``redacted_since``)."""
+    An answer to a compression handed over before the redaction is refused:
+    the hand-over record's digest no longer matches (``handover.stale_since``)."""
     with store.locked():
         T = store.count()
         if i >= T:
@@ -225,7 +246,6 @@ def redact(store: Store, i: int, was: list | None = None) -> int:
         # Summaries first (they may repeat the text), the log record last: a
         # failure between leaves the text in the log, never only in a cache.
         gone = sum(store.cut_level(size, i // size) for size in sizes)
-        store.set_redacted_ids(store.redacted_ids() | {i})
         store.rewrite_memory(i, encode_memory(i, date, REDACTED))
     return gone
 
@@ -445,15 +465,17 @@ class RecallResult:
         self.lines, self.total, self.cut = lines, total, cut
 
 
-def recall(store: Store, pattern: str, limit_bytes: int | None = None) -> RecallResult:
-    """Search every log line (``#id date text``) for ``pattern``.
+def recall(store: Store, pattern: str, limit_bytes: int | None = None,
+           fixed: bool = False) -> RecallResult:
+    """Search every log line (``#id date text``) for ``pattern``, a regex,
+    or with ``fixed`` a text found literally (``memo recall -F``).
 
     See ``optmem.recall.search``. ``limit_bytes`` defaults to ``PART_CHARS``.
     """
     from optmem.recall import search
     cfg = store.config()
     limit = cfg.PART_CHARS if limit_bytes is None else limit_bytes
-    lines, total, cut = search.recall(store, pattern, limit)
+    lines, total, cut = search.recall(store, pattern, limit, fixed)
     return RecallResult(lines, total, cut)
 
 

@@ -29,7 +29,10 @@ a person reading it see the same start as always.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import time
 
 from optmem import blocks, protocol
 from optmem.engine import view
@@ -44,7 +47,8 @@ from optmem.engine.view import (
     waits_for_repair,
 )
 from optmem.errors import BadInput, MemoError
-from optmem.store.memory import Store
+from optmem.store import handovers
+from optmem.store.memory import LOG_RECORD, REDACTED, Store
 
 # -- choosing and rendering a batch -----------------------------------------
 
@@ -92,11 +96,26 @@ def _size(lines) -> int:
 
 
 def batch_prompt(store, T: int | None = None, form: str | None = None,
-                 flag: str = "") -> str:
+                 flag: str = "", force: bool = False) -> str:
+    """The batched hand-over (``_batch_prompt``), chosen again when another
+    session stored its first block meanwhile."""
+    for _ in range(8):
+        prompt = _batch_prompt(store, T, form, flag, force)
+        if prompt != BUILT:
+            return prompt
+    prompt = _batch_prompt(store, T, form, flag, True)
+    return NOTHING_LEFT if prompt == BUILT else prompt
+
+
+def _batch_prompt(store, T: int | None = None, form: str | None = None,
+                  flag: str = "", force: bool = False) -> str:
     """The batched hand-over at ``T`` (default: the log's length), or
     ``view.NOTHING_LEFT``; ``form`` is the order form (``None``:
     ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
     order carries (``--global``, ``--project NAME``; docs/scopes.md).
+    The blocks are recorded as handed over (``claim``, ``force`` as there);
+    while another known session holds the first one, the answer is
+    ``protocol.held_elsewhere``'s line instead.
 
     Takes pending blocks in completion order while the whole prompt stays
     within ``PART_CHARS`` bytes (always at least one block). Shape::
@@ -169,7 +188,9 @@ def batch_prompt(store, T: int | None = None, form: str | None = None,
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
-    store.shown_since_redaction(raw)  # these memories are shown as they are now
+    held = claim(store, chosen, force=force)
+    if held is not None:
+        return held
     return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, form, flag)
 
 
@@ -282,13 +303,14 @@ def store_batch(store, items) -> BatchResult:
                 break
             try:
                 view.refuse_damaged(store, lo, hi)
-                stale = view.redacted_since(store, lo, hi)
+                stale = stale_since(store, lo, hi)
                 if stale is not None:
                     raise BadInput(stale)
                 if size > view.RAW_PROMPT_MAX:  # halves readable before building on them
                     for a, b in blocks.halves(lo, hi):
                         store.summary(a, b)
                 store.put_summary(lo, hi, text)
+                settle(store, [(lo, hi)])
             except MemoError as err:
                 refused = (name, str(err))
                 break
@@ -320,7 +342,7 @@ def reply_lines(result: BatchResult) -> list:
 
 
 def compression(store: Store, T: int | None = None, form: str | None = None,
-                flag: str = "") -> str:
+                flag: str = "", force: bool = False) -> str:
     """The prompt for the next compression at ``T`` (default: the whole
     log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
 
@@ -331,9 +353,24 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
     projects. With ``MEMO_HANDOVER=batch`` in the environment it is the
     batched hand-over instead (``batch_prompt``), its order carrying ``flag``
     too.
+
+    The block is recorded as handed over (``claim``); while another known
+    session holds it, the answer is ``protocol.held_elsewhere``'s one line
+    (no order) instead, unless ``force`` (a wake whose document needs it).
     """
     if view.batch_mode():
-        return batch_prompt(store, T, form, flag)
+        return batch_prompt(store, T, form, flag, force)
+    for _ in range(8):  # another session stored the chosen block meanwhile: choose again
+        prompt = _compression(store, T, form, flag, force)
+        if prompt != BUILT:
+            return prompt
+    prompt = _compression(store, T, form, flag, True)
+    return NOTHING_LEFT if prompt == BUILT else prompt
+
+
+def _compression(store: Store, T: int | None, form: str | None, flag: str,
+                 force: bool) -> str:
+    """``compression`` once (``BUILT`` when its block was stored meanwhile)."""
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
@@ -343,10 +380,255 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
     waits = waits_for_repair(store, lo, hi, flag, form)
     if waits is not None:
         return waits
+    held = claim(store, [(lo, hi)], force=force)
+    if held is not None:
+        return held
     if hi - lo <= RAW_PROMPT_MAX:
         body = [memory_line(m) for m in shown(store, lo, hi)]
-        store.shown_since_redaction(range(lo, hi))
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
     return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
                                        body, pending_in(T, built) - 1, form, flag)
+
+
+# -- the hand-over record ----------------------------------------------------
+#
+# Under the lock, every hand-over is recorded (``optmem.store.handovers``):
+# the block, a digest of each record its prompt showed, when, and the
+# session it went to. Two uses: an answer whose block's records changed
+# since it was handed over (a redact, a forget and rebuild, a merge) is
+# refused with the current prompt (``stale_since``); and while one known
+# session holds a block, another known session asking is told that nothing
+# is needed now (``claim``). A request without ``MEMO_SESSION``, and the
+# same session asking again, are handed the block as they always were.
+
+SESSION_ENV = "MEMO_SESSION"  #: names the session a hand-over goes to
+#: The hold window, in seconds: ``HOLD_FACTOR`` times the longest of the
+#: last answer times measured on this store (hand-over to stored summary),
+#: within ``[HOLD_MIN, HOLD_MAX]``; ``HOLD_DEFAULT`` before any is measured.
+#: Answers of an agent turn take 2-30 s, so a live session's block is held
+#: through its answer and a crashed session's block comes back in minutes.
+HOLD_DEFAULT = 120.0
+HOLD_MIN = 30.0
+HOLD_MAX = 600.0
+HOLD_FACTOR = 4.0
+CLAIM_WAIT = 5.0  #: seconds a hand-over waits for the lock to record itself
+
+#: The session this process speaks for when the environment does not say
+#: (``memo mcp`` sets it for its own connection); None: ``MEMO_SESSION``.
+session_override = None
+
+
+def current_session(environ=None) -> str | None:
+    """The session a hand-over goes to: ``session_override`` when set, else
+    ``MEMO_SESSION`` (stripped, at most 200 characters), else None."""
+    if session_override is not None and environ is None:
+        return session_override or None
+    env = os.environ if environ is None else environ
+    value = env.get(SESSION_ENV, "").strip()[:200]
+    return value or None
+
+
+def hold_seconds(answers) -> float:
+    """The hold window (seconds) from measured answer times (seconds)."""
+    if not answers:
+        return HOLD_DEFAULT
+    return min(HOLD_MAX, max(HOLD_MIN, HOLD_FACTOR * max(answers)))
+
+
+def input_parts(store: Store, lo: int, hi: int) -> list:
+    """One short digest (hex) per record the prompt of ``[lo, hi)`` shows:
+    each raw log record for a block of up to ``RAW_PROMPT_MAX`` memories,
+    else each half's summary; ``""`` for a half not built (or unreadable),
+    which is then not compared."""
+    def h(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()[:16]
+
+    if hi - lo <= RAW_PROMPT_MAX:
+        data = store.read_log(lo * LOG_RECORD, (hi - lo) * LOG_RECORD)
+        return [h(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) for k in range(hi - lo)]
+    out = []
+    for a, b in blocks.halves(lo, hi):
+        try:
+            out.append(h(store.summary(a, b).encode("utf-8", "surrogatepass")))
+        except (MemoError, KeyError, OSError, IndexError):
+            out.append("")
+    return out
+
+
+def _changed(was: list, now: list) -> list:
+    """Indexes of parts recorded and different now."""
+    return [k for k, (a, b) in enumerate(zip(was, now)) if a and a != b]
+
+
+def claim(store: Store, chosen: list, force: bool = False,
+          session: str | None = None) -> str | None:
+    """Record that blocks ``chosen`` (``[(lo, hi)]``, the first the one
+    answered first) are handed over now, to ``session`` (default
+    ``current_session()``); return None. Returns
+    ``protocol.held_elsewhere``'s line instead, recording nothing, when the
+    asking session is known, ``force`` is false, and another known session
+    was handed the first block within the hold window over the same
+    records, and ``BUILT`` when the first block was stored since it was
+    chosen (the caller chooses again). Best effort: a store this user
+    cannot write, or a lock not had within ``CLAIM_WAIT`` s, records
+    nothing and hands over."""
+    if not chosen:
+        return None
+    session = current_session() if session is None else session
+    try:
+        if not store.writable():
+            return None
+        if store._held:
+            return _claim(store, chosen, force, session)
+        with store.locked(repair=False, timeout=CLAIM_WAIT):
+            return _claim(store, chosen, force, session)
+    except (MemoError, OSError):
+        return None
+
+
+def _held_by_other(entry, session, now: float, window: float, parts: list) -> bool:
+    """Is ``entry`` a live hold of another known session over ``parts``?"""
+    return (entry is not None and bool(entry["session"]) and entry["session"] != session
+            and 0 <= now - entry["at"] < window
+            and not _changed(entry["digest"].split(","), parts))
+
+
+def _claim(store: Store, chosen: list, force: bool, session: str | None) -> str | None:
+    """``claim`` under the lock (``BUILT`` when the first block was stored
+    since it was chosen: the caller chooses again)."""
+    record = handovers.read(store.root)
+    if record.get("unreadable"):
+        return None  # not memo's record (a merge's marks): hand over, record nothing
+    before = repr(record)
+    now = time.time()
+    T = store.count()
+    built = store.built(T)
+    lo, hi = chosen[0]
+    if hi > T or lo // (hi - lo) < built.get(hi - lo, 0):
+        return BUILT
+    _prune(record, T, built)
+    window = hold_seconds(record["answers"])
+    first = blocks.block_name(lo, hi)
+    entry = record["blocks"].get(first)
+    if session and not force and _held_by_other(entry, session, now, window,
+                                                 input_parts(store, lo, hi)):
+        return protocol.held_elsewhere(first)
+    for lo, hi in chosen:
+        name = blocks.block_name(lo, hi)
+        parts = input_parts(store, lo, hi)
+        if session:
+            record["seen"].setdefault(name, {})[session] = ",".join(parts)
+        old = record["blocks"].get(name)
+        if _held_by_other(old, session, now, window, parts):
+            continue  # still the other session's hold; this asker is handed it too
+        if (old is not None and old["session"] == session and old["digest"] == ",".join(parts)
+                and 0 <= now - old["at"] < window):
+            continue  # handed to this session over these records already: its hold stands
+        record["blocks"][name] = {"digest": ",".join(parts), "at": now, "session": session}
+    if repr(record) != before:  # a hand-over repeated changes no byte
+        handovers.write(store.root, record)
+    return None
+
+
+BUILT = "\x00built"  #: ``claim``'s answer when the block was stored meanwhile
+
+
+def _prune(record: dict, T: int, built: dict) -> None:
+    """Drop entries of blocks built or not in the log (under the lock)."""
+    for name in list(record["blocks"]):
+        try:
+            lo, hi = view.parse_block(name)
+        except MemoError:
+            del record["blocks"][name]
+            continue
+        size = hi - lo
+        if hi > T or lo // size < built.get(size, 0):
+            del record["blocks"][name]
+    for name in list(record["seen"]):
+        if name not in record["blocks"]:
+            del record["seen"][name]
+
+
+def stale_since(store: Store, lo: int, hi: int) -> str | None:
+    """Under the lock, before a summary of ``[lo, hi)`` is stored: the
+    reason to refuse it when a record its prompt showed changed since the
+    block was handed over (a redact, a forget and rebuild of a half, a
+    merge), else None. The answering session (``current_session``) is
+    checked against what it was shown; a session without identity against
+    the last hand-over. A block never recorded (a client that answers
+    without a prompt, a store this user could not write to) passes."""
+    record = handovers.read(store.root)
+    name = blocks.block_name(lo, hi)
+    entry = record["blocks"].get(name)
+    session = current_session()
+    digest = record["seen"].get(name, {}).get(session) if session else None
+    if digest is None:
+        if entry is None:
+            return None
+        digest = entry["digest"]
+    changed = _changed(digest.split(","), input_parts(store, lo, hi))
+    if not changed:
+        return None
+    name = blocks.block_name(lo, hi)
+    if hi - lo > RAW_PROMPT_MAX:
+        halves = blocks.halves(lo, hi)
+        which = " and ".join(f"#{blocks.block_name(*halves[k])}" for k in changed)
+        return (f"the summary of {which} changed after {name} was handed over (forgotten "
+                f"and rebuilt, or merged), so this answer summarises other records; nothing "
+                f"was saved. Compress the block again from its halves as they are now")
+    ids = [lo + k for k in changed]
+    which = ", ".join(f"#{i}" for i in ids)
+    redacted = []
+    for i in ids:
+        try:
+            redacted.append(store.memory(i).text == REDACTED)
+        except MemoError:
+            redacted.append(False)
+    what = "was redacted" if all(redacted) else "changed"
+    return (f"memory {which} in {name} {what} after this compression was handed over, so "
+            f"the summary could carry text that is no longer there; nothing was saved. "
+            f"Compress the block again from its memories as they are now")
+
+
+def handed_to_this_session(store: Store, lo: int, hi: int, built: dict) -> bool:
+    """Under the lock: may ``[lo, hi)`` be stored although build order
+    names another block next? Only when the answering session is known
+    (``current_session``) and was handed this very block, and storing it
+    keeps every level a dense prefix (it is the next record of its level
+    and its halves are built), as a batched answer is stored. This is
+    the block a session held while another session's note made a smaller
+    block due; a client without identity is refused as always."""
+    session = current_session()
+    if not session:
+        return False
+    name = blocks.block_name(lo, hi)
+    if session not in handovers.read(store.root)["seen"].get(name, {}):
+        return False
+    size = hi - lo
+    if lo // size != built.get(size, 0):
+        return False
+    return size == 2 or built.get(size // 2, 0) * (size // 2) >= hi
+
+
+def settle(store: Store, stored: list) -> None:
+    """Under the lock, after summaries of ``stored`` (``[(lo, hi)]``) were
+    written: drop their entries and keep how long each answer took (for
+    ``hold_seconds``). Best effort: an unwritable record changes nothing."""
+    try:
+        record = handovers.read(store.root)
+        if record.get("unreadable"):
+            return
+        now = time.time()
+        touched = False
+        for lo, hi in stored:
+            record["seen"].pop(blocks.block_name(lo, hi), None)
+            entry = record["blocks"].pop(blocks.block_name(lo, hi), None)
+            if entry is not None:
+                touched = True
+                if 0 <= now - entry["at"] <= HOLD_MAX:
+                    record["answers"].append(round(now - entry["at"], 3))
+        if touched:
+            handovers.write(store.root, record)
+    except OSError:
+        pass

@@ -228,25 +228,6 @@ def summary_line(store: Store, lo: int, hi: int, text: str | None = None) -> str
     return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} {text}")
 
 
-def redacted_since(store: Store, lo: int, hi: int) -> str | None:
-    """Under the lock, before a summary of ``[lo, hi)`` is stored: when
-    ``memo redact`` blanked a memory of the block after the last summary of
-    it (``Store.redacted_ids``), a compression handed over before then
-    showed the old text, so this answer is refused once: the ids are
-    cleared (the next answer comes from the prompt shown now) and the
-    reason returned. None when no such memory is in the block."""
-    ids = store.redacted_ids()
-    hit = sorted(j for j in ids if lo <= j < hi)
-    if not hit:
-        return None
-    store.set_redacted_ids(ids - set(hit))
-    which = ", ".join(f"#{j}" for j in hit)
-    return (f"memory {which} in {blocks.block_name(lo, hi)} was redacted after this "
-            f"compression may have been handed over, so the summary could carry the "
-            f"removed text; nothing was saved. Compress the block again from its "
-            f"memories as they are now")
-
-
 def missing_in(T: int, tiling: list, built: dict) -> list:
     """The blocks of ``tiling`` (a ``cover`` at ``T``) whose summary is not
     built, given ``built`` (``{size: records}``): what stops a wake."""

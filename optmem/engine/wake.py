@@ -265,7 +265,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         # A sleep could not be saved: show what is built instead of ordering it.
         return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, store.built(T)):
-        prompt = compression(store, form=form, flag=flag)
+        prompt = compression(store, form=form, flag=flag, force=True)  # the document needs it
         if prompt == NOTHING_LEFT:  # another session just built it
             return wake(store, part, T, form, flag, strict)
         if strict:

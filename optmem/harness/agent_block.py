@@ -73,8 +73,9 @@ prints a compression, do it before your next action: write one line that
 keeps every name, number, decision and outcome (and any date written in the
 text), and run the `Run:` order it ends with, putting your line where it
 says `<your line>`. Keep going until
-`Nothing left to compress.` Before your context ends, run `memo sleep` and do
-the same.
+`Nothing left to compress.` If memo says instead that another session is
+compressing a block, nothing is needed from you: go on with your work.
+Before your context ends, run `memo sleep` and do the same.
 
 **A batch is one answer.** When the prompt says `In the same answer, also
 compress ...` (your person set `MEMO_HANDOVER=batch`), it lists the memories
@@ -92,13 +93,19 @@ that names a file, module, command, endpoint or convention of this
 repository is the project's: note it as usual. A fact that would still be
 true in a repository you have never seen (about the person, their tools,
 their way of working) is global: the same heredoc with the flag before the
-`-` (`memo note --global - <<'MEMORY'`). When you tell the person you noted something, say where it
-went (the line after `Saved as #<id>.` names it). Only a person creates a
-project; never run `memo init` yourself.
+`-` (`memo note --global - <<'MEMORY'`). When you tell the person you noted
+something, say where it went: with a project memory, the line after
+`Saved as #<id>.` names it; without one, every note is global. Only a
+person creates a project; never run `memo init` yourself.
 
 **Look closer when vague.** `memo recall <regex>` searches every memory word
 for word (ids and dates too: `memo recall '^#42 '`, `memo recall 2026-11`).
-`memo zoom <lo>-<hi>` opens one summary line of wake into its two halves.
+It reads a regular expression: for text holding `$ ( ) . [ ] * + ? \\ |`
+(paths, error messages, `a.b.c` names) use `memo recall -F '<text>'`, which
+finds the text as written. `memo zoom <lo>-<hi>` opens one summary line of
+wake into its two halves. `memo forget <lo>-<hi>` drops that summary and
+every one built on it or after it at those sizes, each a compression to redo:
+`memo forget <lo>-<hi> --dry-run` says how many first.
 
 **Only memo writes.** Never create, edit or delete anything in
 `$MEMORY_DIR` yourself, and never run `memo redact` (it is a person's step).

@@ -530,6 +530,113 @@ def settings_edit(path: str, event: str, group: dict, env: Optional[dict] = None
         local=local, env=env)
 
 
+# -- dotenv files: ``NAME=value`` lines ----------------------------------------
+
+_DOTENV_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                         "/._-+,:@%~")
+
+
+def _dotenv_value(value: str) -> str:
+    """``value`` as a dotenv line writes it: bare when every character is
+    plain, else in double quotes with ``\\`` and ``"`` escaped."""
+    if value and all(c in _DOTENV_SAFE for c in value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dotenv_read(value: str) -> str:
+    """A dotenv value as a loader reads it (quotes taken off, ``\\`` and
+    ``"`` unescaped in double quotes; a bare value up to `` #``)."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        return value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1]
+    return value.split(" #", 1)[0].strip()
+
+
+def _dotenv_lines(data: Optional[bytes], path: str) -> tuple:
+    bom, text, newline = _decode(data or b"", path)
+    return bom, text.splitlines(keepends=True), newline
+
+
+def _dotenv_find(lines: list, name: str):
+    for k, line in enumerate(lines):
+        body = line.strip()
+        if body.startswith("export "):
+            body = body[len("export "):].lstrip()
+        key, eq, value = body.partition("=")
+        if eq and key.strip() == name:
+            return k, _dotenv_read(value)
+    return None, None
+
+
+def dotenv_install(data: Optional[bytes], path: str, env: dict) -> Optional[bytes]:
+    """The dotenv file with each ``NAME=value`` of ``env`` in it (appended;
+    a line already holding that value is kept as it is). A name that
+    already holds another value is refused, not overwritten."""
+    bom, lines, newline = _dotenv_lines(data, path)
+    changed = False
+    for name, value in env.items():
+        k, have = _dotenv_find(lines, name)
+        if k is not None:
+            if have != value:
+                raise Refused(f"{path} already sets {name} to {have!r}; to use that memory "
+                              f"pass --memory-dir with it as an absolute path, or remove the "
+                              f"line from {path}, then run memo setup again")
+            continue
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += newline
+        lines.append(f"{name}={_dotenv_value(value)}{newline}")
+        changed = True
+    if not changed:
+        return data
+    return bom + "".join(lines).encode("utf-8")
+
+
+def dotenv_uninstall(data: Optional[bytes], path: str, added: dict) -> Optional[bytes]:
+    """The dotenv file without the lines setup added (each only if it still
+    holds the value written); a file left empty is removed (``None``)."""
+    if data is None:
+        return None
+    bom, lines, _newline = _dotenv_lines(data, path)
+    changed = False
+    for name, value in (added or {}).items():
+        k, have = _dotenv_find(lines, name)
+        if k is not None and have == value:
+            del lines[k]
+            changed = True
+    if not changed:
+        return data
+    if not "".join(lines).strip():
+        return None
+    return bom + "".join(lines).encode("utf-8")
+
+
+def dotenv_state(data: Optional[bytes], path: str, env: dict) -> str:
+    """``"absent"``, ``"current"`` (every name holds its value) or
+    ``"stale"`` (a name holds another value)."""
+    try:
+        _bom, lines, _newline = _dotenv_lines(data, path)
+    except Refused:
+        return "unreadable"
+    found = [_dotenv_find(lines, name)[1] for name in env]
+    if all(v is None for v in found):
+        return "absent"
+    return "current" if found == list(env.values()) else "stale"
+
+
+def dotenv_edit(path: str, env: dict) -> Edit:
+    """An ``Edit`` that puts ``env`` as ``NAME=value`` lines into a dotenv
+    file a harness loads into its own environment (and so into every shell
+    command it runs). It holds this machine's paths: local."""
+    env = dict(env)
+    return Edit(path=path, what="env " + ", ".join(env),
+                install=lambda data: dotenv_install(data, path, env),
+                uninstall=lambda data, added: dotenv_uninstall(data, path, added),
+                state=lambda data: dotenv_state(data, path, env), local=True, env=env)
+
+
 def block_edit(path: str) -> Edit:
     """An ``Edit`` that puts the agent block into a markdown memory file."""
     return Edit(path=path, what="agent block",

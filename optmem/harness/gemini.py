@@ -8,6 +8,14 @@ strings, so the group has none (every source); the timeout is in
 milliseconds. Gemini has no SessionStart after compression:
 the block's fallback (``memo wake`` when the memory is not in context)
 covers it, and setup says so.
+
+The agent's shell commands get ``MEMORY_DIR`` from ``.gemini/.env``:
+Gemini CLI loads the first ``.env`` file it finds (``.gemini/.env`` or
+``.env`` from the working folder up, then ``~/.gemini/.env``, then
+``~/.env``; not merged) into its own environment, which its shell tool
+passes on. User scope writes ``MEMORY_DIR=<store>`` into
+``$GEMINI_CLI_HOME/.gemini/.env``; a project with a ``.env`` of its own
+hides that file, so setup prints the one line a person adds there.
 """
 
 from __future__ import annotations
@@ -42,8 +50,12 @@ def user_dir(ctx) -> str:
 def edits(ctx) -> list:
     if ctx.scope == "user":
         folder = user_dir(ctx)
-        return [edit.settings_edit(os.path.join(folder, "settings.json"), EVENT, group(ctx)),
-                edit.block_edit(os.path.join(folder, "GEMINI.md"))]
+        out = [edit.settings_edit(os.path.join(folder, "settings.json"), EVENT, group(ctx)),
+               edit.block_edit(os.path.join(folder, "GEMINI.md"))]
+        if ctx.memory_dir:
+            out.append(edit.dotenv_edit(os.path.join(folder, ".env"),
+                                        {"MEMORY_DIR": ctx.memory_dir}))
+        return out
     return [edit.settings_edit(os.path.join(ctx.project, ".gemini", "settings.json"), EVENT,
                                group(ctx), local=False),
             edit.block_edit(os.path.join(ctx.project, "GEMINI.md"))]
@@ -59,4 +71,10 @@ def next_steps(ctx) -> list:
     if ctx.scope == "project":
         steps.append("The project's .gemini/settings.json names no path of this machine: "
                      "start gemini with memo on PATH and MEMORY_DIR exported.")
+    if ctx.memory_dir:
+        what = ("~/.gemini/.env gives the agent's shell commands MEMORY_DIR, but "
+                if ctx.scope == "user" else "")
+        steps.append(f"{what.capitalize() if not what else what}Gemini CLI loads only the "
+                     f"first .env it finds, so in a project with a .gemini/.env or .env of "
+                     f"its own, add the line MEMORY_DIR={ctx.memory_dir} to that file.")
     return steps

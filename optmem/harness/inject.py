@@ -92,11 +92,16 @@ def _remember(environ, store_path: str, session: str, head: str) -> None:
         pass  # only costs a full wake on the next resume
 
 
-def _export_line(environ, store_path: str, env_file_names) -> None:
+def _export_line(environ, store_path: str, env_file_names, session: str = "") -> None:
     """Append ``export MEMORY_DIR=...`` to the harness's env file (Claude
     Code's ``CLAUDE_ENV_FILE``, Codex's ``CODEX_ENV_FILE``), once, so the
-    agent's later shell commands find the store."""
-    line = f"export MEMORY_DIR={shlex.quote(store_path)}\n"
+    agent's later shell commands find the store; with the event's
+    ``session`` id also ``export MEMO_SESSION=...``, so memo knows which
+    session a compression is handed to (one session compresses a block at a
+    time, ``engine.handover.claim``)."""
+    lines = [f"export MEMORY_DIR={shlex.quote(store_path)}\n"]
+    if session:
+        lines.append(f"export MEMO_SESSION={shlex.quote(session[:200])}\n")
     for name in env_file_names:
         target = environ.get(name)
         if not target or not os.path.isabs(target):
@@ -104,8 +109,8 @@ def _export_line(environ, store_path: str, env_file_names) -> None:
         try:
             with open(target, "a+", encoding="utf-8") as f:
                 f.seek(0)
-                if line not in f.read():
-                    f.write(line)
+                have = f.read()
+                f.write("".join(line for line in lines if line not in have))
         except OSError:
             pass
         return
@@ -147,12 +152,13 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         store.close()
         return failure(str(err))
     if sc.project:
+        _export_line(environ, store_path, harness.ENV_FILES, session)
         try:
             return _context_two(harness, sc, store, source, budget)
         finally:
             store.close()
     try:
-        _export_line(environ, store_path, harness.ENV_FILES)
+        _export_line(environ, store_path, harness.ENV_FILES, session)
         T = store.count()
         head = _head(store, T)
         # Where git cannot be asked which project this folder uses, the global
@@ -201,8 +207,10 @@ def _context_two(harness, sc, store, source: str, budget: int) -> str:
     from optmem.store.memory import Store
     pstore = Store.open(sc.project_root)
     try:
+        n = pstore.count()
         top = (header(sc.root, store.count(), source)
-               + f" Project {sc.project} is active here; it is the second section.")
+               + f" Project {sc.project} is active here ({n} memor{'y' if n == 1 else 'ies'} "
+                 f"in {sc.project_root}); it is the second section.")
         room = budget - len(top.encode("utf-8")) - 1
         try:
             body = scoped.wake_max_bytes(sc, store, pstore, room) if room > 0 else None

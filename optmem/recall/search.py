@@ -740,8 +740,28 @@ def _named_lines(data, rows, precheck):
         yield line, nfc(line)
 
 
-def recall(store, pattern: str, limit_bytes: int) -> tuple:
+def literal_pattern(text: str) -> str:
+    """The recall pattern that finds ``text`` literally (``memo recall -F``):
+    its NFC form with every regex metacharacter escaped (``re.escape``), so
+    ``$HOME``, ``a.b.c`` or ``f(x)`` match as written, case-insensitively as
+    every recall does. Such a pattern is a run of literal characters, so it
+    takes the literal fast paths (``fastcount``, ``scancount``). Raises
+    ``BadInput`` for an empty text or one over ``MAX_PATTERN_CHARS``
+    characters."""
+    if not text:
+        raise BadInput("the text is empty; give the text to find, e.g. memo recall -F '$HOME'")
+    text = nfc(text)
+    if len(text) > MAX_PATTERN_CHARS:
+        raise BadInput(f"the text is {len(text)} characters long, over the "
+                       f"{MAX_PATTERN_CHARS} recall takes (a memory line is at most "
+                       f"{LOG_RECORD} bytes); search for its rarest word instead")
+    return re.escape(text)
+
+
+def recall(store, pattern: str, limit_bytes: int, fixed: bool = False) -> tuple:
     """Find log lines matching ``pattern``; return ``(lines, total, cut)``.
+
+    With ``fixed``, ``pattern`` is a text found literally (``literal_pattern``).
 
     The definition: a record matches when ``re.compile(NFC(pattern),
     re.IGNORECASE).search(NFC(line_of(record)))`` finds something (docs/recall.md;
@@ -765,9 +785,12 @@ def recall(store, pattern: str, limit_bytes: int) -> tuple:
     one chunk of ``CHUNK_RECORDS`` memories, or a pattern over
     ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
     """
-    check_pattern(pattern)
-    pattern = nfc(pattern)  # the one NFC (docs/recall.md)
-    check_pattern(pattern)  # NFC may lengthen it
+    if fixed:
+        pattern = literal_pattern(pattern)  # NFC, then escaped: NFC leaves it as it is
+    else:
+        check_pattern(pattern)
+        pattern = nfc(pattern)  # the one NFC (docs/recall.md)
+        check_pattern(pattern)  # NFC may lengthen it
     rx = compile_pattern(pattern)
     search = rx.search
     T = store.count()

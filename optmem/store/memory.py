@@ -51,10 +51,6 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
-#: Ids ``memo redact`` blanked whose block has not been summarised since: a
-#: compression handed over before the redaction showed the old text
-#: (``view.redacted_since``). One decimal id a line; the reference ignores it.
-REDACTED_NAME = ".redacted"
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
@@ -1107,47 +1103,6 @@ class Store:
             os.close(fd)
         self.rewrite_memory(i, record)
         return True
-
-    def redacted_ids(self) -> set:
-        """The ids in ``.redacted`` (``REDACTED_NAME``); empty when absent or
-        unreadable as ids."""
-        try:
-            with atomic.open_file(os.path.join(self.root, REDACTED_NAME)) as f:
-                data = f.read(1 << 20)
-        except atomic.NotRegular:
-            raise
-        except OSError:
-            return set()
-        return {int(w) for w in data.split() if w.isdigit() and len(w) <= 20}
-
-    def set_redacted_ids(self, ids: set) -> None:
-        """Write ``.redacted`` holding ``ids`` (removed when empty). Under the
-        lock; atomically (temp file, fsync, rename), never through a link."""
-        path = os.path.join(self.root, REDACTED_NAME)
-        if not ids:
-            if os.path.lexists(path):
-                os.unlink(path)
-            return
-        atomic.replace_file(path, "".join(f"{i}\n" for i in sorted(ids)).encode("ascii"),
-                            tmp=path + ".tmp")
-
-    def shown_since_redaction(self, ids) -> None:
-        """A compression showing memories ``ids`` as they are now was handed
-        out: drop them from ``.redacted`` (an answer to it cannot carry the
-        removed text). Best effort and never waiting: on a store this user
-        cannot write, or while another writer holds the lock, the ids stay
-        and the next answer over them is refused once, with the prompt."""
-        marked = self.redacted_ids()
-        if not marked or not marked & set(ids):
-            return
-        try:
-            if self._held:
-                self.set_redacted_ids(self.redacted_ids() - set(ids))
-            elif self.writable():
-                with self.locked(repair=False, timeout=0):
-                    self.set_redacted_ids(self.redacted_ids() - set(ids))
-        except (OSError, MemoError):
-            pass
 
     def rewrite_memory(self, i: int, record: bytes) -> None:
         """Overwrite record ``i`` in place (``memo redact`` only). Under the lock."""
