@@ -213,3 +213,15 @@ def test_every_stdin_reader_refuses_over_long_input_by_size(memo, inited, args):
     assert result.exit_code == 1 and result.stdout == ""
     assert "65536 bytes" in result.stderr and result.stderr.count("\n") == 1, result.stderr
     assert {p.name: p.read_bytes() for p in inited.rglob("*") if p.is_file()} == before
+
+
+def test_a_scope_flag_after_the_text_is_shown_before_it_in_the_form_in_force(memo, monkeypatch):
+    """The hint names the safe form: the quoted heredoc by default (no shell
+    expands the text), the quoted one-line command where MEMO_ORDERS asks."""
+    assert memo("init").exit_code == 0
+    done = memo("note", "a fact", "--global")
+    assert done.exit_code == 2
+    assert "memo note --global - <<'MEMORY'" in done.stderr and "<text>" not in done.stderr
+    monkeypatch.setenv("MEMO_ORDERS", "line")
+    done = memo("note", "a fact", "--global")
+    assert done.exit_code == 2 and 'memo note --global "<text>"' in done.stderr

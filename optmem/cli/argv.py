@@ -118,10 +118,15 @@ class TextCommand(click.Command):
         if not dashed:
             for word in words[1:]:
                 if is_scope_word(word):
+                    from optmem import protocol
+                    flag, _, name = word.partition("=")
+                    scope = "global" if flag == "--global" else (name or "NAME")
+                    order = protocol.Order(self.name, tuple(heads), scope, "<text>",
+                                           tag=protocol.MEMORY_TAG if self.name == "note"
+                                           else protocol.SUMMARY_TAG)
                     raise click.UsageError(
-                        f"{word.split('=', 1)[0]} after the text would be stored as text; "
-                        f"put it before the text: memo {' '.join([self.name, word, *heads])} "
-                        f"<text>", ctx)
+                        f"{flag} after the text would be stored as text; put it before the "
+                        f"text: {order.hint()}", ctx)
         return super().parse_args(ctx, opts + ["--"] + heads + words)
 
     def _not_an_option(self, ctx, word: str, heads: list) -> None:
