@@ -299,7 +299,7 @@ def test_init_project_needs_the_global_store(memo, tmp_path, monkeypatch):
 
 def test_scope_flag_after_the_text_is_refused(world, memo, memory_dir):
     r = memo("note", "fact", "--global")
-    assert r.exit_code == 2 and "memo note --global <text>" in r.stderr
+    assert r.exit_code == 2 and "memo note --global - <<'MEMORY'" in r.stderr
     r = memo("note", "fact", "--project", "widget")
     assert r.exit_code == 2
     r = memo("note", "a fact about --global flags")  # one quoted argument: text
