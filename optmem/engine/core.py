@@ -186,19 +186,24 @@ def forget(store: Store, block_arg: str) -> int:
     otherwise). The log is never touched.
     """
     lo, hi = parse_block(block_arg)
-    name = blocks.block_name(lo, hi)
     with store.locked(repair=False):  # levels only: a damaged log tail is no reason to refuse
-        size = hi - lo
-        if lo // size >= store.level_len(size):
-            raise BadInput(f"there is no summary {name} to forget (it is not built). "
-                           f"{protocol.run(protocol.Order('sleep'))}")
-        top = max(store.level_bytes(), default=size)
-        gone = 0
-        s = size
-        while s <= top:
-            gone += store.cut_level(s, lo // s)
-            s *= 2
-    return gone
+        return sum(store.cut_level(s, lo // s) for s in _forget_sizes(store, lo, hi))
+
+
+def _forget_sizes(store: Store, lo: int, hi: int) -> list:
+    """The block sizes ``forget`` of the built block ``[lo, hi)`` cuts: its
+    own and every larger level the store holds. Raises ``BadInput`` when
+    ``[lo, hi)`` is not built."""
+    size = hi - lo
+    if lo // size >= store.level_len(size):
+        raise BadInput(f"there is no summary {blocks.block_name(lo, hi)} to forget (it is not "
+                       f"built). {protocol.run(protocol.Order('sleep'))}")
+    top = max(store.level_bytes(), default=size)
+    sizes, s = [], size
+    while s <= top:
+        sizes.append(s)
+        s *= 2
+    return sizes
 
 
 def forget_count(store: Store, block_arg: str) -> int:
@@ -207,18 +212,7 @@ def forget_count(store: Store, block_arg: str) -> int:
     block of the log, pending again). Writes nothing and takes no lock.
     Raises ``BadInput`` as ``forget`` does for a block that is not built."""
     lo, hi = parse_block(block_arg)
-    name = blocks.block_name(lo, hi)
-    size = hi - lo
-    if lo // size >= store.level_len(size):
-        raise BadInput(f"there is no summary {name} to forget (it is not built). "
-                       f"{protocol.run(protocol.Order('sleep'))}")
-    top = max(store.level_bytes(), default=size)
-    gone = 0
-    s = size
-    while s <= top:
-        gone += max(0, store.level_len(s) - lo // s)
-        s *= 2
-    return gone
+    return sum(max(0, store.level_len(s) - lo // s) for s in _forget_sizes(store, lo, hi))
 
 
 def redact(store: Store, i: int, was: list | None = None) -> int:

@@ -13,16 +13,7 @@ import json
 import os
 
 from optmem import atomic
-
-
-def state_dir(environ=None) -> str:
-    """The absolute folder of memo's state files (not created here)."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or ""
-    if not os.path.isabs(base):
-        home = env.get("HOME") or os.path.expanduser("~")
-        base = os.path.join(home, ".local", "state")
-    return os.path.join(base, "optmem")
+from optmem.store.paths import state_dir  # noqa: F401 (setup's callers read it here)
 
 
 def private_dirs(folder: str) -> list:

@@ -31,21 +31,13 @@ from __future__ import annotations
 import os
 
 from optmem import atomic
+from optmem.store.paths import state_dir
 
 TIMES_NAME = "handover-times.json"
 ANSWERS_KEPT = 32  #: answer times kept for the hold window
 RECORD_LIMIT = 1 << 20  #: bytes read at most; a larger file is ignored as unreadable
 
 
-def state_dir(environ=None) -> str:
-    """This user's folder of memo's state (``$XDG_STATE_HOME/optmem``, else
-    ``~/.local/state/optmem``); not created here."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_STATE_HOME") or ""
-    if not os.path.isabs(base):
-        home = env.get("HOME") or os.path.expanduser("~")
-        base = os.path.join(home, ".local", "state")
-    return os.path.join(base, "optmem")
 
 
 def path_of(root: str) -> str:

@@ -82,3 +82,15 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False
 def check_memory_dir(raw: str) -> str:
     """``memory_dir(raw)``: the same checks for a value already in hand."""
     return memory_dir(raw)
+
+
+def state_dir(environ=None) -> str:
+    """This user's folder of memo's state, absolute (``$XDG_STATE_HOME/optmem``
+    when that is absolute, else ``~/.local/state/optmem``); not created here.
+    The hand-over record and ``memo setup``'s manifest live under it."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_STATE_HOME") or ""
+    if not os.path.isabs(base):
+        home = env.get("HOME") or os.path.expanduser("~")
+        base = os.path.join(home, ".local", "state")
+    return os.path.join(base, "optmem")
