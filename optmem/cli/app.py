@@ -97,6 +97,24 @@ class MemoGroup(click.Group):
             return code
         sys.exit(code or 0)
 
+    def resolve_command(self, ctx, args):
+        """Find the command ``args[0]`` names. An unknown name is a usage
+        error that suggests the nearest commands (``difflib``), the same on
+        every click version (older ones suggest nothing)."""
+        name = args[0] if args else ""
+        if (isinstance(name, str) and name and not name.startswith("-")
+                and self.get_command(ctx, name) is None):
+            import difflib
+            shown = [n for n, cmd in self.commands.items() if not cmd.hidden]
+            near = sorted(difflib.get_close_matches(name, shown))
+            hint = ""
+            if len(near) == 1:
+                hint = f" Did you mean {near[0]!r}?"
+            elif near:
+                hint = f" Did you mean one of: {', '.join(repr(n) for n in near)}?"
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx, formatter):
         """The command list of ``memo --help``, each description whole."""
         rows = [(name, cmd.help.split("\n\n", 1)[0].replace("\n", " ").strip()
