@@ -30,6 +30,23 @@ def test_opposite_orders_are_emitted_in_key_order_on_both_sides():
     assert plan_merge(a, b).records == plan_merge(b, a).records == recs(["x", "a", "b"])
 
 
+def test_a_conflict_among_repeated_texts_merges_the_same_way_again():
+    """[a, c] against [c, b, a, b]: the orders conflict; merging the result
+    with either side again changes nothing."""
+    a, b = recs("ac"), recs("cbab")
+    m = plan_merge(a, b).records
+    assert sorted(m) == sorted(recs("abcb"))
+    assert plan_merge(m, a).records == m == plan_merge(m, b).records == plan_merge(b, a).records
+
+
+def test_an_nfd_record_is_written_in_nfc_once_merged():
+    nfd = "Mu\u0308ller"
+    a = recs(["x", nfd])
+    b = recs(["x", "y"])
+    m = plan_merge(a, b).records
+    assert m == recs(["x", "M\u00fcller", "y"]) == plan_merge(m, a).records
+
+
 def test_a_fast_forward_is_the_longer_side_exactly():
     a = recs(["one", "two"])
     b = a + [("2026-01-06", "three")]
