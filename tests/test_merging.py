@@ -307,3 +307,20 @@ def test_replicas_lose_nothing_and_converge(n, how, data):
     have = {merge_key(r) for r in log}
     assert {k for k in sim.noted if k not in sim.redacted} <= have
     assert sorted_dates(log)
+
+
+@settings(max_examples=200, deadline=None)
+@given(salt=st.binary(min_size=16, max_size=16), digest=st.binary(min_size=16, max_size=16))
+def test_every_tombstone_passes_the_write_guard(salt, digest):
+    """A merge passes records ours lacks through the write guard; a
+    tombstone's random letters must never read as a password to it."""
+    from optmem.guard.text import find_problem
+    stone = f"[redacted {merging._b64(salt)}:{merging._b64(digest)}]"
+    assert parse_tombstone(stone) == (salt, digest)
+    assert find_problem(stone) is None
+
+
+def test_a_tombstone_that_reads_like_a_password_passes_the_guard_and_nothing_else_does():
+    from optmem.guard.text import find_problem
+    assert find_problem("[redacted 1-t9GARwBrhf3aEQCKL-Pw:-w9ssfVnFOhMO_rG7SzPAg]") is None
+    assert find_problem("[redacted 1-t9GARwBrhf3aEQCKL-Pw:-w9ssfVnFOhMO_rG7SzPAg] x") is not None
