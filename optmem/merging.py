@@ -449,9 +449,12 @@ def apply_tombstones(ours, theirs) -> tuple:
 
     A record on one side becomes the other side's tombstone record when it
     has the tombstone's date and its ``slow_hash`` under the tombstone's
-    salt matches (only same-date records are hashed; a tombstone the side
-    already holds is taken as applied there, so a copy that side kept is
-    not touched). A plain ``[redacted]`` (no hash) on one side blanks the
+    salt matches. Only records that side holds more often than the
+    tombstone's side does are hashed (the redacted memory is one the
+    tombstone's side no longer holds), and only those of the tombstone's
+    date, so a merge pays one slow hash per such record and salt, not one
+    per record; a tombstone the other side already holds is taken as
+    applied there. A plain ``[redacted]`` (no hash) on one side blanks the
     record at the same position on the other when it has the same date and
     both logs agree on the records around it; that record becomes
     ``[redacted]`` too. ``killed`` lists ``(side, position)`` of every record
@@ -466,19 +469,23 @@ def apply_tombstones(ours, theirs) -> tuple:
     cache = {}
     for s in (0, 1):
         src, dst = sides[s], sides[1 - s]
-        held = {r for r in dst if is_redacted(r[1])}
-        for rec in src:
-            parsed = parse_tombstone(rec[1])
-            if parsed is None or rec in held:
-                continue
-            salt, digest = parsed
+        stones = {r for r in src if r[1].startswith("[redacted ")} - set(dst)
+        stones = [(r, parse_tombstone(r[1])) for r in sorted(stones)]
+        stones = [(r, parsed) for r, parsed in stones if parsed is not None]
+        if not stones:
+            continue
+        have = Counter(map(merge_key, src))
+        extra = Counter(map(merge_key, dst)) - have  # what dst holds more often
+        for rec, (salt, digest) in stones:
             for j, cand in enumerate(dst):
                 if cand[0] != rec[0] or is_redacted(cand[1]):
                     continue
-                key = (salt, merge_key(cand))
-                if key not in cache:
-                    cache[key] = slow_hash(cand, salt)
-                if cache[key] == digest:
+                k = merge_key(cand)
+                if not extra[k]:
+                    continue
+                if (salt, k) not in cache:
+                    cache[(salt, k)] = slow_hash(cand, salt)
+                if cache[(salt, k)] == digest:
                     dst[j] = rec
                     killed.append((names[1 - s], j))
     for s in (0, 1):

@@ -110,6 +110,41 @@ def test_a_tombstone_blanks_the_other_sides_copy_without_revealing_it():
     assert merge_key((D, stone)) != merge_key(secret)
 
 
+def test_a_tombstone_hashes_only_what_the_other_side_holds_more_often(monkeypatch):
+    """The slow hash runs once per candidate: a record of the tombstone's
+    date the other side holds more often than the tombstone's side."""
+    salt = bytes(16)
+    stone = (D, merging.tombstone((D, "s3cret"), salt))
+    hashed = []
+    real = merging.slow_hash
+    monkeypatch.setattr(merging, "slow_hash", lambda r, salt: hashed.append(r) or real(r, salt))
+    shared = recs([f"shared {k}" for k in range(50)])
+    ours = shared + [stone]
+    theirs = shared + [(D, "s3cret"), ("2026-01-06", "s3cret")]
+    o2, t2, killed = apply_tombstones(ours, theirs)
+    assert hashed == [(D, "s3cret")]
+    assert killed == [("theirs", 50)] and t2[50] == stone and t2[51] == ("2026-01-06", "s3cret")
+    # once both hold the tombstone nothing is hashed again, and a copy
+    # noted again later on the other side stays
+    hashed.clear()
+    again = apply_tombstones(o2, t2 + [(D, "s3cret")])
+    assert hashed == [] and again[2] == []
+
+
+def test_a_plain_redaction_blanks_the_same_position_where_the_neighbours_agree():
+    plain = (D, "[redacted]")
+    x = recs(["a"]) + [plain] + recs(["c"])
+    o2, t2, killed = apply_tombstones(x, recs("abc"))
+    assert t2 == x and killed == [("theirs", 1)]
+    assert plan_merge(o2, t2).records == x
+    # neighbours that differ, or another date: nothing is blanked
+    assert apply_tombstones(x, recs("zbc"))[2] == []
+    assert apply_tombstones(x, [(D, "a"), ("2026-01-06", "b"), ("2026-01-06", "c")])[2] == []
+    # the other way round too
+    o3, t3, killed = apply_tombstones(recs("abc"), x)
+    assert o3 == x and killed == [("ours", 1)]
+
+
 # --- properties over random histories ----------------------------------------
 
 import hashlib  # noqa: E402
