@@ -45,7 +45,7 @@ import bisect
 import hashlib
 import heapq
 import re
-from collections import Counter
+from collections import Counter, deque
 from typing import NamedTuple, Optional
 
 from optmem.textform import nfc
@@ -63,6 +63,10 @@ _B64 = r"[A-Za-z0-9_-]{22}"  # 16 bytes, base64url without padding
 _TOMBSTONE = re.compile(r"\[redacted (" + _B64 + "):(" + _B64 + r")\]")
 #: scrypt's cost: 2**14 * 8 * 128 bytes = 16 MiB and some 50 ms per hash.
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20}
+#: Most pairs of equal records (over both suffixes) the alignment looks at;
+#: past it (thousands of one text on one date on both sides) repeated texts
+#: are matched by occurrence. 1,000,000 pairs take about a second.
+_MAX_PAIRS = 1_000_000
 #: PBKDF2-HMAC-SHA256 iterations where hashlib has no scrypt.
 _PBKDF2_ROUNDS = 600_000
 
@@ -208,10 +212,13 @@ def _merge_suffixes(sa: list, sb: list) -> list:
     node_a = [-1] * len(sa)
     node_b = [-1] * len(sb)
     nodes = []  # (ia, ib)
-    pairs = _lcs_pairs(ka, kb)
     ca, cb = Counter(ka), Counter(kb)
-    if len(pairs) < sum(min(n, cb[k]) for k, n in ca.items()):
-        pairs = []  # the two orders conflict: match by occurrence (below)
+    if sum(n * cb[k] for k, n in ca.items()) > _MAX_PAIRS:
+        pairs = []  # thousands of one text on one date on both sides: by occurrence
+    else:
+        pairs = _lcs_pairs(ka, kb)
+        if len(pairs) < sum(min(n, cb[k]) for k, n in ca.items()):
+            pairs = []  # the two orders conflict: match by occurrence (below)
     for i, j in pairs:
         node_a[i] = node_b[j] = len(nodes)
         nodes.append((i, j))
@@ -220,12 +227,12 @@ def _merge_suffixes(sa: list, sb: list) -> list:
     left = {}
     for j, k in enumerate(kb):
         if node_b[j] < 0:
-            left.setdefault(k, []).append(j)
+            left.setdefault(k, deque()).append(j)
     for i, k in enumerate(ka):
         if node_a[i] < 0:
             js = left.get(k)
             if js:
-                j = js.pop(0)
+                j = js.popleft()
                 node_a[i] = node_b[j] = len(nodes)
                 nodes.append((i, j))
             else:

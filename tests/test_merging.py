@@ -359,3 +359,14 @@ def test_a_tombstone_that_reads_like_a_password_passes_the_guard_and_nothing_els
     from optmem.guard.text import find_problem
     assert find_problem("[redacted 1-t9GARwBrhf3aEQCKL-Pw:-w9ssfVnFOhMO_rG7SzPAg]") is None
     assert find_problem("[redacted 1-t9GARwBrhf3aEQCKL-Pw:-w9ssfVnFOhMO_rG7SzPAg] x") is not None
+
+
+def test_a_thousand_copies_of_one_text_on_both_sides_still_merge_whole():
+    """Past a million pairs of equal records the alignment is skipped
+    (repeated texts matched by occurrence): still the union, the same from
+    both sides, and stable."""
+    a = recs(["x"]) + recs(["same"] * 1001) + recs(["y"])
+    b = recs(["z"]) + recs(["same"] * 1001)
+    m = plan_merge(a, b).records
+    assert Counter(map(merge_key, m)) == union(a, b) and len(m) == 1004
+    assert plan_merge(b, a).records == m and plan_merge(m, b).records == m
