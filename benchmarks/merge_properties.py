@@ -63,8 +63,11 @@ def in_order(log) -> bool:
 
 
 def checked_merge(a, b, counts):
+    b2, a2, _ = apply_tombstones(b, a)
     a, b, _ = apply_tombstones(a, b)
     m = plan_merge(a, b).records
+    if (a2, b2) != (a, b):
+        raise Broken("asymmetric")
     counts["merges"] += 1
     if Counter(map(merge_key, m)) != union(a, b):
         raise Broken("lost")

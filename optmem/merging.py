@@ -470,19 +470,20 @@ def apply_tombstones(ours, theirs) -> tuple:
     by position shows in its new text (a tombstone, or ``[redacted]``: the
     latter is for a person to confirm). The lists keep their lengths.
     """
-    sides = [list(ours), list(theirs)]
+    before = [list(ours), list(theirs)]
     names = ("ours", "theirs")
-    killed = []
+    found = {}  # (side, position) -> the tombstone record it becomes
     cache = {}
+    # Both directions are decided on the logs as given, so the outcome does
+    # not depend on which side is "ours".
     for s in (0, 1):
-        src, dst = sides[s], sides[1 - s]
+        src, dst = before[s], before[1 - s]
         stones = {r for r in src if r[1].startswith("[redacted ")} - set(dst)
         stones = [(r, parse_tombstone(r[1])) for r in sorted(stones)]
         stones = [(r, parsed) for r, parsed in stones if parsed is not None]
         if not stones:
             continue
-        have = Counter(map(merge_key, src))
-        extra = Counter(map(merge_key, dst)) - have  # what dst holds more often
+        extra = Counter(map(merge_key, dst)) - Counter(map(merge_key, src))
         for rec, (salt, digest) in stones:
             for j, cand in enumerate(dst):
                 if cand[0] != rec[0] or is_redacted(cand[1]):
@@ -493,16 +494,22 @@ def apply_tombstones(ours, theirs) -> tuple:
                 if (salt, k) not in cache:
                     cache[(salt, k)] = slow_hash(cand, salt)
                 if cache[(salt, k)] == digest:
-                    dst[j] = rec
-                    killed.append((names[1 - s], j))
+                    at = (1 - s, j)
+                    found[at] = min(found.get(at, rec), rec)  # two salts: the smaller text
+    hashed = [list(side) for side in before]
+    for (side, j), rec in found.items():
+        hashed[side][j] = rec
     for s in (0, 1):
-        src, dst = sides[s], sides[1 - s]
+        src, dst = hashed[s], hashed[1 - s]
         for i, rec in enumerate(src):
             if rec[1] != PLAIN_REDACTED or i >= len(dst):
                 continue
             cand = dst[i]
             if cand[0] == rec[0] and not is_redacted(cand[1]) and _neighbours_agree(src, dst, i):
-                dst[i] = (cand[0], PLAIN_REDACTED)
-                killed.append((names[1 - s], i))
+                found[(1 - s, i)] = (cand[0], PLAIN_REDACTED)
+    sides = [list(side) for side in before]
+    for (side, j), rec in found.items():
+        sides[side][j] = rec
+    killed = [(names[side], j) for side, j in found]
     killed.sort(key=lambda k: (names.index(k[0]), k[1]))
     return sides[0], sides[1], killed

@@ -131,6 +131,19 @@ def test_a_tombstone_hashes_only_what_the_other_side_holds_more_often(monkeypatc
     assert hashed == [] and again[2] == []
 
 
+def test_tombstones_of_one_memory_under_two_salts_apply_the_same_from_both_sides():
+    """Two machines redacted copies of one memory with their own salts:
+    which side merges which does not change what is blanked."""
+    e = (D, "e")
+    t0, t1 = (D, merging.tombstone(e, bytes(16))), (D, merging.tombstone(e, bytes([1]) * 16))
+    a, b = [t1, e, e], [e, t0]
+    a1, b1, killed = apply_tombstones(a, b)
+    b2, a2, _ = apply_tombstones(b, a)
+    assert (a1, b1) == (a2, b2)
+    assert a1 == [t1, t0, t0] and killed == [("ours", 1), ("ours", 2)]
+    assert plan_merge(a1, b1).records == plan_merge(b2, a2).records
+
+
 def test_a_plain_redaction_blanks_the_same_position_where_the_neighbours_agree():
     plain = (D, "[redacted]")
     x = recs(["a"]) + [plain] + recs(["c"])
@@ -183,7 +196,9 @@ def is_subsequence(part, whole) -> bool:
 
 def checked_merge(a, b):
     """Tombstones, then ``plan_merge``, asserting promises 1-5 on the way."""
+    b2, a2, _ = apply_tombstones(b, a)
     a, b, _ = apply_tombstones(a, b)
+    assert (a2, b2) == (a, b), "tombstones applied differ by direction"
     plan = plan_merge(a, b)
     m = plan.records
     assert Counter(map(merge_key, m)) == union(a, b), "lost or invented a record"
