@@ -43,7 +43,7 @@ DATES = ["2026-01-01", "2026-01-02", "2026-01-03"]
 TOPOLOGIES = ("mesh", "hub", "folders")
 
 
-def quick_hash(record, salt):
+def quick_hash(record, salt, scheme="scrypt"):
     """A fast stand-in for the slow tombstone hash."""
     date, text = merge_key(record)
     return hashlib.sha256(salt + date.encode() + b" " + text).digest()[:merging.HASH_BYTES]

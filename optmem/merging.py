@@ -60,7 +60,9 @@ SALT_BYTES = 16
 #: Bytes of a tombstone's hash.
 HASH_BYTES = 16
 _B64 = r"[A-Za-z0-9_-]{22}"  # 16 bytes, base64url without padding
-_TOMBSTONE = re.compile(r"\[redacted (" + _B64 + "):(" + _B64 + r")\]")
+#: ``[redacted SALT:HASH]`` (scrypt), or ``[redacted pbkdf2 SALT:HASH]``
+#: from a Python whose hashlib has no scrypt.
+_TOMBSTONE = re.compile(r"\[redacted (?:(pbkdf2) )?(" + _B64 + "):(" + _B64 + r")\]")
 #: scrypt's cost: 2**14 * 8 * 128 bytes = 16 MiB and some 50 ms per hash.
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20}
 #: Most pairs of equal records (over both suffixes) the alignment looks at;
@@ -403,37 +405,56 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def slow_hash(record, salt: bytes) -> bytes:
-    """``HASH_BYTES`` bytes: a deliberately slow salted hash of the
-    record's ``merge_key`` (scrypt, 16 MiB and tens of milliseconds; where
-    hashlib lacks scrypt, PBKDF2-HMAC-SHA256 with many rounds)."""
+def slow_hash(record, salt: bytes, scheme: str = "scrypt") -> bytes:
+    """``HASH_BYTES`` bytes: a deliberately slow salted hash of the record's
+    ``merge_key``, the bytes ``YYYY-MM-DD <NFC text as UTF-8>``.
+
+    ``scheme`` ``"scrypt"``: scrypt with N = 2**14, r = 8, p = 1 (16 MiB,
+    tens of milliseconds); ``"pbkdf2"``: PBKDF2-HMAC-SHA256 with
+    ``_PBKDF2_ROUNDS`` rounds, what a Python without scrypt writes. Raises
+    ``MemoError`` (one line) for scrypt on a Python whose hashlib lacks it:
+    a redaction made elsewhere cannot be matched here, so nothing may be
+    merged."""
     date, text = merge_key(record)
     data = date.encode("ascii", "surrogateescape") + b" " + text
-    if hasattr(hashlib, "scrypt"):
-        try:
-            return hashlib.scrypt(data, salt=salt, dklen=HASH_BYTES, **_SCRYPT)
-        except (ValueError, MemoryError):  # a build whose OpenSSL refuses the cost
-            pass
-    return hashlib.pbkdf2_hmac("sha256", data, salt, _PBKDF2_ROUNDS, dklen=HASH_BYTES)
+    if scheme == "pbkdf2":
+        return hashlib.pbkdf2_hmac("sha256", data, salt, _PBKDF2_ROUNDS, dklen=HASH_BYTES)
+    if not hasattr(hashlib, "scrypt"):
+        from optmem.errors import MemoError
+        raise MemoError("this Python's hashlib has no scrypt (it comes with OpenSSL 1.1 or "
+                        "later), which a redaction's tombstone from another machine needs to "
+                        "be matched; nothing was changed. A person runs memo with a Python "
+                        "built with OpenSSL 1.1 or later")
+    return hashlib.scrypt(data, salt=salt, dklen=HASH_BYTES, **_SCRYPT)
 
 
 def tombstone(record, salt: bytes) -> str:
     """The text a redaction leaves: ``[redacted <salt>:<hash>]`` (56 ASCII
-    bytes), naming the memory by ``slow_hash`` without revealing it. The
-    salt travels in the text, so a lone log is enough to match it.
-    ``salt`` must be ``SALT_BYTES`` bytes (``ValueError`` otherwise)."""
+    bytes; ``[redacted pbkdf2 <salt>:<hash>]``, 63, on a Python without
+    scrypt), naming the memory by ``slow_hash`` without revealing it. Salt
+    and hash are base64url without padding. The salt travels in the text,
+    so a lone log is enough to match it. ``salt`` must be ``SALT_BYTES``
+    bytes (``ValueError`` otherwise)."""
     if len(salt) != SALT_BYTES:
         raise ValueError(f"a tombstone's salt is {SALT_BYTES} bytes, not {len(salt)}")
-    return f"[redacted {_b64(salt)}:{_b64(slow_hash(record, salt))}]"
+    if hasattr(hashlib, "scrypt"):
+        return f"[redacted {_b64(salt)}:{_b64(slow_hash(record, salt))}]"
+    return f"[redacted pbkdf2 {_b64(salt)}:{_b64(slow_hash(record, salt, 'pbkdf2'))}]"
+
+
+def _parse(text: str):
+    """``(scheme, salt, hash)`` of a tombstone text, or None."""
+    m = _TOMBSTONE.fullmatch(text)
+    if m is None:
+        return None
+    return m.group(1) or "scrypt", _unb64(m.group(2)), _unb64(m.group(3))
 
 
 def parse_tombstone(text: str):
     """``(salt, hash)`` (bytes) of a tombstone text, or None (for any other
     text, the plain ``[redacted]`` included)."""
-    m = _TOMBSTONE.fullmatch(text)
-    if m is None:
-        return None
-    return _unb64(m.group(1)), _unb64(m.group(2))
+    parsed = _parse(text)
+    return None if parsed is None else parsed[1:]
 
 
 def is_redacted(text: str) -> bool:
@@ -479,21 +500,21 @@ def apply_tombstones(ours, theirs) -> tuple:
     for s in (0, 1):
         src, dst = before[s], before[1 - s]
         stones = {r for r in src if r[1].startswith("[redacted ")} - set(dst)
-        stones = [(r, parse_tombstone(r[1])) for r in sorted(stones)]
+        stones = [(r, _parse(r[1])) for r in sorted(stones)]
         stones = [(r, parsed) for r, parsed in stones if parsed is not None]
         if not stones:
             continue
         extra = Counter(map(merge_key, dst)) - Counter(map(merge_key, src))
-        for rec, (salt, digest) in stones:
+        for rec, (scheme, salt, digest) in stones:
             for j, cand in enumerate(dst):
                 if cand[0] != rec[0] or is_redacted(cand[1]):
                     continue
                 k = merge_key(cand)
                 if not extra[k]:
                     continue
-                if (salt, k) not in cache:
-                    cache[(salt, k)] = slow_hash(cand, salt)
-                if cache[(salt, k)] == digest:
+                if (scheme, salt, k) not in cache:
+                    cache[(scheme, salt, k)] = slow_hash(cand, salt, scheme)
+                if cache[(scheme, salt, k)] == digest:
                     at = (1 - s, j)
                     found[at] = min(found.get(at, rec), rec)  # two salts: the smaller text
     hashed = [list(side) for side in before]

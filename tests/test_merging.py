@@ -117,7 +117,7 @@ def test_a_tombstone_hashes_only_what_the_other_side_holds_more_often(monkeypatc
     stone = (D, merging.tombstone((D, "s3cret"), salt))
     hashed = []
     real = merging.slow_hash
-    monkeypatch.setattr(merging, "slow_hash", lambda r, salt: hashed.append(r) or real(r, salt))
+    monkeypatch.setattr(merging, "slow_hash", lambda r, *how: hashed.append(r) or real(r, *how))
     shared = recs([f"shared {k}" for k in range(50)])
     ours = shared + [stone]
     theirs = shared + [(D, "s3cret"), ("2026-01-06", "s3cret")]
@@ -142,6 +142,26 @@ def test_tombstones_of_one_memory_under_two_salts_apply_the_same_from_both_sides
     assert (a1, b1) == (a2, b2)
     assert a1 == [t1, t0, t0] and killed == [("ours", 1), ("ours", 2)]
     assert plan_merge(a1, b1).records == plan_merge(b2, a2).records
+
+
+def test_a_python_without_scrypt_writes_a_marked_pbkdf2_tombstone_every_machine_matches(monkeypatch):
+    """The scheme is in the text, so a tombstone is matched with the hash
+    it was made with; a scrypt tombstone where scrypt is missing stops the
+    merge with one line instead of being passed over."""
+    from optmem.errors import MemoError
+    secret = (D, "the door code is 1234")
+    salt = bytes(range(16))
+    scrypt_stone = merging.tombstone(secret, salt)
+    monkeypatch.delattr(merging.hashlib, "scrypt")
+    stone = merging.tombstone(secret, salt)
+    assert stone.startswith("[redacted pbkdf2 ") and is_redacted(stone)
+    assert parse_tombstone(stone)[0] == salt
+    assert apply_tombstones([(D, stone)], [secret])[1] == [(D, stone)]
+    with pytest.raises(MemoError) as err:
+        apply_tombstones([(D, scrypt_stone)], [secret])
+    assert "scrypt" in str(err.value) and "\n" not in str(err.value)
+    monkeypatch.undo()
+    assert apply_tombstones([(D, stone)], [secret])[1] == [(D, stone)]  # on a machine with scrypt too
 
 
 def test_a_plain_redaction_blanks_the_same_position_where_the_neighbours_agree():
@@ -172,7 +192,7 @@ POOL = ["a", "b", "c", "d", "e", "M\u00fcller", "Mu\u0308ller"]
 DATES = ["2026-01-01", "2026-01-02", "2026-01-03"]
 
 
-def quick_hash(record, salt):
+def quick_hash(record, salt, scheme="scrypt"):
     """The tombstone hash made fast for the random histories (the slow
     one is exercised by the examples above)."""
     date, text = merge_key(record)
