@@ -10,12 +10,15 @@ memory.
 
 1. ``P`` = the longest prefix of records equal on both sides (same bytes).
 2. After ``P`` each side's suffix is a chain of order constraints. The two
-   suffixes are aligned by a longest common subsequence of their keys (so a
+   suffixes are aligned by a longest common subsequence of their keys, so a
    text repeated on one side is matched where the orders agree, never by
-   occurrence number, which would invent cycles: ``[a, b]`` against
-   ``[b, a, b]``); what the alignment leaves over is paired key by key, in
-   order, so a memory both sides hold ``n`` and ``m`` times is there
-   ``max(n, m)`` times (a multiset union).
+   occurrence number, which would invent cycles (``[a, b]`` against
+   ``[b, a, b]``). When the alignment cannot pair every memory both sides
+   hold, the orders conflict somewhere, and repeated texts are matched by
+   occurrence number instead (so merging the result with either side again
+   finds the same groups and changes nothing). What is left over is a
+   side's own record: a memory one side holds ``n`` times and the other
+   ``m`` times is there ``max(n, m)`` times (a multiset union).
 3. The union of both chains is emitted in canonical topological order:
    Kahn's algorithm, always taking the free record with the smallest
    ``(date, text bytes)`` first. Where the two sides hold the same memories
@@ -23,8 +26,9 @@ memory.
    component is emitted whole, its members in key order.
 4. Both orientations are computed and the smaller result (as a list of
    ``(date, text bytes)``) is taken, so ``plan_merge(a, b)`` and
-   ``plan_merge(b, a)`` give the same records byte for byte. A memory the
-   two sides hold with different bytes (NFC against NFD) is written in NFC.
+   ``plan_merge(b, a)`` give the same records byte for byte. The merged
+   records after ``P`` are written in NFC, so a memory the two sides hold
+   with different bytes (NFC against NFD) comes out one way.
 
 Dates stay non-decreasing when both inputs' are: a record is only ever held
 back by a record of no later date, and a cycle only forms within one date.
@@ -63,14 +67,17 @@ _B64 = r"[A-Za-z0-9_-]{22}"  # 16 bytes, base64url without padding
 #: ``[redacted SALT:HASH]`` (scrypt), or ``[redacted pbkdf2 SALT:HASH]``
 #: from a Python whose hashlib has no scrypt.
 _TOMBSTONE = re.compile(r"\[redacted (?:(pbkdf2) )?(" + _B64 + "):(" + _B64 + r")\]")
-#: scrypt's cost: 2**14 * 8 * 128 bytes = 16 MiB and some 50 ms per hash.
+#: scrypt's cost: 2**14 * 8 * 128 bytes = 16 MiB, and 40-70 ms per hash on
+#: a loaded 2-core machine (``slow_hash``; fixed: a tombstone made with other
+#: parameters would never match).
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20}
 #: Most pairs of equal records (over both suffixes) the alignment looks at;
 #: past it (thousands of one text on one date on both sides) repeated texts
 #: are matched by occurrence. 1,000,000 pairs take about a second.
 _MAX_PAIRS = 1_000_000
-#: PBKDF2-HMAC-SHA256 iterations where hashlib has no scrypt.
-_PBKDF2_ROUNDS = 600_000
+#: PBKDF2-HMAC-SHA256 iterations where hashlib has no scrypt: about 100 ms
+#: a hash on the same machine (fixed too).
+_PBKDF2_ROUNDS = 200_000
 
 
 class Plan(NamedTuple):
@@ -224,8 +231,8 @@ def _merge_suffixes(sa: list, sb: list) -> list:
     for i, j in pairs:
         node_a[i] = node_b[j] = len(nodes)
         nodes.append((i, j))
-    # What the alignment left over: paired key by key, in order (these are
-    # the memories the two sides hold in opposite orders).
+    # What the alignment left over (everything, when matching by occurrence):
+    # paired key by key, in order; a record with no partner is one side's own.
     left = {}
     for j, k in enumerate(kb):
         if node_b[j] < 0:
