@@ -540,8 +540,11 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
         store.cut_level(size, keep[size])
         _reached("cut")
     if not log_same:
-        atomic.replace_file(store.log_path, b"".join(new_bytes),
-                            tmp=os.path.join(backup, "LOG.new"), sync_dir=True)
+        new_log = os.path.join(backup, "LOG.new")  # beside the log: one filesystem
+        _write_new(new_log, b"".join(new_bytes))
+        _reached("log")
+        os.replace(new_log, store.log_path)
+        atomic.sync_folder(store.root)
         store.close()  # read the new log from here on
         _reached("swap")
     for size in sorted(target):
