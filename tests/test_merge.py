@@ -583,3 +583,46 @@ def test_the_merged_store_wakes_here_and_in_the_reference(pair):
     done = subprocess.run([sys.executable, ref, "wake"], capture_output=True, env=env)
     assert done.returncode == 0, done.stderr
     assert "laptop: 東京 plan".encode() in done.stdout or b"#10" in done.stdout
+
+
+def test_the_wake_warning_for_a_conflict_copy_runs_as_printed_and_settles_it(pair, tmp_path):
+    ws, laptop = pair
+    shutil.copy2(laptop / "LOG.txt", ws / SYNCTHING)
+    woke = at(ws)("wake")
+    assert woke.exit_code == 0, woke.stderr
+    warning = woke.stdout.splitlines()[1]
+    assert warning.startswith("Warning: a sync tool or a merge changed this store")
+    step = warning.split("A person can run: ", 1)[1]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "memo").write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
+    (bin_dir / "memo").chmod(0o755)
+    env = {**os.environ, "MEMORY_DIR": str(ws),
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    ran = subprocess.run(["sh", "-c", step], cwd=tmp_path, env=env, capture_output=True,
+                         text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert texts(ws) == MERGED
+    assert not (ws / SYNCTHING).exists() and (tmp_path / "ws-other" / "LOG.txt").is_file()
+    again = at(ws)("wake")
+    assert "Warning:" not in again.stdout
+    whole(ws)
+
+
+def test_merge_backup_copies_are_named_by_redact(pair):
+    ws, laptop = pair
+    assert merge(ws, laptop).exit_code == 0
+    i = texts(ws).index(WS[2])
+    done = at(ws)("redact", str(i), "--yes")
+    assert done.exit_code == 1  # the text is still in the merge's backup
+    assert "merge-backup" in done.stderr and "LOG.tail" in done.stderr
+
+
+def test_check_knows_the_merge_backup_as_a_backup(pair):
+    ws, laptop = pair
+    assert merge(ws, laptop).exit_code == 0
+    done = at(ws)("check")
+    assert done.exit_code == 0, done.stdout
+    assert f"{ws / 'merge-backup'} keeps what 1 merge replaced (a backup, not a conflict copy)" \
+        in done.stdout
+    assert "conflict copy of" not in done.stdout
