@@ -308,8 +308,25 @@ def test_more_compressions_than_the_import_asks_about_need_yes(pair, monkeypatch
 
 def test_the_two_refused_decisions_contradict(pair):
     ws, laptop = pair
-    line = refused_and_unchanged(ws, "--drop-refused", "--keep-refused", laptop)
-    assert "contradict" in line
+    before = snapshot(ws)
+    done = merge(ws, "--drop-refused", "--keep-refused", laptop)
+    assert done.exit_code == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert "contradict each other" in lines[0]
+    assert lines[1:] == [f"A person can run: memo merge --drop-refused -- {laptop}",
+                         f"A person can run: memo merge --keep-refused -- {laptop}"]
+    assert snapshot(ws) == before
+
+
+def test_a_dry_run_on_a_read_only_store_says_what_a_merge_would_do(pair, monkeypatch):
+    ws, laptop = pair
+    monkeypatch.setattr(Store, "writable", lambda self: False)  # as for another user
+    before = snapshot(ws)
+    done = merge(ws, "--dry-run", laptop)
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.startswith("Would merge ")
+    assert "read-only for this user" in refused_and_unchanged(ws, laptop)
+    assert snapshot(ws) == before
 
 
 # -- the write guard -----------------------------------------------------------------

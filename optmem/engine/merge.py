@@ -299,7 +299,7 @@ def _refusals(plan, ours: list, theirs: list) -> list:
             for keys in (ours_keys, theirs_keys):
                 if keys.get(key, 0):
                     keys[key] -= 1
-        why = find_problem(text) if lone and not _redacted(text) else None
+        why = find_problem(text) if lone and not merging.is_redacted(text) else None
         if why is None and len(f"#{i} {date} {text}".encode("utf-8")) > LOG_RECORD - 1:
             why = f"is too long for a record at its new id #{i}"
         if why is not None:
@@ -314,12 +314,6 @@ def _multiset(records: list) -> dict:
         key = merging.merge_key(r)
         out[key] = out.get(key, 0) + 1
     return out
-
-
-def _redacted(text: str) -> bool:
-    from optmem import merging
-    check = getattr(merging, "is_redacted", None)
-    return check(text) if check is not None else text == "[redacted]"
 
 
 def _without(records: list, keys: dict) -> list:
@@ -384,14 +378,19 @@ def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = Fals
     cannot be had, ``OSError`` for the filesystem.
     """
     if drop_refused and keep_refused:
-        raise BadInput("--drop-refused and --keep-refused contradict each other; give one. "
-                       + protocol.person_can_run(_again(again, other, "--drop-refused")))
+        raise BadInput("--drop-refused and --keep-refused contradict each other; nothing was "
+                       "written. A person gives one of them",
+                       orders=[protocol.person_can_run(_again(again, other, "--drop-refused")),
+                               protocol.person_can_run(_again(again, other, "--keep-refused"))])
     theirs = _read_other(store, other)
     if not dry_run and not store.writable():
         raise MemoError(f"this store ({store.root}) is read-only for this user (uid "
                         f"{os.getuid()}), so nothing can be merged into it; nothing was "
                         f"changed. A person makes the store writable, then runs memo merge "
                         f"again")
+    if dry_run and not store.writable():  # nothing to write, and no lock to take
+        return _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused,
+                             unrelated, yes, again)
     with store.locked(repair=not dry_run):
         return _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused,
                              unrelated, yes, again)
@@ -408,14 +407,11 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     from optmem import merging
     ours = _read_ours(store)
     mine, yours = ours.records, theirs.records
-    killed = []
-    apply = getattr(merging, "apply_tombstones", None)
-    if apply is not None:
-        mine, yours, killed = apply(mine, yours)
+    mine, yours, killed = merging.apply_tombstones(mine, yours)
     if mine and yours and not unrelated and not merging.related(mine, yours):
         raise BadInput(f"this store and {other} share no memory: they look like two "
-                       f"identities, not two replicas of one, so nothing was written. Only if "
-                       f"they are one memory, " + protocol.person_can_run(
+                       f"identities, not two replicas of one, so nothing was written; merge "
+                       f"them only if they are one memory. " + protocol.person_can_run(
                            _again(again, other, "--unrelated")))
     plan = merging.plan_merge(mine, yours)
     refused = _refusals(plan, mine, yours)
