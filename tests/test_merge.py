@@ -672,3 +672,21 @@ def test_with_a_project_active_the_memory_is_named(tmp_path, memory_dir, monkeyp
     assert done.exit_code == 0, done.stderr
     assert texts(project) == MERGED
     assert (memory_dir / "LOG.txt").read_bytes() == b""
+
+
+def test_one_log_with_other_words_in_its_summaries_converges_on_the_smaller(tmp_path):
+    """Both machines summarised the same memories in other words: each
+    merge takes the summary of fewer bytes, a parent only over halves that
+    stay, and both stores end byte-identical."""
+    a = make(tmp_path / "a", BASE[:4])
+    b = make(tmp_path / "b", BASE[:4], summarise=False)
+    for lo, hi, text in ((0, 2, "b: the first two, in short"), (2, 4, "b: the next two"),
+                         (0, 4, "b: the optmem project's first four memories, at length")):
+        assert at(b)("sleep", f"{lo}-{hi - 1}", text).exit_code == 0
+    done = merge(a, b)
+    assert done.exit_code == 0, done.stderr
+    assert merge(b, a).exit_code == 0
+    assert files(a) == files(b)
+    assert b"b: the next two" in files(a)["TREE/2"]
+    whole(a)
+    assert merge(a, b).stdout.startswith("Nothing to merge")

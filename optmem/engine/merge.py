@@ -455,6 +455,9 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
         if not log_same:
             k = min(k, first // size)  # a summary over a changed record never stays
         keep[size] = k
+    for size in sorted(keep):  # a summary stays only over halves that stay
+        if size > 2:
+            keep[size] = min(keep[size], keep.get(size // 2, 0) // 2)
     levels_same = all(keep.get(s, 0) == len(v) for s, v in target.items()) and all(
         keep[s] * TREE_RECORD == len(data) for s, data in ours.raw_levels.items())
     built_after = {s: len(v) for s, v in target.items()}
