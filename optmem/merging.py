@@ -342,7 +342,11 @@ def reusable_summaries(records, sources, sizes=None) -> dict:
 
     ``records``: the merged log (``(date, text)`` list). ``sources``: a list
     of ``(source_records, built)``, ``built`` a mapping ``{(lo, hi): text}``
-    of the blocks that source has built. ``sizes``: the block sizes to
+    of the blocks that source has built, and ``source_records`` the records
+    those summaries were built over, as that source holds them (before
+    ``apply_tombstones``: a summary over a text a tombstone now hides must
+    not be kept). Pass both sides even when the logs are the same, so the
+    two machines' words are reconciled. ``sizes``: the block sizes to
     consider (2, 4, 8, ...; default every size with a block in
     ``records``). A block is kept when some source has it built over
     exactly the same records at the same positions, and (size > 2) both its

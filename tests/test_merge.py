@@ -690,3 +690,21 @@ def test_one_log_with_other_words_in_its_summaries_converges_on_the_smaller(tmp_
     assert b"b: the next two" in files(a)["TREE/2"]
     whole(a)
     assert merge(a, b).stdout.startswith("Nothing to merge")
+
+
+def test_a_redaction_made_on_one_machine_travels_with_the_merge(pair):
+    """``memo redact`` on the laptop leaves a tombstone; merged into the
+    workstation (which still holds the text), the memory is redacted there
+    too, and merging back brings no text back."""
+    ws, laptop = pair
+    done = at(laptop)("redact", "3", "--yes")
+    assert done.exit_code == 0, done.stderr
+    tomb = texts(laptop)[3]
+    assert merging.parse_tombstone(tomb[1]) is not None
+    assert merge(ws, laptop).exit_code == 0
+    assert texts(ws)[3] == tomb and BASE[3] not in texts(ws)
+    assert merge(laptop, ws).exit_code == 0
+    assert BASE[3] not in texts(laptop)
+    assert (ws / "LOG.txt").read_bytes() == (laptop / "LOG.txt").read_bytes()
+    answer_all(at(ws))
+    whole(ws)

@@ -4,7 +4,7 @@ is the same whichever side merges; redactions travel as tombstones."""
 
 from __future__ import annotations
 
-from optmem import merging
+from optmem import blocks, merging
 from optmem.merging import apply_tombstones, is_redacted, merge_key, parse_tombstone, plan_merge
 
 D = "2026-01-05"
@@ -169,53 +169,81 @@ def checked_merge(a, b):
     return m
 
 
+def words(r, records):
+    """A summary of ``records`` as machine ``r`` writes it: machines use
+    different words (and lengths); the digest names the records it covers."""
+    digest = hashlib.sha256(repr(records).encode()).hexdigest()[:12]
+    return "~" * ((r * 5 + len(records)) % 3) + f"m{r} {digest}"
+
+
+def covers(text, records) -> bool:
+    return text.endswith(hashlib.sha256(repr(records).encode()).hexdigest()[:12])
+
+
 class Replicas:
     """A pure simulation of replicas of one identity: each appends records
-    to its own log, redacts, and exchanges through a mesh (pairwise merges),
-    a hub, or folders each machine publishes to."""
+    to its own log, redacts, builds summaries in its own words, and
+    exchanges through a mesh (pairwise merges), a hub, or folders each
+    machine publishes to. A replica is ``(log, built)``."""
 
     def __init__(self, n):
-        self.logs = [[] for _ in range(n)]
-        self.hub = []
-        self.folders = [[] for _ in range(n)]
+        self.reps = [([], {}) for _ in range(n)]
+        self.hub = ([], {})
+        self.folders = [([], {}) for _ in range(n)]
         self.salts = [bytes([r]) * merging.SALT_BYTES for r in range(n)]
         self.noted = set()
         self.redacted = set()
 
     def note(self, r, text, date):
-        log = self.logs[r]
-        date = max([date] + [log[-1][0]] if log else [date])
+        log = self.reps[r][0]
+        date = max([date] + ([log[-1][0]] if log else []))
         log.append((date, text))
         self.noted.add(merge_key((date, text)))
 
     def redact(self, r, pos):
-        log = self.logs[r]
+        log, built = self.reps[r]
         if log and not is_redacted(log[pos % len(log)][1]):
             i = pos % len(log)
             self.redacted.add(merge_key(log[i]))
             log[i] = (log[i][0], merging.tombstone(log[i], self.salts[r]))
+            # the summaries over it go, and the later ones on their levels
+            keep = {b: t for b, t in built.items() if b[1] <= i - i % (b[1] - b[0])}
+            built.clear()
+            built.update(keep)
+
+    def sleep(self, r):
+        log, built = self.reps[r]
+        for lo, hi in blocks.complete(len(log)):
+            if (lo, hi) not in built:
+                built[(lo, hi)] = words(r, log[lo:hi])
+
+    def merged(self, one, other):
+        m = checked_merge(one[0], other[0])
+        built = merging.reusable_summaries(m, [one, other])
+        for (lo, hi), text in built.items():
+            assert covers(text, m[lo:hi]), "a summary kept over other records"
+        return (m, built)
 
     def mesh(self, r, s):
         if r != s:
-            self.logs[r] = self.logs[s] = checked_merge(self.logs[r], self.logs[s])
+            self.reps[r] = self.reps[s] = self.merged(self.reps[r], self.reps[s])
 
     def via_hub(self, r):
-        self.logs[r] = self.hub = checked_merge(self.logs[r], self.hub)
+        self.reps[r] = self.hub = self.merged(self.reps[r], self.hub)
 
     def publish(self, r):
-        self.folders[r] = list(self.logs[r])
+        self.folders[r] = (list(self.reps[r][0]), dict(self.reps[r][1]))
 
     def pull(self, r, s):
         if r != s:
-            self.logs[r] = checked_merge(self.logs[r], self.folders[s])
+            self.reps[r] = self.merged(self.reps[r], self.folders[s])
 
     def run(self, ops):
         for op in ops:
             getattr(self, op[0])(*op[1:])
 
-    def settle(self, how):
-        """Exchange until quiet; return every replica's final log."""
-        n = len(self.logs)
+    def exchange(self, how):
+        n = len(self.reps)
         for _ in range(3):
             if how == "mesh":
                 for r in range(n):
@@ -230,7 +258,15 @@ class Replicas:
                 for r in range(n):
                     for s in range(n):
                         self.pull(r, s)
-        return self.logs
+
+    def settle(self, how):
+        """Exchange until quiet, every machine builds its summaries, and
+        exchange again; return every replica's final ``(log, built)``."""
+        self.exchange(how)
+        for r in range(len(self.reps)):
+            self.sleep(r)
+        self.exchange(how)
+        return self.reps
 
 
 def ops(n):
@@ -240,6 +276,7 @@ def ops(n):
         st.tuples(st.just("note"), r, text, st.sampled_from(DATES)),
         st.tuples(st.just("note"), r, text, st.sampled_from(DATES)),
         st.tuples(st.just("redact"), r, st.integers(0, 50)),
+        st.tuples(st.just("sleep"), r),
         st.tuples(st.just("mesh"), r, r),
         st.tuples(st.just("via_hub"), r),
         st.tuples(st.just("publish"), r),
@@ -255,14 +292,35 @@ def test_replicas_lose_nothing_and_converge(n, how, data):
     """Promises 1-6 over random histories of two and three replicas: every
     merge on the way holds the multiset union, keeps sorted dates sorted,
     is symmetric and idempotent; once the replicas stop writing and
-    exchange, all hold the same log, and every memory noted and never
-    redacted is in it."""
+    exchange, all hold the same log and the same summaries (each over the
+    records it summarises), and every memory noted and never redacted is
+    in it."""
     sim = Replicas(n)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(merging, "slow_hash", quick_hash)
         sim.run(data.draw(ops(n)))
         final = sim.settle(how)
-    assert all(log == final[0] for log in final), "diverged"
-    have = {merge_key(r) for r in final[0]}
+    assert all(log == final[0][0] for log, _ in final), "logs diverged"
+    assert all(built == final[0][1] for _, built in final), "summaries diverged"
+    log, built = final[0]
+    assert set(built) == set(blocks.complete(len(log)))
+    have = {merge_key(r) for r in log}
     assert {k for k in sim.noted if k not in sim.redacted} <= have
-    assert sorted_dates(final[0])
+    assert sorted_dates(log)
+
+
+@settings(max_examples=200, deadline=None)
+@given(salt=st.binary(min_size=16, max_size=16), digest=st.binary(min_size=16, max_size=16))
+def test_every_tombstone_passes_the_write_guard(salt, digest):
+    """A merge passes records ours lacks through the write guard; a
+    tombstone's random letters must never read as a password to it."""
+    from optmem.guard.text import find_problem
+    stone = f"[redacted {merging._b64(salt)}:{merging._b64(digest)}]"
+    assert parse_tombstone(stone) == (salt, digest)
+    assert find_problem(stone) is None
+
+
+def test_a_tombstone_that_reads_like_a_password_passes_the_guard_and_nothing_else_does():
+    from optmem.guard.text import find_problem
+    assert find_problem("[redacted 1-t9GARwBrhf3aEQCKL-Pw:-w9ssfVnFOhMO_rG7SzPAg]") is None
+    assert find_problem("[redacted 1-t9GARwBrhf3aEQCKL-Pw:-w9ssfVnFOhMO_rG7SzPAg] x") is not None

@@ -14,6 +14,9 @@ import pytest
 from conftest import answer_all, history, snapshot, tree_records
 from helpers import LOG, log_bytes, notes, ok, one_line, refused
 
+#: The text a redaction leaves: ``[redacted <salt>:<hash>]``, base64url.
+TOMBSTONE = re.compile(r"\[redacted [A-Za-z0-9_-]{22}:[A-Za-z0-9_-]{22}\]")
+
 
 def unique_memory(lines: list, lo: int = 90, hi: int = 120) -> int:
     """An id in ``[lo, hi)`` whose text occurs in no other line."""
@@ -137,7 +140,7 @@ def test_a_summary_handed_over_before_a_redaction_is_not_stored_over_it(memo, in
     stale = memo("sleep", "0-1", "vault code 4711-2209, second fact")
     assert stale.exit_code == 1
     assert "memory #0 in 0-1 was redacted" in stale.stderr and "nothing was saved" in stale.stderr
-    assert "#0 " in stale.stderr and "[redacted]" in stale.stderr  # the prompt as it is now
+    assert "#0 " in stale.stderr and TOMBSTONE.search(stale.stderr)  # the prompt as it is now
     assert SECRET not in stale.stderr
     assert not (inited / "TREE" / "2").exists()
     fresh = memo("sleep", "0-1", "a redacted memory, second fact")
@@ -147,7 +150,7 @@ def test_a_summary_handed_over_before_a_redaction_is_not_stored_over_it(memo, in
 def test_a_compression_handed_over_after_the_redaction_is_answered_at_once(memo, inited):
     _two_memories(memo)
     assert memo("redact", "0", "--yes").exit_code == 0
-    assert "[redacted]" in memo("sleep").stdout
+    assert TOMBSTONE.search(memo("sleep").stdout)
     result = memo("sleep", "0-1", "a redacted memory, second fact")
     assert result.exit_code == 0 and result.stdout.startswith("0-1 saved."), result.stderr
 
@@ -162,3 +165,66 @@ def test_a_batched_answer_from_before_a_redaction_is_not_stored(memo, inited, mo
     result = memo("sleep", "-", input="0-1 vault code 4711-2209, second fact\n")
     assert "memory #0 in 0-1 was redacted" in result.stdout + result.stderr
     assert not (inited / "TREE" / "2").exists()
+
+
+def _record_text(root: Path, i: int) -> str:
+    rec = log_bytes(root)[i * LOG:(i + 1) * LOG].decode().rstrip(" \n")
+    return rec.split(" ", 2)[2]
+
+
+def test_redact_leaves_a_tombstone_that_names_the_memory_without_its_text(memo, inited):
+    """The tombstone is the slow salted hash of the memory, under a salt the
+    store keeps (made on the first redaction, owner-only) and the tombstone
+    carries: a lone log is enough to match the memory in another replica,
+    and a merge blanks it there."""
+    from optmem import merging
+    _two_memories(memo)
+    date = log_bytes(inited)[3:13].decode()
+    assert not (inited / "salt").exists()
+    ok(memo("redact", "0", "--yes"))
+    stone = _record_text(inited, 0)
+    assert TOMBSTONE.fullmatch(stone) and SECRET not in stone
+    salt, digest = merging.parse_tombstone(stone)
+    assert (inited / "salt").stat().st_mode & 0o777 == 0o600
+    assert (inited / "salt").read_text().strip() == stone[len("[redacted "):].split(":")[0]
+    assert merging.slow_hash((date, SECRET), salt) == digest
+    # another replica that still holds the text loses it in a merge
+    other = [(date, SECRET), (date, "second fact"), (date, "only there")]
+    ours = [(date, stone), (date, "second fact")]
+    ours2, theirs2, killed = merging.apply_tombstones(ours, other)
+    assert killed == [("theirs", 0)]
+    merged = merging.plan_merge(ours2, theirs2).records
+    assert merged == [(date, stone), (date, "second fact"), (date, "only there")]
+    # a second redaction uses the same salt; redacting again changes nothing
+    ok(memo("redact", "1", "--yes"))
+    assert merging.parse_tombstone(_record_text(inited, 1))[0] == salt
+    before = log_bytes(inited)
+    ok(memo("redact", "0", "--yes"))
+    assert log_bytes(inited) == before
+    assert ok(memo("check"))
+
+
+def test_a_damaged_salt_is_refused_in_one_line_and_nothing_changes(memo, inited):
+    _two_memories(memo)
+    (inited / "salt").write_text("not a salt\n")
+    before = log_bytes(inited)
+    line = refused(memo("redact", "0", "--yes"))
+    assert "salt" in line and "A person can run: mv -- " in line
+    assert log_bytes(inited) == before
+
+
+def test_redact_names_a_copy_a_merge_kept(memo, inited):
+    _two_memories(memo)
+    kept = inited / "merge-backup" / "2026-01-01T120000" / "LOG.txt"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(log_bytes(inited))
+    result = memo("redact", "0", "--yes")
+    assert result.exit_code == 1
+    assert str(kept) in one_line(result.stderr)
+
+
+def test_redact_in_a_git_work_tree_says_its_history_keeps_the_text(memo, inited):
+    _two_memories(memo)
+    (inited / ".git").mkdir()
+    out = ok(memo("redact", "0", "--yes"))
+    assert "history" in out and "every clone" in out and "Run: memo sleep" in out

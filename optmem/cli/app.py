@@ -884,11 +884,18 @@ def redact(memory_id, yes):
                        f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
     was = []
     gone = core.redact(store, i, was)
+    from optmem import merging, projects
     from optmem.engine import replicas
-    copies = replicas.files_holding(store, was[0]) if was and was[0] != core.REDACTED else []
+    copies = replicas.files_holding(store, was[0]) if was and not merging.is_redacted(was[0]) else []
     click.echo(f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
                f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
                f"later ones on their levels). Run: memo sleep")
+    repo = projects.find_repository(store.root)
+    if repo is not None and repo[0] == "repo":
+        click.echo(f"The store is in the git work tree {repo[1]}: its commits, a sync hub's "
+                   f"history and every clone keep the text until a person rewrites the history "
+                   f"of each; memo never rewrites git history. A merge with another replica "
+                   f"blanks it there too (the redaction travels in the log).")
     if copies:
         listed = ", ".join(copies[:20]) + (f" and {len(copies) - 20} more" if len(copies) > 20 else "")
         raise MemoFailure(

@@ -221,26 +221,44 @@ def redact(store: Store, i: int, was: list | None = None) -> int:
     list, the memory's text before the redaction is appended to it (the raw
     text after the head for a damaged record), for ``replicas.files_holding``.
     An answer to a compression handed over before the redaction is refused:
-    the hand-over record's digest no longer matches (``handover.stale_since``)."""
+    the hand-over record's digest no longer matches (``handover.stale_since``).
+
+    The text left is a tombstone (``merging.tombstone``: a slow salted hash
+    of the memory under the store's ``redaction_salt``, made on the first
+    redaction), so a merge with another replica blanks the memory there too;
+    a damaged record, whose text is not known, becomes ``[redacted]``. A
+    memory already redacted keeps its text."""
+    from optmem import merging
     with store.locked():
         T = store.count()
         if i >= T:
             raise BadInput(f"there is no memory #{i}; the log holds {T} memories")
+        try:
+            memory = store.memory(i)
+        except Damaged:
+            memory = None
         if was is not None:
-            try:
-                was.append(store.memory(i).text)
-            except Damaged:
+            if memory is not None:
+                was.append(memory.text)
+            else:
                 raw = store.read_log(i * LOG_RECORD, LOG_RECORD)
                 body = raw.split(b" ", 2)[2] if raw.count(b" ") >= 2 else raw
                 was.append(body.rstrip(b" \n\x00").decode("utf-8", "surrogateescape"))
         date = _nearest_date(store, i, T)
+        if memory is None:
+            text = REDACTED
+        elif merging.is_redacted(memory.text):
+            text = memory.text
+        else:
+            salt = store.redaction_salt(create=True)
+            text = merging.tombstone((memory.date, memory.text), salt)
         sizes = [2 << k for k in range(max(store.level_bytes(), default=1).bit_length())]
         for size in sizes:  # every level readable before anything changes
             store.level_len(size)
         # Summaries first (they may repeat the text), the log record last: a
         # failure between leaves the text in the log, never only in a cache.
         gone = sum(store.cut_level(size, i // size) for size in sizes)
-        store.rewrite_memory(i, encode_memory(i, date, REDACTED))
+        store.rewrite_memory(i, encode_memory(i, date, text))
     return gone
 
 

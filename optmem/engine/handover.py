@@ -48,7 +48,7 @@ from optmem.engine.view import (
 )
 from optmem.errors import BadInput, MemoError
 from optmem.store import handovers
-from optmem.store.memory import LOG_RECORD, REDACTED, Store
+from optmem.store.memory import LOG_RECORD, Store
 
 # -- choosing and rendering a batch -----------------------------------------
 
@@ -579,10 +579,11 @@ def stale_since(store: Store, lo: int, hi: int) -> str | None:
                 f"was saved. Compress the block again from its halves as they are now")
     ids = [lo + k for k in changed]
     which = ", ".join(f"#{i}" for i in ids)
+    from optmem.merging import is_redacted
     redacted = []
     for i in ids:
         try:
-            redacted.append(store.memory(i).text == REDACTED)
+            redacted.append(is_redacted(store.memory(i).text))
         except MemoError:
             redacted.append(False)
     what = "was redacted" if all(redacted) else "changed"

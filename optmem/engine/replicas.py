@@ -663,7 +663,10 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
 
 #: Files of the store that never hold a memory's text: the lock, the
 #: journal, the kept-appends note and the redaction marker (numbers only).
-_NO_TEXT = frozenset([".lock", ".append", ".append.kept", ".redacted"])
+_NO_TEXT = frozenset([".lock", ".append", ".append.kept", ".redacted", "salt"])
+#: Folders of the store memo itself fills with copies of records (a merge
+#: keeps the replaced tail and summaries there): walked like ``TREE/``.
+_COPY_FOLDERS = frozenset([TREE_NAME, BACKUP_NAME])
 _SCAN_FILES = 10000  #: most files ``files_holding`` reads in one call
 _SCAN_DEPTH = 4  #: how deep it walks a folder memo left beside the store
 
@@ -716,7 +719,8 @@ def _walk(path: str, depth: int, out: list) -> None:
 def files_holding(store: Store, text: str) -> list:
     """Every file other than ``LOG.txt`` in or beside ``store`` that still
     holds ``text`` (as UTF-8 bytes), sorted: conflict copies and backups
-    in the store directory and in ``TREE/`` (``copy_of``), ``recovered.txt``,
+    in the store directory and in ``TREE/`` (``copy_of``), every file a merge
+    kept in ``merge-backup/``, ``recovered.txt``,
     a link's ``.link-moved``, and whatever memo's steps put beside the store
     (``<store>-moved-...``, ``<store>-LOG-as-found.txt``, ``<store>-other/``,
     ...; ``_aside``, ``Store.move_aside``). Project stores under
@@ -734,8 +738,7 @@ def files_holding(store: Store, text: str) -> list:
     for name in names:
         if name in (LOG_NAME, "projects") or name in _NO_TEXT:
             continue
-        depth = 1 if name == TREE_NAME else 0 if name == BACKUP_NAME else _SCAN_DEPTH
-        _walk(os.path.join(root, name), depth, paths)
+        _walk(os.path.join(root, name), 1 if name in _COPY_FOLDERS else _SCAN_DEPTH, paths)
     parent, base = os.path.dirname(root), os.path.basename(root)
     try:
         beside = sorted(n for n in os.listdir(parent) if n.startswith(base + "-"))

@@ -51,6 +51,8 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
+SALT_NAME = "salt"  #: the identity's salt for redaction tombstones (``redaction_salt``)
+SALT_BYTES = 16  #: bytes of that salt (one base64url line in the file)
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
@@ -287,6 +289,7 @@ class Store:
         self.lock_path = os.path.join(root, LOCK_NAME)
         self.journal_path = os.path.join(root, JOURNAL_NAME)
         self.recovered_path = os.path.join(root, RECOVERED_NAME)
+        self.salt_path = os.path.join(root, SALT_NAME)
         self.notices = []  #: lines for the user about repairs done (stderr)
         self._log_fd = None
         self._level_fds = {}  #: size -> read handle of TREE/<size>
@@ -453,6 +456,42 @@ class Store:
                 self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
                                                         top=REFERENCE_ENTRY_MAX))
         return self._config
+
+    def redaction_salt(self, create: bool = False) -> bytes | None:
+        """The ``SALT_BYTES``-byte salt this identity's redaction tombstones
+        are hashed with: the file ``salt`` beside ``config``, one base64url
+        line. None when absent, unless ``create`` (call it under the lock):
+        then random bytes are written, 0600, atomically (temporary file,
+        fsync, rename). Raises ``Damaged`` (naming the person's ``mv``) for a
+        file that holds no such line; a tombstone carries its own salt, so
+        one made with a salt moved aside still matches."""
+        import base64
+        try:
+            with atomic.open_file(self.salt_path, "rb", follow=False) as f:
+                raw = f.read(256)
+        except FileNotFoundError:
+            raw = None
+        except OSError as err:
+            raise Damaged(f"{self.salt_path} cannot be read ({err.strerror}); memo makes a new "
+                          f"salt for redactions once it is moved out of the store. "
+                          f"{self.move_aside(self.salt_path)}") from None
+        if raw is not None:
+            line = raw.strip()
+            try:
+                salt = base64.urlsafe_b64decode(line + b"=" * (-len(line) % 4))
+            except ValueError:
+                salt = b""
+            if len(salt) != SALT_BYTES or len(line) != 22:
+                raise Damaged(f"{self.salt_path} is not a salt ({SALT_BYTES} bytes as one "
+                              f"base64url line); memo makes a new one for redactions once it "
+                              f"is moved out of the store. {self.move_aside(self.salt_path)}")
+            return salt
+        if not create:
+            return None
+        salt = os.urandom(SALT_BYTES)
+        atomic.replace_file(self.salt_path, base64.urlsafe_b64encode(salt).rstrip(b"=") + b"\n",
+                            sync_dir=True)
+        return salt
 
     def update_config(self, changes: dict) -> list:
         """Apply ``{NAME: int or None}`` to ``config`` (``None``: back to the
