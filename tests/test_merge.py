@@ -708,3 +708,24 @@ def test_a_redaction_made_on_one_machine_travels_with_the_merge(pair):
     assert (ws / "LOG.txt").read_bytes() == (laptop / "LOG.txt").read_bytes()
     answer_all(at(ws))
     whole(ws)
+
+
+def test_a_memory_too_long_for_its_new_id_cannot_be_kept(tmp_path):
+    text = ("a long line of plain words " * 12)[:305].strip()
+    long = ("2026-11-23", text + "x" * (305 - len(text)))
+    laptop_records = BASE + LAPTOP + [("2026-11-22", "laptop: one more")] + [long]
+    assert len(f"#9 {long[0]} {long[1]}".encode()) == 319  # fits at #9, not at #10
+    ws = make(tmp_path / "ws", BASE + WS, summarise=False)
+    laptop = make(tmp_path / "laptop", laptop_records, summarise=False)
+    done = merge(ws, laptop)
+    assert done.exit_code == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("memo: 1 memory is too long for a record at its new id (ids as "
+                               "merged): #12 is too long for a record at its new id #12;"), lines
+    assert lines[1:] == [f"A person can run: memo merge --drop-refused -- {laptop}"]  # no keep
+    line = refused_and_unchanged(ws, "--keep-refused", laptop)
+    assert "so it cannot be kept" in line
+    assert line.endswith(f"A person can run: memo merge --drop-refused -- {laptop}")
+    done = merge(ws, "--drop-refused", laptop)
+    assert done.exit_code == 0, done.stderr
+    assert long not in texts(ws) and len(texts(ws)) == 12

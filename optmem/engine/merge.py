@@ -50,6 +50,8 @@ BACKUP_DIR = "merge-backup"
 #: the import's threshold (``backlog.IMPORT_ASK_ABOVE``), for the same reason.
 ASK_ABOVE = IMPORT_ASK_ABOVE
 
+#: Why a record is refused that does not fit a 320-byte record at its new id.
+TOO_LONG = "is too long for a record at its new id"
 #: Refused records listed by position in one error line, at most.
 LISTED = 8
 
@@ -301,7 +303,7 @@ def _refusals(plan, ours: list, theirs: list) -> list:
                     keys[key] -= 1
         why = find_problem(text) if lone and not merging.is_redacted(text) else None
         if why is None and len(f"#{i} {date} {text}".encode("utf-8")) > LOG_RECORD - 1:
-            why = f"is too long for a record at its new id #{i}"
+            why = f"{TOO_LONG} #{i}"
         if why is not None:
             out.append((i, why))
     return out
@@ -416,16 +418,32 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     plan = merging.plan_merge(mine, yours)
     refused = _refusals(plan, mine, yours)
     dropped = 0
+    long = [i for i, why in refused if why.startswith(TOO_LONG)]
     if refused and not (drop_refused or keep_refused):
         listed = "; ".join(f"#{i} {why}" for i, why in refused[:LISTED])
         more = f"; and {len(refused) - LISTED} more" if len(refused) > LISTED else ""
-        err = BadInput(
-            f"the write guard refuses {_plural(len(refused), 'memory', 'memories')} that only "
-            f"one side holds (ids as merged): {listed}{more}; nothing was written. A person "
-            f"decides for all of them alike: leave them out, or keep them as they are",
-            orders=[protocol.person_can_run(_again(again, other, "--drop-refused")),
-                    protocol.person_can_run(_again(again, other, "--keep-refused"))])
-        raise err
+        judged = len(refused) - len(long)
+        what = []
+        if judged:
+            what.append(f"the write guard refuses {_plural(judged, 'memory', 'memories')} that "
+                        f"only one side holds")
+        if long:
+            what.append(f"{_plural(len(long), 'memory is', 'memories are')} too long for a "
+                        f"record at {'its' if len(long) == 1 else 'their'} new id")
+        orders = [protocol.person_can_run(_again(again, other, "--drop-refused"))]
+        if long:
+            decide = "A person leaves them out (a record too long for its id cannot be kept)"
+        else:
+            decide = ("A person decides for all of them alike: leave them out, or keep them "
+                      "as they are")
+            orders.append(protocol.person_can_run(_again(again, other, "--keep-refused")))
+        raise BadInput(f"{' and '.join(what)} (ids as merged): {listed}{more}; nothing was "
+                       f"written. {decide}", orders=orders)
+    if long and keep_refused:
+        raise BadInput(f"memory #{long[0]} (as merged) {TOO_LONG} #{long[0]}, so it cannot be "
+                       f"kept; nothing was written. A person leaves it out (the report lists "
+                       f"what is dropped). "
+                       + protocol.person_can_run(_again(again, other, "--drop-refused")))
     if refused and drop_refused:
         gone = _multiset([plan.records[i] for i, _ in refused])
         # The same records leave both sides, so either side merging gives one log.
