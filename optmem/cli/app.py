@@ -17,6 +17,7 @@ import sys
 import click
 
 from optmem import __version__, protocol
+from optmem.cli import replica_cmds
 from optmem.cli.argv import FileCommand, TextCommand, scoped
 from optmem.cli.render import ARGV, MemoFailure, UsageFailure
 from optmem.cli.stdio import (
@@ -1023,6 +1024,9 @@ def mcp():
                            f"claude-desktop|cursor writes the entry)")
     from optmem import mcp as mcp_server
     sys.exit(mcp_server.main())
+
+
+cli.add_command(replica_cmds.merge)
 
 
 def main() -> None:
