@@ -1018,6 +1018,10 @@ def mcp():
     sys.exit(mcp_server.main())
 
 
+from optmem.cli import replica_cmds  # noqa: E402  (the person's replica commands)
+cli.add_command(replica_cmds.sync)
+
+
 def main() -> None:
     """Console entry point."""
     cli.main(prog_name="memo")

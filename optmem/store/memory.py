@@ -51,6 +51,9 @@ LOCK_NAME = ".lock"
 JOURNAL_NAME = ".append"
 KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
+#: Names a store folder may hold besides the store's own before it has a log:
+#: git's files (the store is a work tree, ``memo sync``) and merge's backups.
+GIT_NAMES = frozenset((".git", ".gitattributes", ".gitignore", "merge-backup"))
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
@@ -329,7 +332,7 @@ class Store:
             # An existing directory without a log is not a store either: an
             # unmounted mount point or a folder not synced yet looks like one,
             # and starting a memory there would fork the identity.
-            ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+            ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
             try:
                 others = set(os.listdir(root)) - ours
             except OSError:
@@ -369,7 +372,7 @@ class Store:
         store = cls(root)
         if os.path.lexists(store.log_path):
             return store, False  # an existing store: not one byte changes
-        ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+        ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
                           f"or new directory for MEMORY_DIR, then run memo init again")
