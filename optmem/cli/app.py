@@ -17,6 +17,7 @@ import sys
 import click
 
 from optmem import __version__, protocol
+from optmem.cli import replica_cmds
 from optmem.cli.argv import FileCommand, TextCommand, scoped
 from optmem.cli.render import ARGV, MemoFailure, UsageFailure
 from optmem.cli.stdio import (
@@ -1018,7 +1019,7 @@ def mcp():
     sys.exit(mcp_server.main())
 
 
-from optmem.cli import replica_cmds  # noqa: E402  (the person's replica commands)
+cli.add_command(replica_cmds.merge)
 cli.add_command(replica_cmds.sync)
 
 

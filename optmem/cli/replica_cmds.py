@@ -1,13 +1,89 @@
-"""The commands that join replicas of one memory: ``memo sync``.
+"""The commands that join replicas of one memory: ``memo merge`` and ``memo sync``.
 
 A person's commands (they may renumber memories an agent holds in its
-context): memo only ever prints them as ``A person can run: memo ...``, and
-they are no MCP tools. ``optmem.cli.app`` registers them.
+context): memo only ever prints them as ``A person can run: memo merge ...``,
+and they are no MCP tools. ``optmem.cli.app`` registers them.
 """
 
 from __future__ import annotations
 
 import click
+
+from optmem.cli.argv import scoped
+
+
+def _scope():
+    """The scope this run names (``optmem.scope.resolve``), decided once."""
+    ctx = click.get_current_context()
+    meta = ctx.meta
+    if "optmem.scope" not in meta:
+        from optmem.scope import resolve
+        meta["optmem.scope"] = resolve(meta.get("optmem.scope_flag"))
+    return meta["optmem.scope"]
+
+
+def _store_and_command(other: str):
+    """``(store, command)``: the store the scope flag names (the global one,
+    or the project's), and ``memo merge`` with that flag for the steps a
+    refusal prints. With a project active and no flag, refused with both
+    runnable forms (ids restart at #0 in every store)."""
+    import shlex
+
+    from optmem import session
+    from optmem.store.memory import Store
+    sc = _scope()
+    flag = click.get_current_context().meta.get("optmem.scope_flag")
+    if sc.project and flag is None:
+        raise session.refuse_guess("merge", "--", sc, person=True, rest=(shlex.quote(other),))
+    if flag is None:
+        command = "memo merge"
+    elif sc.project:
+        command = f"memo merge --project {shlex.quote(sc.project)}"
+    else:
+        command = "memo merge --global"
+    store = Store.open(sc.project_root if sc.project else sc.root)
+    click.get_current_context().call_on_close(store.close)
+    return store, command
+
+
+@click.command("merge")
+@click.argument("other", metavar="OTHER", type=click.Path())
+@click.option("--dry-run", is_flag=True, help="Print the report; write nothing.")
+@click.option("--drop-refused", is_flag=True,
+              help="Leave out the memories the write guard refuses (whichever side holds "
+                   "them); the report lists them.")
+@click.option("--keep-refused", is_flag=True,
+              help="Keep the memories the write guard refuses, as they are.")
+@click.option("--unrelated", is_flag=True,
+              help="Merge although the two sides share no memory (two identities made one).")
+@click.option("--yes", is_flag=True,
+              help="Merge although more than 10,000 compressions are pending afterwards.")
+@scoped
+def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
+    """For a person, never an agent: make this store whole with OTHER.
+
+    OTHER is another replica of this memory: another store's directory, or
+    a lone copy of its LOG.txt (a sync tool's conflict copy, a backup, a
+    `git show`). It is only read. Afterwards this store holds every memory
+    of both, in one order every machine computes alike; ids after the first
+    difference may change, so agents wake again. Summaries are kept where
+    their memories did not move; `memo sleep` builds the rest.
+
+    What the merge replaces is kept first in merge-backup/ in the store, and
+    the report prints how to put the store back. Memories only one side
+    holds pass the write guard; refused ones stop the merge until a person
+    chooses --drop-refused or --keep-refused. With a project active, name
+    the memory with --project NAME or --global.
+    """
+    from optmem.engine.merge import merge as run_merge
+    store, command = _store_and_command(other)
+    report = run_merge(store, other, dry_run=dry_run, drop_refused=drop_refused,
+                       keep_refused=keep_refused, unrelated=unrelated, yes=yes, again=command)
+    for line in report.lines:
+        click.echo(line)
+    for line in store.notices:
+        click.echo(f"memo: {line}", err=True)
+    store.notices.clear()
 
 
 @click.command("sync")

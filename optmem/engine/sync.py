@@ -40,11 +40,13 @@ import time
 from dataclasses import dataclass, field
 
 from optmem import gitcall
-from optmem.errors import BadInput, MemoError
+from optmem.errors import MemoError
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, TREE_NAME, Store
 
 #: How a person's step is printed.
 PERSON = "A person can run:"
+#: The folder of project stores in the global one (``optmem.projects.PROJECTS``).
+PROJECTS = "projects"
 #: The ``.gitattributes`` sync writes in each store folder where none is.
 ATTRIBUTES = ("# memo sync: git never merges nor converts the store's files\n"
               "* -text\n"
@@ -265,9 +267,18 @@ def _identity(git: _Git) -> None:
 
 def store_dirs(root: str) -> list:
     """The store folders under ``root``, relative to it: ``""`` (the global
-    store) and ``projects/<name>`` for each project store, by name."""
-    from optmem import projects
-    return [""] + [f"{projects.PROJECTS}/{name}" for name in projects.names(root)]
+    store) and ``projects/<name>`` for each project store (a real folder,
+    not a link, holding a ``LOG.txt``), by name."""
+    top = os.path.join(root, PROJECTS)
+    out = [""]
+    if os.path.islink(top) or not os.path.isdir(top):
+        return out
+    for name in sorted(os.listdir(top)):
+        path = os.path.join(top, name)
+        if not name.startswith(".") and os.path.isdir(path) and not os.path.islink(path) \
+                and os.path.isfile(os.path.join(path, LOG_NAME)):
+            out.append(f"{PROJECTS}/{name}")
+    return out
 
 
 def _full(root: str, rel: str) -> str:
@@ -321,7 +332,7 @@ def owner_only(root: str, rels: list) -> None:
     """chmod each store folder (and ``TREE/``, ``projects/``, ``.git``) to
     0700 and their files to 0600: git checks files out by its own modes.
     Makes a missing ``TREE/`` (0700)."""
-    dirs = [root] + ([os.path.join(root, "projects")] if len(rels) > 1 else [])
+    dirs = [root] + ([os.path.join(root, PROJECTS)] if len(rels) > 1 else [])
     for rel in rels:
         full = _full(root, rel)
         dirs += [full, os.path.join(full, TREE_NAME)]
@@ -355,6 +366,7 @@ class _Locks:
     name (the same order everywhere, so two syncs never deadlock)."""
 
     def __init__(self, root: str, rels: list, timeout: float | None) -> None:
+        self.rels = list(rels)
         self.stores = [Store(_full(root, rel)) for rel in rels]
         self.timeout = timeout
         self._held = []
@@ -463,7 +475,7 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
         return _skipped(report, time_limit)
     up = git("rev-parse", "-q", "--verify", f"{where.upstream}^{{commit}}")
     up = up.text() if up.ok else None
-    with _Locks(root, rels, _lock_timeout(git)):
+    with _Locks(root, rels, _lock_timeout(git)) as locks:
         if _commit(git, rels):
             report.committed = True
         head = _head(git)
@@ -477,7 +489,7 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
             report.action = "merge needed"
         else:
             _clean_elsewhere(git)
-            report.lines += _merge(git, where, head, up, yes=yes, drop_refused=drop_refused,
+            report.lines += _merge(git, where, head, up, locks, yes=yes, drop_refused=drop_refused,
                                    keep_refused=keep_refused, unrelated=unrelated)
             report.action = "merged"
         rels = store_dirs(root)
@@ -540,8 +552,7 @@ def _skipped(report: Report, limit: float) -> Report:
 
 def _finish(report: Report, root: str, where: _Where, hook: bool) -> Report:
     """Add the summary line and the undo to ``report``."""
-    hub = f"{where.remote}/{where.merge_ref.rsplit('/', 1)[-1]}" \
-        if where.remote != "." else where.merge_ref
+    hub = _hub_name(where)
     if report.action in ("fast-forward", "merged"):
         report.undo = _undo(root, report.before)
     said = {
@@ -565,10 +576,162 @@ def _finish(report: Report, root: str, where: _Where, hook: bool) -> Report:
     return report
 
 
-def _merge(git: _Git, where: _Where, head: str, up: str, **options) -> list:
-    """Merge each store of commit ``up`` into this machine's (under the
-    locks), commit the result with parents ``head`` and ``up``; return the
-    report lines. Raises ``BadInput`` when a merge refuses (nothing is
-    written then) and ``SyncError`` on a git failure (files put back)."""
-    raise BadInput("the stores of the two machines both moved on, and merging them is "
-                   "not built yet; nothing was changed")
+def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **options) -> list:
+    """Merge each store of commit ``up`` into this machine's (under
+    ``locks``, the stores' locks, held), commit the result with parents
+    ``head`` and ``up``; return the report lines. Every merge is tried dry
+    first: when one refuses (``BadInput``, its steps naming ``memo sync``)
+    nothing is written. A failure while writing puts every store file back
+    as commit ``head`` holds it, then raises."""
+    import shutil
+    import tempfile
+
+    from optmem.engine.merge import merge
+    root = git.root
+    ours = {rel: store for rel, store in zip(locks.rels, locks.stores)}
+    listed = git.must("ls-tree", "-r", "-z", "--name-only", up,
+                      what=f"listing the files of {up[:12]}").out.decode("utf-8", "surrogateescape")
+    theirs = set()
+    for path in listed.split("\0"):
+        if path == LOG_NAME:
+            theirs.add("")
+        parts = path.split("/")
+        if len(parts) == 3 and parts[0] == PROJECTS and parts[2] == LOG_NAME \
+                and not parts[1].startswith("."):
+            theirs.add(f"{PROJECTS}/{parts[1]}")
+    hub = _hub_name(where)
+    tmp = tempfile.mkdtemp(prefix="memo-sync-")
+    lines = []
+    created = []
+    try:
+        _extract(git, up, sorted(theirs), tmp)
+        both = [rel for rel in locks.rels if rel in theirs]
+        new = sorted(theirs - set(locks.rels))
+        for rel in both:  # every refusal before any write
+            _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, dry_run=True, **options)
+        try:
+            for rel in both:
+                report = _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, **options)
+                lines += [line for line in report.lines
+                          if not (report.undo and report.undo in line)
+                          and not line.endswith(" Run: memo sleep")]
+            for rel in new:
+                target = _full(root, rel)
+                if os.path.lexists(target):
+                    raise SyncError(f"{target} exists but holds no store, while {hub} has one "
+                                    f"there; {_unchanged()}. Move it out of the way first",
+                                    orders=[f"{PERSON} mv {_q(target)} {_q(target)}-moved "
+                                            f"&& memo sync"])
+                created.append(target)
+                shutil.copytree(_full(tmp, rel), target)
+                lines.append(f"Took the project store {rel} from {hub} (new on this machine).")
+            owner_only(root, store_dirs(root))
+            tracked = set(git.must("ls-files", "-z", what="listing the tracked files").out
+                          .decode("utf-8", "surrogateescape").split("\0")) - {""}
+            rels = store_dirs(root)
+            git.must("add", "-A", "--", *_paths(root, rels, tracked),
+                     what="staging the merged store (git add)")
+            tree = git.must("write-tree", what="writing the merged tree (git write-tree)").text()
+            host = socket.gethostname() or "a machine"
+            message = MERGE_MESSAGE.format(upstream=hub, branch=where.branch, host=host)
+            commit = git.must("commit-tree", tree, "-p", head, "-p", up, "-m", message,
+                              what="recording the merge commit (git commit-tree)").text()
+            git.must("update-ref", "-m", message, "HEAD", commit, head,
+                     what="moving the branch to the merge commit (git update-ref)")
+        except BaseException:
+            _put_back(git, head, locks, created)
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    pending = 0
+    for store in locks.stores + [Store(p) for p in created]:
+        try:
+            from optmem import blocks
+            T = store.count()
+            pending += blocks.pending_count(T, store.built(T))
+        except (MemoError, OSError):
+            pass
+        finally:
+            store.close()
+    if pending:
+        from optmem import protocol
+        lines.append(protocol.pending_after_import(pending))
+    return lines
+
+
+def _hub_name(where: _Where) -> str:
+    """``origin/main``: the upstream as a person names it."""
+    if where.remote == ".":
+        return where.merge_ref
+    return f"{where.remote}/{where.merge_ref.rsplit('/', 1)[-1]}"
+
+
+def _merge_one(merge, store: Store, other: str, rel: str, hub: str, **options):
+    """``merge(store, other, ...)`` with its lines and refusals naming the
+    hub instead of the temporary folder, and ``memo sync`` as the command
+    to run again."""
+    label = f"{hub} ({rel or 'the global store'})"
+    shown = _q(other)
+
+    def reword(text: str) -> str:
+        return (text.replace(f" -- {shown}", "").replace(shown, label)
+                .replace(other, label))
+    try:
+        report = merge(store, other, again="memo sync", **options)
+    except MemoError as err:
+        err.args = tuple(reword(a) if isinstance(a, str) else a for a in err.args)
+        err.orders = tuple(reword(o) for o in err.orders)
+        raise
+    return report._replace(lines=[reword(line) for line in report.lines])
+
+
+def _extract(git: _Git, commit: str, rels: list, into: str) -> None:
+    """Write the files of the stores ``rels`` at ``commit`` under ``into``
+    (``git archive``, read as a tar in memory): regular files and folders
+    only, no path leaving ``into``; line ends never converted."""
+    import io
+    import tarfile
+    if not rels:
+        return
+    pathspecs = [] if "" in rels else [f"{rel}/" for rel in rels]
+    answer = git.must("-c", "core.autocrlf=false", "archive", "--format=tar", commit, "--",
+                      *pathspecs, what=f"reading the stores of {commit[:12]} (git archive)")
+    with tarfile.open(fileobj=io.BytesIO(answer.out), mode="r:") as tar:
+        for member in tar:
+            parts = member.name.split("/")
+            if member.name.startswith("/") or ".." in parts:
+                continue
+            path = os.path.join(into, *[p for p in parts if p])
+            if member.isdir():
+                os.makedirs(path, mode=0o700, exist_ok=True)
+            elif member.isfile():
+                os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+                data = tar.extractfile(member).read()
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+
+
+def _put_back(git: _Git, head: str, locks: _Locks, created: list) -> None:
+    """Put every store file back as commit ``head`` holds it (all were
+    committed there under the same locks): tracked files checked out,
+    level files the merge added and project stores it took removed. Best
+    effort: the exception under way is what the person sees."""
+    import shutil
+    for path in created:
+        shutil.rmtree(path, ignore_errors=True)
+    answer = git("ls-tree", "-r", "-z", "--name-only", head)
+    tracked = set(answer.out.decode("utf-8", "surrogateescape").split("\0")) - {""}
+    paths = [p for p in _paths(git.root, locks.rels, tracked) if p in tracked]
+    for path in _paths(git.root, locks.rels, set()):
+        if path not in tracked and f"/{TREE_NAME}/" in f"/{path}":
+            try:
+                os.unlink(os.path.join(git.root, path))
+            except OSError:
+                pass
+    if paths:
+        git("checkout", "-q", head, "--", *paths)
+    for store in locks.stores:
+        store.close()

@@ -850,8 +850,16 @@ class Store:
     def locked(self, repair: bool = True, timeout: float | None = None):
         """Hold the store lock; on entry (with ``repair``), roll back or cut
         unfinished appends. Raises ``Busy`` after ``timeout`` seconds
-        (default ``LOCK_TIMEOUT``).
+        (default ``LOCK_TIMEOUT``). Re-entrant: a ``with`` inside another on
+        the same object holds the lock already and takes nothing more.
         """
+        if self._held:
+            self._held += 1
+            try:
+                yield self
+            finally:
+                self._held -= 1
+            return
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "

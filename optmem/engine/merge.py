@@ -1,0 +1,559 @@
+"""``memo merge OTHER``: make this store whole with another replica of it.
+
+OTHER is another store's directory (a project store's too) or a lone log
+file: a sync tool's conflict copy, a ``LOG.txt`` from a backup or from
+``git show``. It is only ever read. The pure part (which records, in which
+order, which summaries still hold) is ``optmem.merging``; this module reads
+both sides, judges what one side lacks with the write guard, and writes the
+result so that nothing is lost at any moment:
+
+1. Everything is done under the store lock (a ``note`` meanwhile waits).
+2. The log records that change and the summaries that go are copied first
+   into ``merge-backup/<stamp>/`` in the store (``LOG.tail``,
+   ``TREE/<size>.tail``, and ``merge.txt`` saying where they belong).
+3. The levels are cut back to the summaries both logs share, the log is
+   replaced whole by a rename (``optmem.atomic``), then the levels are
+   extended with every summary that still holds. Readers take no lock: a
+   wake running meanwhile sees the old log or the new one, each only with
+   summaries of its own memories, and ``Store.log_stamp`` lets it notice
+   that the log was swapped under it and read again.
+
+A process killed at any step leaves the old store or the new one (only
+summaries may be missing, which ``memo sleep`` builds). The report says how
+to put the store back from ``merge-backup/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import stat as stat_mod
+from typing import NamedTuple
+
+from optmem import atomic, blocks, protocol
+from optmem.engine.backlog import IMPORT_ASK_ABOVE
+from optmem.errors import BadInput, MemoError
+from optmem.store.memory import (
+    LOG_NAME,
+    LOG_RECORD,
+    TREE_NAME,
+    TREE_RECORD,
+    decode_memory,
+    encode_memory,
+    encode_summary,
+    problem_in_memory,
+    problem_in_summary,
+)
+
+#: The folder in a store that keeps what each merge replaced.
+BACKUP_DIR = "merge-backup"
+#: More pending compressions than this after a merge ask for ``--yes``:
+#: the import's threshold (``backlog.IMPORT_ASK_ABOVE``), for the same reason.
+ASK_ABOVE = IMPORT_ASK_ABOVE
+
+#: Refused records listed by position in one error line, at most.
+LISTED = 8
+
+
+class Report(NamedTuple):
+    """What ``merge`` did (or, with ``dry_run``, would do).
+
+    ``lines``: the lines to print, in order (the last ones the undo step and
+    ``Run: memo sleep`` where they apply). ``undo``: the person's command
+    that puts the store back as it was before the merge (None when nothing
+    was written). ``added``: memories of OTHER this store lacked, now in it.
+    ``renumbered``: this store's memories whose id changed. ``pending``:
+    compressions pending after the merge. ``wrote``: whether anything was
+    written. ``total``: memories after the merge. ``backup``: the
+    ``merge-backup/<stamp>`` folder (None when nothing was written).
+    ``dropped``: records left out with ``drop_refused``.
+    """
+
+    lines: list
+    undo: str | None
+    added: int
+    renumbered: int
+    pending: int
+    wrote: bool
+    total: int = 0
+    backup: str | None = None
+    dropped: int = 0
+
+    @property
+    def text(self) -> str:
+        """The lines joined with newlines (no newline at the end)."""
+        return "\n".join(self.lines)
+
+
+def _reached(step: str) -> None:
+    """Called after each write step (``backup``, ``cut``, ``log``,
+    ``swap``, ``level``, ``done``); does nothing. The crash tests replace
+    it to stop the process dead at that step."""
+
+
+def _q(path: str) -> str:
+    return shlex.quote(path)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+# -- reading OTHER -------------------------------------------------------------
+
+class _Side(NamedTuple):
+    """One side of a merge: ``records`` ``[(date, text)]``, ``built``
+    ``{(lo, hi): summary}`` (half-open blocks, contiguous from the start of
+    each level), and ``raw_levels`` ``{size: bytes}`` (this store only)."""
+
+    records: list
+    built: dict
+    raw_levels: dict
+
+
+def _refuse_damaged_other(shown: str, is_dir: bool, what: str) -> BadInput:
+    if is_dir:
+        step = f"MEMORY_DIR={_q(shown)} memo check"
+    else:
+        folder = shown.rstrip(os.sep) + "-store"
+        step = (f"mkdir -m 700 {_q(folder)} && cp -p {_q(shown)} "
+                f"{_q(os.path.join(folder, LOG_NAME))} && MEMORY_DIR={_q(folder)} memo check")
+    return BadInput(f"{what}; nothing was written. Merge a whole copy, or see what is wrong "
+                    f"with it. {protocol.person_can_run(step)}")
+
+
+def _other_log(store, other: str) -> tuple:
+    """``(log path, tree path or None, is_dir)`` of OTHER; refuses
+    (``BadInput``) a path that is missing, not a store or a regular file,
+    or this very store (the same folder, a link to it, or its log)."""
+    path = os.path.abspath(other)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise BadInput(f"{other}: no such file or directory; give another store's directory "
+                       f"or a copy of its {LOG_NAME}") from None
+    except OSError as err:
+        raise BadInput(f"{other} cannot be read ({err.strerror}); give another store's "
+                       f"directory or a copy of its {LOG_NAME} that this user can read") from None
+    try:
+        ours = os.stat(store.root)
+        our_log = os.stat(store.log_path)
+    except OSError:
+        ours = our_log = None
+    this = (f"{other} is this store itself ({store.root}); nothing was written. Give "
+            f"another store's directory, or a copy of another machine's {LOG_NAME}")
+    if stat_mod.S_ISDIR(st.st_mode):
+        if ours is not None and os.path.samestat(st, ours):
+            raise BadInput(this)
+        log = os.path.join(path, LOG_NAME)
+        try:
+            lst = os.stat(log)
+        except OSError:
+            raise BadInput(f"{other} holds no {LOG_NAME}, so it is no memory store; give "
+                           f"another store's directory, or a copy of its {LOG_NAME}") from None
+        if our_log is not None and os.path.samestat(lst, our_log):
+            raise BadInput(this)
+        return log, os.path.join(path, TREE_NAME), True
+    if not stat_mod.S_ISREG(st.st_mode):
+        raise BadInput(f"{other} is a {atomic.kind_of(st.st_mode)}, not a store's directory "
+                       f"or a log file; give another store's directory or a copy of its "
+                       f"{LOG_NAME}")
+    if our_log is not None and os.path.samestat(st, our_log):
+        raise BadInput(this)
+    return path, None, False
+
+
+def _read_other(store, other: str) -> _Side:
+    """OTHER's records and (for a store) its built summaries. Refuses
+    (``BadInput``) a log that is not whole 320-byte records or holds a
+    damaged record, naming the first."""
+    log, tree, is_dir = _other_log(store, other)
+    try:
+        with atomic.open_file(log) as f:
+            data = f.read()
+    except OSError as err:
+        raise BadInput(f"{log} cannot be read ({err.strerror or err}); nothing was "
+                       f"written") from None
+    while len(data) >= LOG_RECORD and len(data) % LOG_RECORD == 0 \
+            and not data[-LOG_RECORD:].strip(b"\x00"):
+        data = data[:-LOG_RECORD]  # space a crash allocated, never a memory
+    shown = other if is_dir else log
+    if len(data) % LOG_RECORD:
+        raise _refuse_damaged_other(
+            shown, is_dir, f"{log} is {len(data):,} bytes, not a whole number of "
+                           f"{LOG_RECORD}-byte records (a torn copy, or one a tool edited)")
+    records = []
+    for i in range(len(data) // LOG_RECORD):
+        record = data[i * LOG_RECORD:(i + 1) * LOG_RECORD]
+        why = problem_in_memory(i, record)
+        if why:
+            raise _refuse_damaged_other(
+                shown, is_dir, f"{log} record #{i} (offset {i * LOG_RECORD:,}) {why}")
+        m = decode_memory(i, record)
+        records.append((m.date, m.text))
+    built = {}
+    if tree is not None:
+        built = _read_levels(tree, len(records), follow=False)[0]
+    return _Side(records, built, {})
+
+
+def _read_levels(tree: str, T: int, follow: bool) -> tuple:
+    """``(built, raw)`` for the level files in ``tree``: ``built`` maps
+    each block ``(lo, hi)`` (half-open) to its summary, contiguous from the
+    start of each level up to the first record that is damaged or past
+    ``T``; ``raw`` maps each size to the level file's bytes."""
+    built, raw = {}, {}
+    try:
+        names = os.listdir(tree)
+    except OSError:
+        return built, raw
+    for name in names:
+        if not (name.isascii() and name.isdigit()):
+            continue
+        size = int(name)
+        if size < 2 or not blocks.is_power_of_two(size):
+            continue
+        path = os.path.join(tree, name)
+        try:
+            with atomic.open_file(path, follow=follow) as f:
+                data = f.read()
+        except OSError:
+            continue
+        raw[size] = data
+        for k in range(min(len(data) // TREE_RECORD, T // size)):
+            record = data[k * TREE_RECORD:(k + 1) * TREE_RECORD]
+            if problem_in_summary(record):
+                break
+            built[(k * size, (k + 1) * size)] = record[:-1].decode("utf-8").rstrip(" ")
+    return built, raw
+
+
+def _read_ours(store) -> _Side:
+    """This store's records and summaries (under the lock). Raises
+    ``Damaged`` for a damaged record (its message orders the repair) and
+    ``BadInput`` when the levels run past the log."""
+    from optmem.engine import replicas
+    T = store.count()
+    over = replicas.level_overruns(store, T)
+    if over:
+        raise BadInput(f"this store's summaries reach past its log ({store.tree_path}), so "
+                       f"it is not merged until that is settled; nothing was written. "
+                       f"{protocol.run(protocol.Order('check'))}")
+    records = [(m.date, m.text) for m in store.memories(0, T)] if T else []
+    for size in store.level_bytes():
+        store.level_len(size)  # a level that is a link: Damaged, before anything
+    built, raw = _read_levels(store.tree_path, T, follow=False)
+    return _Side(records, built, raw)
+
+
+# -- deciding ------------------------------------------------------------------
+
+def _refusals(plan, ours: list, theirs: list) -> list:
+    """``[(position, why)]``: records of the merged log that only one side
+    holds and that the write guard refuses, and records too long for their
+    new id. The same list whichever side merges which (symmetric)."""
+    from optmem import merging
+    from optmem.guard.text import find_problem
+    ours_keys = _multiset(ours)
+    theirs_keys = _multiset(theirs)
+    out = []
+    for i, (date, text) in enumerate(plan.records):
+        key = merging.merge_key((date, text))
+        if ours_keys.get(key, 0) and theirs_keys.get(key, 0):
+            # Held by both: take one occurrence of each so repeats still count.
+            ours_keys[key] -= 1
+            theirs_keys[key] -= 1
+            lone = False
+        else:
+            lone = True
+            for keys in (ours_keys, theirs_keys):
+                if keys.get(key, 0):
+                    keys[key] -= 1
+        why = find_problem(text) if lone and not _redacted(text) else None
+        if why is None and len(f"#{i} {date} {text}".encode("utf-8")) > LOG_RECORD - 1:
+            why = f"is too long for a record at its new id #{i}"
+        if why is not None:
+            out.append((i, why))
+    return out
+
+
+def _multiset(records: list) -> dict:
+    from optmem import merging
+    out = {}
+    for r in records:
+        key = merging.merge_key(r)
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _redacted(text: str) -> bool:
+    from optmem import merging
+    check = getattr(merging, "is_redacted", None)
+    return check(text) if check is not None else text == "[redacted]"
+
+
+def _without(records: list, keys: dict) -> list:
+    """``records`` less ``keys[k]`` occurrences of each key ``k``."""
+    from optmem import merging
+    left = dict(keys)
+    out = []
+    for r in records:
+        key = merging.merge_key(r)
+        if left.get(key, 0):
+            left[key] -= 1
+            continue
+        out.append(r)
+    return out
+
+
+def _targets(records: list, sources: list) -> dict:
+    """``{size: [summary, ...]}``: each level of the merged log as it is
+    to be, contiguous from its start (``merging.reusable_summaries``)."""
+    from optmem import merging
+    T = len(records)
+    sizes = blocks.level_sizes(T)
+    reuse = merging.reusable_summaries(records, sources, sizes)
+    out = {}
+    for size in sizes:
+        level = []
+        for k in range(T // size):
+            text = reuse.get((k * size, (k + 1) * size))
+            if text is None:
+                break
+            level.append(text)
+        if level:
+            out[size] = level
+    return out
+
+
+# -- the command ----------------------------------------------------------------
+
+def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = False,
+          keep_refused: bool = False, unrelated: bool = False, yes: bool = False,
+          again: str = "memo merge") -> Report:
+    """Merge OTHER (a path: another store's directory, or a lone log file)
+    into ``store``, holding its lock throughout; OTHER is only read.
+
+    The merged log holds every memory of both sides (``optmem.merging``):
+    the first ids both logs share stay, later ones may change. Records only
+    one side holds pass the write guard; a refused one is listed and
+    nothing is written unless ``drop_refused`` (leave it out, whichever
+    side holds it) or ``keep_refused`` (keep it) is given. Summaries are
+    kept where their memories did not change and taken from OTHER where it
+    built the same block; the rest are pending compressions.
+
+    Returns a ``Report``. With ``dry_run`` nothing is written (``wrote`` is
+    False) and the report says what would be. Raises ``BadInput`` (one
+    line and what to run) for every refusal: OTHER missing, damaged, not
+    whole 320-byte records, or this store itself; the two sides hold
+    memories and share none (unless ``unrelated``); refused records without
+    a decision; more than ``ASK_ABOVE`` compressions pending after the merge
+    without ``yes``. ``again`` is the command the refusals' steps repeat
+    (the CLI adds its scope flag: ``memo merge --project NAME``). Raises
+    ``Damaged`` for a damaged record in this store, ``Busy`` when the lock
+    cannot be had, ``OSError`` for the filesystem.
+    """
+    if drop_refused and keep_refused:
+        raise BadInput("--drop-refused and --keep-refused contradict each other; give one. "
+                       + protocol.person_can_run(_again(again, other, "--drop-refused")))
+    theirs = _read_other(store, other)
+    if not dry_run and not store.writable():
+        raise MemoError(f"this store ({store.root}) is read-only for this user (uid "
+                        f"{os.getuid()}), so nothing can be merged into it; nothing was "
+                        f"changed. A person makes the store writable, then runs memo merge "
+                        f"again")
+    with store.locked(repair=not dry_run):
+        return _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused,
+                             unrelated, yes, again)
+
+
+def _again(again: str, other: str, *flags: str) -> str:
+    """The person's ``again`` (``memo merge``) with ``flags`` before OTHER."""
+    words = " ".join(flags)
+    return f"{again} {words + ' ' if words else ''}-- {_q(other)}"
+
+
+def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unrelated, yes,
+                  again):
+    from optmem import merging
+    ours = _read_ours(store)
+    mine, yours = ours.records, theirs.records
+    killed = []
+    apply = getattr(merging, "apply_tombstones", None)
+    if apply is not None:
+        mine, yours, killed = apply(mine, yours)
+    if mine and yours and not unrelated and not merging.related(mine, yours):
+        raise BadInput(f"this store and {other} share no memory: they look like two "
+                       f"identities, not two replicas of one, so nothing was written. Only if "
+                       f"they are one memory, " + protocol.person_can_run(
+                           _again(again, other, "--unrelated")))
+    plan = merging.plan_merge(mine, yours)
+    refused = _refusals(plan, mine, yours)
+    dropped = 0
+    if refused and not (drop_refused or keep_refused):
+        listed = "; ".join(f"#{i} {why}" for i, why in refused[:LISTED])
+        more = f"; and {len(refused) - LISTED} more" if len(refused) > LISTED else ""
+        err = BadInput(
+            f"the write guard refuses {_plural(len(refused), 'memory', 'memories')} that only "
+            f"one side holds (ids as merged): {listed}{more}; nothing was written. A person "
+            f"decides for all of them alike: leave them out, or keep them as they are",
+            orders=[protocol.person_can_run(_again(again, other, "--drop-refused")),
+                    protocol.person_can_run(_again(again, other, "--keep-refused"))])
+        raise err
+    if refused and drop_refused:
+        gone = _multiset([plan.records[i] for i, _ in refused])
+        # The same records leave both sides, so either side merging gives one log.
+        mine, yours = _without(mine, gone), _without(yours, gone)
+        plan = merging.plan_merge(mine, yours)
+        dropped = len(refused)
+    records = plan.records
+    T_old, T = len(ours.records), len(records)
+    old_bytes = [encode_memory(i, d, t) for i, (d, t) in enumerate(ours.records)]
+    new_bytes = [encode_memory(i, d, t) for i, (d, t) in enumerate(records)]
+    first = next((i for i, (a, b) in enumerate(zip(old_bytes, new_bytes)) if a != b),
+                 min(T_old, T))
+    log_same = T == T_old and first == T
+    sources = [(ours.records, ours.built), (theirs.records, theirs.built)]
+    target = _targets(records, sources)
+    keep = {}
+    for size, data in ours.raw_levels.items():
+        want = target.get(size, [])
+        k = 0
+        while (k < len(want) and (k + 1) * TREE_RECORD <= len(data)
+               and data[k * TREE_RECORD:(k + 1) * TREE_RECORD] == encode_summary(want[k])):
+            k += 1
+        if not log_same:
+            k = min(k, first // size)  # a summary over a changed record never stays
+        keep[size] = k
+    levels_same = all(keep.get(s, 0) == len(v) for s, v in target.items()) and all(
+        keep[s] * TREE_RECORD == len(data) for s, data in ours.raw_levels.items())
+    built_after = {s: len(v) for s, v in target.items()}
+    pending = blocks.pending_count(T, built_after)
+    pending_before = blocks.pending_count(T_old, {s: len(d) // TREE_RECORD
+                                                  for s, d in ours.raw_levels.items()})
+    added = len(plan.added)
+    renumbered = plan.renumbered
+    reused = sum(len(v) for v in target.values())
+    if log_same and levels_same:
+        missing = f" and {len(killed)} redactions applied" if killed else ""
+        lines = [f"Nothing to merge: this store already holds every memory of {other} "
+                 f"({_plural(T, 'memory', 'memories')}){missing}; nothing was written."]
+        if pending:
+            lines.append(protocol.pending_after_import(pending))
+        return Report(lines, None, 0, 0, pending, False, T, None, dropped)
+    if pending > ASK_ABOVE and pending > pending_before and not yes:
+        raise BadInput(
+            f"the merge leaves {pending:,} compressions pending, more than the "
+            f"{ASK_ABOVE:,} memo creates without asking (each is an agent turn), so "
+            f"nothing was written. To merge all the same, a person confirms with --yes, "
+            f"then pays them with memo sleep --with CMD (see memo sleep --help). "
+            + protocol.person_can_run(_again(again, other, "--yes")))
+    head = "Would merge" if dry_run else "Merged"
+    lines = [f"{head} {other} into {store.root}: {_plural(T, 'memory', 'memories')} "
+             f"(this store held {T_old:,}), {added:,} of them new from the other side"
+             + (f", {dropped:,} refused by the write guard left out" if dropped else "")
+             + (f", {len(killed):,} redacted as the other side redacted them" if killed else "")
+             + "."]
+    if renumbered:
+        lines.append(f"{_plural(renumbered, 'memory', 'memories')} of this store changed id "
+                     f"(ids from #{first} on are new): an agent that holds ids from before "
+                     f"the merge wakes again before it uses them.")
+    lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over, "
+                 f"{_plural(pending, 'compression', 'compressions')} pending.")
+    if dry_run:
+        lines.append("Dry run: nothing was written.")
+        return Report(lines, None, added, renumbered, pending, False, T, None, dropped)
+    backup = _write(store, other, old_bytes, first, new_bytes, log_same, ours.raw_levels,
+                    keep, target)
+    undo = _undo_command(store, backup, T_old, first, log_same, ours.raw_levels, keep, target)
+    lines.append(f"What this merge replaced is kept in {backup}. To put the store back as it "
+                 f"was (before any new note), " + protocol.person_can_run(undo))
+    if pending:
+        lines.append(protocol.pending_after_import(pending))
+    return Report(lines, undo, added, renumbered, pending, True, T, backup, dropped)
+
+
+# -- writing ---------------------------------------------------------------------
+
+def _new_backup(store) -> str:
+    """A new ``merge-backup/<UTC stamp>`` folder (0700) in the store."""
+    import time
+    top = os.path.join(store.root, BACKUP_DIR)
+    if not os.path.isdir(top):
+        os.makedirs(top, mode=0o700, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    n = 0
+    while True:
+        name = stamp if n == 0 else f"{stamp}-{n}"
+        path = os.path.join(top, name)
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            n += 1
+
+
+def _write_new(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep,
+           target) -> str:
+    """Back up, cut the levels, swap the log, extend the levels; return the
+    backup folder. Under the lock."""
+    backup = _new_backup(store)
+    tail_from = len(old_bytes) if log_same else first
+    _write_new(os.path.join(backup, "LOG.tail"), b"".join(old_bytes[tail_from:]))
+    os.makedirs(os.path.join(backup, TREE_NAME), mode=0o700, exist_ok=True)
+    for size, data in sorted(raw_levels.items()):
+        _write_new(os.path.join(backup, TREE_NAME, f"{size}.tail"),
+                   data[keep[size] * TREE_RECORD:])
+    info = [f"other {other}", f"log_records_before {len(old_bytes)}",
+            f"log_kept {tail_from}"] + [f"level {s} kept {keep[s]} of {len(d) // TREE_RECORD}"
+                                        for s, d in sorted(raw_levels.items())]
+    _write_new(os.path.join(backup, "merge.txt"), ("\n".join(info) + "\n").encode("utf-8"))
+    atomic.sync_folder(os.path.join(backup, TREE_NAME))
+    atomic.sync_folder(backup)
+    atomic.sync_folder(os.path.dirname(backup))
+    _reached("backup")
+    for size in sorted(raw_levels, reverse=True):  # parents before halves
+        store.cut_level(size, keep[size])
+        _reached("cut")
+    if not log_same:
+        atomic.replace_file(store.log_path, b"".join(new_bytes),
+                            tmp=os.path.join(backup, "LOG.new"), sync_dir=True)
+        store.close()  # read the new log from here on
+        _reached("swap")
+    for size in sorted(target):
+        have = keep.get(size, 0)
+        for k in range(have, len(target[size])):
+            store.put_summary(k * size, (k + 1) * size, target[size][k])
+            _reached("level")
+    if os.path.isdir(store.tree_path):
+        atomic.sync_folder(store.tree_path)
+    _reached("done")
+    return backup
+
+
+def _undo_command(store, backup, T_old, first, log_same, raw_levels, keep, target) -> str:
+    """One shell line that puts the log and levels back as they were:
+    each file cut to what the merge kept, then the kept tail appended."""
+    rel = os.path.relpath(backup, store.root)
+    steps = [f"cd -- {_q(store.root)}"]
+    if not log_same:
+        steps.append(f"truncate -s {first * LOG_RECORD} {LOG_NAME}")
+        steps.append(f"cat {_q(os.path.join(rel, 'LOG.tail'))} >> {LOG_NAME}")
+    for size in sorted(set(raw_levels) | set(target)):
+        level = f"{TREE_NAME}/{size}"
+        steps.append(f"truncate -s {keep.get(size, 0) * TREE_RECORD} {level}")
+        if size in raw_levels and len(raw_levels[size]) > keep[size] * TREE_RECORD:
+            steps.append(f"cat {_q(os.path.join(rel, TREE_NAME, f'{size}.tail'))} >> {level}")
+    return " && ".join(steps)
