@@ -42,7 +42,7 @@ import os
 import re
 from collections import namedtuple
 
-from optmem import atomic, blocks, dates, gitcall, protocol
+from optmem import atomic, blocks, gitcall, protocol
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
@@ -80,8 +80,10 @@ def _copy_names() -> list:
     return [(tool, re.compile(shape, flags)) for tool, shape, flags in _COPY_SHAPES]
 
 
+#: The folder ``memo merge`` keeps what it replaced in: a backup, no conflict copy.
+BACKUP_NAME = "merge-backup"
 #: The names a store folder holds without a sync tool or a merge.
-_OWN_NAMES = frozenset((LOG_NAME, CONFIG_NAME, TREE_NAME, ".lock"))
+_OWN_NAMES = frozenset((LOG_NAME, CONFIG_NAME, TREE_NAME, ".lock", BACKUP_NAME))
 
 #: Files or directories whose presence in a folder marks it as synced live.
 _SYNCED_MARKS = [
@@ -346,33 +348,35 @@ def _aside(store: Store, what: str) -> str:
 
 
 def _carry_steps(store: Store, other_dir: str, fork: int) -> list:
-    """The step that imports the other store's memories from ``#fork`` on
-    (0-based; ``memo export`` prints one line a memory, so the tail starts at
-    line ``fork + 1``). The command ends the line and runs as printed."""
-    export = _aside(store, "other.txt")
-    return [f"to carry the other copy's memories from its #{fork} on over as new ones "
-            f"(import dates a line up to {dates.ZONE_SPAN_DAYS} days before this log's newest "
-            f"memory with that memory's date and refuses an older one; the other store stays "
-            f"as it is): "
-            f"a person can run: MEMORY_DIR={_q(other_dir)} memo export | tail -n +{fork + 1} "
-            f"> {_q(export)} && memo import {_q(export)}"]
+    """The step that merges the other store's memories in (``memo merge``:
+    the other store is only read, what the merge replaces is kept in
+    ``merge-backup/``, and its report says how to undo it); ``fork`` (the
+    first memory the logs disagree on) is no longer needed by the step. The
+    command ends the line and runs as printed."""
+    return [f"merge the other copy's memories into this store (memo merge reads the other "
+            f"store only, keeps what it replaces in {BACKUP_NAME}/ and prints how to undo "
+            f"it; ids from where the logs part may change): "
+            f"{merge_step(other_dir)}"]
+
+
+def merge_step(other: str) -> str:
+    """The person's ``memo merge`` of ``other`` (a store's directory),
+    lower-case as a numbered step says it."""
+    return f"a person can run: memo merge -- {_q(other)}"
 
 
 def _carry_in_words(store: Store, other_dir: str) -> list:
-    """The carry step when where the logs part cannot be computed: what to
-    find, in words, and no command with a blank in it."""
-    return [f"to carry the other copy's memories over as new ones: find the first memory "
-            f"of {other_dir} that this log lacks (diff -a shows where the two logs part; "
-            f"memory #K is line K+1 of MEMORY_DIR={_q(other_dir)} memo export), keep the "
-            f"export's lines from there on in a file outside the store, and memo import it"]
+    """The carry step when where the logs part cannot be computed: a merge
+    needs no such point, so it is the same step."""
+    return _carry_steps(store, other_dir, 0)
 
 
 def _git_merge_steps(store: Store, git: "_Git", keep: bool) -> list:
     """Steps for a store in a git merge (in progress, or committed as
     ``HEAD``): make a store of the other side's log, settle this side's log
-    and TREE in git first, then import the other side's new memories and
-    commit them, so that no later step undoes an earlier one's writes. Where
-    the two logs part is computed by reading both sides from git."""
+    and TREE in git first, then ``memo merge`` the other side in and commit,
+    so that no later step undoes an earlier one's writes. Whether the other
+    side holds anything new is computed by reading both sides from git."""
     root, log = _q(store.root), store.log_path
     this, other = git.this_side(), git.other_side()
     other_dir = _aside(store, "other")
@@ -395,24 +399,20 @@ def _git_merge_steps(store: Store, git: "_Git", keep: bool) -> list:
         steps.append(f"put back this machine's log ({this}) here: a person can run: "
                      f"git -C {root} show {this}:./{LOG_NAME} > {_q(log)}")
     parted = _git_compare(store.root, this, other)
-    carried = False
-    if parted is None:
-        steps += _carry_in_words(store, other_dir)
-    elif parted[2] > parted[0]:
-        steps += _carry_steps(store, other_dir, parted[0])
-        carried = True
+    carried = parted is None or parted[2] > parted[0]
+    if carried:
+        steps += _carry_steps(store, other_dir, parted[0] if parted else 0)
     else:
         steps.append(f"the other side's log holds no memory this one lacks (its "
                      f"{_plural(parted[2], 'memory agrees', 'memories agree')} with this "
                      f"log's first ones): nothing to carry over")
-    commit = (f"git -C {root} add -A . && git -C {root} commit -q -m "
-              f"{_q('memo: the other machine' + chr(39) + 's memories carried over')}")
+    # merge-backup/ stays out of git: it may hold text a person redacts later.
+    commit = (f"git -C {root} add -A -- . {_q(':(exclude)' + BACKUP_NAME)} && git -C {root} "
+              f"commit -q -m {_q('memo: the other machine' + chr(39) + 's memories merged')}")
     if carried or not git.merging:
-        what = "the carried memories" if git.merging else "this machine's log"
-        what += " and the carried memories" if carried and not git.merging else ""
+        what = "the merged memories" if git.merging else "this machine's log"
+        what += " and the merged memories" if carried and not git.merging else ""
         steps.append(f"commit {what}: a person can run: {commit}")
-    elif parted is None:
-        steps.append(f"once imported, commit them (git add -A . and git commit in {store.root})")
     return steps
 
 
@@ -553,19 +553,6 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
     return None if any(codes) else out
 
 
-def _forget_from(store: Store, fork: int) -> str | None:
-    """The block whose ``memo forget`` drops every summary touching memory
-    ``fork`` or later (the smallest built one), or None when none is built."""
-    size = 2
-    top = max(store.level_bytes(), default=0)
-    while size <= top:
-        if store.level_len(size) > fork // size:
-            lo = fork // size * size
-            return blocks.block_name(lo, lo + size)
-        size *= 2
-    return None
-
-
 def _log_copy_problem(store: Store, c: Copy) -> str:
     agree, ours, theirs = _compare(store, c.path)
     log = store.log_path
@@ -600,11 +587,6 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
                  f"#{agree}-#{theirs - 1}). Nothing is lost yet: keep both files.")
         steps = ["let only one machine write this store from now on",
                  compare, keep_copy.format("")] + _carry_steps(store, other_dir, agree)
-        block = _forget_from(store, agree)
-        if block:
-            steps.append(f"summaries from #{agree} on may describe the copy's memories: once "
-                         f"the log is settled, drop them (memo sleep then rebuilds them from "
-                         f"the log): a person can run: memo forget {block}")
     steps.append("never memo redact or memo forget as a first step; once the copy is "
                  "settled, memo check says whether the store is whole")
     return head + "\n" + _steps(steps)
@@ -729,7 +711,8 @@ def files_holding(store: Store, text: str) -> list:
     for name in names:
         if name in (LOG_NAME, "projects") or name in _NO_TEXT:
             continue
-        _walk(os.path.join(root, name), 1 if name == TREE_NAME else _SCAN_DEPTH, paths)
+        depth = 1 if name == TREE_NAME else 0 if name == BACKUP_NAME else _SCAN_DEPTH
+        _walk(os.path.join(root, name), depth, paths)
     parent, base = os.path.dirname(root), os.path.basename(root)
     try:
         beside = sorted(n for n in os.listdir(parent) if n.startswith(base + "-"))

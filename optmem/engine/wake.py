@@ -45,8 +45,27 @@ def _size(lines) -> int:
     return sum(len(line.encode("utf-8")) + 1 for line in lines)
 
 
+def _stamped(store, read, *args, **kwargs):
+    """``read(store, *args, **kwargs)``, read again once when ``LOG.txt``
+    changed under it (``Store.log_stamp``: another file by its name, or
+    another size; ``memo merge`` replaces the log by a rename and readers
+    take no lock), so a document never pairs one log's memories with the
+    summaries written for another."""
+    stamp = store.log_stamp()
+    out = read(store, *args, **kwargs)
+    if store.log_stamp() != stamp:
+        out = read(store, *args, **kwargs)
+    return out
+
+
 def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
                    waiting: str | None = None) -> str:
+    """``_wake_max_bytes``, read again once if the log changed meanwhile."""
+    return _stamped(store, _wake_max_bytes, max_bytes, read_only, waiting)
+
+
+def _wake_max_bytes(store, max_bytes: int, read_only: bool = False,
+                    waiting: str | None = None) -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
     the smallest document fits, naming the smallest ``max_bytes`` that does.
@@ -216,6 +235,12 @@ def wake_intro(store: Store, T: int) -> str:
 
 def wake(store: Store, part: int, T: int | None, form: str | None = None,
          flag: str = "", strict: bool = False) -> tuple:
+    """``_wake``, read again once if the log changed meanwhile."""
+    return _stamped(store, _wake, part, T, form, flag, strict)
+
+
+def _wake(store: Store, part: int, T: int | None, form: str | None = None,
+          flag: str = "", strict: bool = False) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
     At most ``WAKE_LINES`` lines of document, memo's intro line among them

@@ -778,6 +778,21 @@ class Store:
                           f"{self.move_aside(path)}")
         return st.st_size // TREE_RECORD
 
+    def log_stamp(self) -> tuple:
+        """``(st_dev, st_ino, st_size)`` of ``LOG.txt`` as its name finds it
+        now. When the name now leads to another file than the open read
+        handle (``memo merge`` replaced the log by a rename), the handles
+        are closed first, so later reads see the new log. A reader takes a
+        stamp before it reads and compares one after: a difference means the
+        log changed under it (read again, once). Raises ``OSError`` as
+        ``os.stat`` does."""
+        st = os.stat(self.log_path)
+        if self._log_fd is not None:
+            held = os.fstat(self._log_fd)
+            if (held.st_dev, held.st_ino) != (st.st_dev, st.st_ino):
+                self.close()
+        return st.st_dev, st.st_ino, st.st_size
+
     def _log_identity(self) -> tuple:
         """``(st_dev, st_ino)`` of the open log."""
         st = os.fstat(self._fd())
