@@ -450,12 +450,11 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
         time_limit = HOOK_TIME_LIMIT
     deadline = time.monotonic() + time_limit if time_limit is not None else None
     git = _Git(root, hook, deadline)
+    _identity(git)  # first: the set-up lines commit too
     where = _where(git)
-    _identity(git)
     rels = store_dirs(root)
     report = Report("up to date")
     with _Locks(root, rels, _lock_timeout(git)):
-        report.before = _head(git)
         write_git_files(root, rels)
         report.committed = _commit(git, rels)
     remote_name = where.remote
@@ -478,7 +477,7 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
     with _Locks(root, rels, _lock_timeout(git)) as locks:
         if _commit(git, rels):
             report.committed = True
-        head = _head(git)
+        head = report.before = _head(git)  # the store as it was, committed
         if up is None or up == head or _ancestor(git, up, head):
             pass  # the hub has nothing this machine lacks
         elif _ancestor(git, head, up):
@@ -571,8 +570,9 @@ def _finish(report: Report, root: str, where: _Where, hook: bool) -> Report:
     if said:
         report.lines.insert(0, said)
     if report.undo:
-        report.lines.append(f"To put the store back as it was before this sync: {PERSON} "
-                            f"{report.undo}")
+        report.lines.append("To put the store back as it was before this sync (the hub keeps "
+                            "what was sent, and the next sync takes it again):")
+        report.lines.append(f"{PERSON} {report.undo}")
     return report
 
 
