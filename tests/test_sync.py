@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from helpers import ok
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

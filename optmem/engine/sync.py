@@ -586,8 +586,10 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
     import shutil
     import tempfile
 
+    from optmem import protocol
     from optmem.engine.merge import merge
     root = git.root
+    sleep_order = protocol.run(protocol.Order("sleep"))
     ours = {rel: store for rel, store in zip(locks.rels, locks.stores)}
     listed = git.must("ls-tree", "-r", "-z", "--name-only", up,
                       what=f"listing the files of {up[:12]}").out.decode("utf-8", "surrogateescape")
@@ -614,7 +616,7 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
                 report = _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, **options)
                 lines += [line for line in report.lines
                           if not (report.undo and report.undo in line)
-                          and not line.endswith(" Run: memo sleep")]
+                          and not line.endswith(sleep_order)]
             for rel in new:
                 target = _full(root, rel)
                 if os.path.lexists(target):
@@ -654,7 +656,6 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
         finally:
             store.close()
     if pending:
-        from optmem import protocol
         lines.append(protocol.pending_after_import(pending))
     return lines
 
