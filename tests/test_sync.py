@@ -385,3 +385,77 @@ def test_hook_with_a_silent_hub_is_skipped(machine_a, monkeypatch, tmp_path):
     assert report.lines[-1].startswith("memo: the sync was skipped")
     assert report.lines[-1].endswith("A person can run: memo sync")
     assert machine_a.log() == before
+
+
+def _settings(home: Path) -> dict:
+    import json
+    return json.loads((home / ".claude" / "settings.json").read_text())
+
+
+def _commands(settings: dict, event: str) -> list:
+    return [h["command"] for g in settings.get("hooks", {}).get(event, [])
+            for h in g["hooks"]]
+
+
+def test_setup_syncs_in_hooks_only_with_an_upstream(machine_a, git_home, monkeypatch, memo,
+                                                    tmp_path):
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    other = Machine(memo, monkeypatch, tmp_path / "plain")
+    ok(other("init"))
+    ok(other("setup", "claude"))
+    settings = _settings(git_home)
+    assert not any("--sync" in c for c in _commands(settings, "SessionStart"))
+    assert "SessionEnd" not in settings.get("hooks", {})
+    ok(other("setup", "claude", "--uninstall"))
+    out = ok(machine_a("setup", "claude"))
+    assert "run memo sync (fast-forwards only" in out
+    settings = _settings(git_home)
+    start = _commands(settings, "SessionStart")
+    assert len(start) == 1 and start[0].endswith("--sync")
+    end = _commands(settings, "SessionEnd")
+    assert len(end) == 1 and "hook session-end" in end[0] and str(machine_a.root) in end[0]
+    ok(machine_a("setup", "claude", "--uninstall"))
+    assert not (git_home / ".claude" / "settings.json").exists() or \
+        "SessionEnd" not in _settings(git_home).get("hooks", {})
+
+
+def test_session_start_hook_fast_forwards_before_the_wake(machine_a, machine_b):
+    import json
+    ok(machine_a("note", "news from machine A for the next session"))
+    ok(machine_a("sync"))
+    event = json.dumps({"hook_event_name": "SessionStart", "source": "startup"})
+    result = machine_b("hook", "session-start", "--sync", "--memory-dir", machine_b.root,
+                       input=event)
+    assert result.exit_code == 0, result.stderr
+    text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "news from machine A for the next session" in text
+    assert machine_b.log() == machine_a.log()
+    # Both moved on: the hook merges nothing, and the wake says a person syncs.
+    ok(machine_a("note", "A again"))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "B meanwhile"))
+    before = machine_b.log()
+    result = machine_b("hook", "session-start", "--sync", "--memory-dir", machine_b.root,
+                       input=event)
+    text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = text.splitlines()
+    assert lines[1].startswith("memo: origin/main and this machine both have new memories")
+    assert lines[1].endswith("A person can run: memo sync")
+    assert machine_b.log() == before
+    # A resumed (live) session never syncs.
+    resume = json.dumps({"hook_event_name": "SessionStart", "source": "resume"})
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+    machine_b("hook", "session-start", "--sync", "--memory-dir", machine_b.root, input=resume)
+    assert git("-C", machine_b.root, "rev-parse", "HEAD") == head
+
+
+def test_session_end_hook_sends_the_last_notes(machine_a, machine_b, hub):
+    ok(machine_b("note", "the last note of a session on B"))
+    result = machine_b("hook", "session-end", "--memory-dir", machine_b.root, input="{}")
+    assert result.exit_code == 0 and result.stdout == "" and result.stderr == ""
+    shown = subprocess.run(["git", "--git-dir", str(hub), "cat-file", "blob", "main:LOG.txt"],
+                           capture_output=True, check=True).stdout
+    assert shown == machine_b.log()
+    ok(machine_a("sync"))
+    assert machine_a.log() == machine_b.log()

@@ -113,3 +113,31 @@ def sync(drop_refused, keep_refused, unrelated, yes):
                           unrelated=unrelated, yes=yes)
     for line in report.lines:
         click.echo(line)
+
+
+@click.command("session-end")
+@click.option("--harness", "harness_name", default="claude",
+              help="Which harness runs it (setup writes it).")
+@click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")
+def session_end(harness_name, memory_dir):
+    """Sync the store to its git hub when a session ends (exit 0).
+
+    memo setup adds it only where the store is a git work tree with an
+    upstream. Fast-forwards only, prompts off, a few seconds at most; what
+    it could not do goes to standard error, and the next session's wake
+    says when a person's memo sync is needed.
+    """
+    import os
+
+    from optmem.cli.stdio import hook_stdin
+    from optmem.engine import sync as syncing
+    from optmem.errors import MemoError
+    from optmem.store.paths import memory_dir as checked
+    hook_stdin()  # the harness's JSON: read so its pipe never blocks
+    try:
+        root = checked(memory_dir if memory_dir is not None else os.environ.get("MEMORY_DIR"))
+    except MemoError as err:
+        click.echo(f"memo: {err}", err=True)
+        return
+    for line in syncing.hook_sync(root):
+        click.echo(line, err=True)

@@ -736,3 +736,34 @@ def _put_back(git: _Git, head: str, locks: _Locks, created: list) -> None:
         git("checkout", "-q", head, "--", *paths)
     for store in locks.stores:
         store.close()
+
+
+# -- from a harness hook -----------------------------------------------------------
+
+def ready(memory_dir: str) -> bool:
+    """Whether the store at ``memory_dir`` is the top of a git work tree
+    whose branch has an upstream (what ``memo setup`` asks before it makes
+    the hooks sync). A few local git calls; False when git is missing."""
+    if not os.path.lexists(os.path.join(memory_dir, ".git")):
+        return False
+    try:
+        _where(_Git(memory_dir, True, None))
+    except MemoError:
+        return False
+    return True
+
+
+def hook_sync(memory_dir: str, time_limit: float | None = None) -> list:
+    """Sync from a hook (``sync(hook=True)``: fast-forwards only, prompts
+    off, ``time_limit`` seconds, default ``HOOK_TIME_LIMIT``); return the
+    lines a person should see: none when it went well, else what was not
+    done and ``A person can run: memo sync`` (a merge needed, the time
+    limit reached, a failed push or git step). Never raises."""
+    try:
+        report = sync(memory_dir, hook=True, time_limit=time_limit)
+    except MemoError as err:
+        return [f"memo: the sync was not done: {err}", *err.orders]
+    except OSError as err:
+        return [f"memo: the sync was not done: {err.filename or memory_dir}: "
+                f"{err.strerror}. {PERSON} memo sync"]
+    return [line for line in report.lines if line.startswith("memo: ")]
