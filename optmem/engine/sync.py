@@ -494,7 +494,7 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
         rels = store_dirs(root)
         owner_only(root, rels)
         report.after = _head(git)
-    if up is None or not _ancestor(git, report.after, up):
+    if report.action != "merge needed" and (up is None or not _ancestor(git, report.after, up)):
         pushed = git("push", "-q", "--porcelain", remote_name,
                      f"HEAD:{where.merge_ref}", network=True)
         if not pushed.ok:
