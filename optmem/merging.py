@@ -45,6 +45,7 @@ import bisect
 import hashlib
 import heapq
 import re
+from collections import Counter
 from typing import NamedTuple, Optional
 
 from optmem.textform import nfc
@@ -207,7 +208,11 @@ def _merge_suffixes(sa: list, sb: list) -> list:
     node_a = [-1] * len(sa)
     node_b = [-1] * len(sb)
     nodes = []  # (ia, ib)
-    for i, j in _lcs_pairs(ka, kb):
+    pairs = _lcs_pairs(ka, kb)
+    ca, cb = Counter(ka), Counter(kb)
+    if len(pairs) < sum(min(n, cb[k]) for k, n in ca.items()):
+        pairs = []  # the two orders conflict: match by occurrence (below)
+    for i, j in pairs:
         node_a[i] = node_b[j] = len(nodes)
         nodes.append((i, j))
     # What the alignment left over: paired key by key, in order (these are
@@ -238,11 +243,8 @@ def _merge_suffixes(sa: list, sb: list) -> list:
 
     def record(v):
         ia, ib = nodes[v]
-        if ia is None:
-            return sb[ib]
-        if ib is None or sa[ia] == sb[ib]:
-            return sa[ia]
-        return (sa[ia][0], nfc(sa[ia][1]))  # one memory, two spellings: NFC
+        date, text = sa[ia] if ia is not None else sb[ib]
+        return (date, nfc(text))  # one spelling on every machine: NFC
 
     recs = [record(v) for v in range(n)]
     order = [(ka[nodes[v][0]] if nodes[v][0] is not None else kb[nodes[v][1]],

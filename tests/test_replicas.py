@@ -119,7 +119,8 @@ def warned(wake, *needles: str) -> str:
                                 "Cannot wake")), lines[0]
     warning = lines[1]
     assert warning.startswith("Warning: a sync tool or a merge changed this store"), warning
-    assert warning.endswith("Run: memo check"), warning
+    # a lone conflict copy of the log ends with the person's merge; the rest with check
+    assert warning.endswith("Run: memo check") or " && memo merge -- " in warning, warning
     assert sum(line.startswith("Warning:") for line in lines) == 1
     for needle in needles:
         assert needle in warning, (needle, warning)
@@ -175,18 +176,20 @@ def test_a_conflict_copy_of_the_log_is_named_with_advice_that_loses_nothing(
     assert first.startswith(f"{ws / name} is a conflict copy of LOG.txt left by {tool}"), first
     assert ("LOG.txt and the copy agree on #0-#4, then differ: LOG.txt has 3 memories the "
             "copy lacks (#5-#7), the copy has 3 that exist only there") in out
-    assert "diff -a" in out and "memo export" in out and "mkdir -m 700" in out
+    assert "diff -a" in out and "memo merge -- " in out and "mkdir -m 700" in out
     assert str(ws / "TREE" / tree_name) in out  # the summaries' copy too
     assert "Syncthing keeps in sync" in out  # the .stfolder around it
     assert re.search(r"^\d+ problems found\.$", out, re.M)
-    # the forget that rebuilds the summaries is a person's, and comes last
-    steps = [line for line in out.splitlines() if "can run: memo forget" in line]
-    assert len(steps) == 1 and "a person can run: memo forget 4-5" in steps[0]
-    assert out.index("diff -a") < out.index(steps[0])
+    # the merge keeps the summaries that still hold: no forget is advised
+    assert "can run: memo forget" not in out
+    assert out.index("diff -a") < out.index("mkdir -m 700") < out.index("memo merge -- ")
     no_destructive_advice(out, wake.stdout)
-    # wake still prints the document, with one line naming the copy
+    # wake still prints the document, with one line naming the copy and the merge
     assert wake.exit_code == 0 and wake.stdout.endswith("You are awake.\n")
-    warned(wake, name, "conflict copy")
+    warning = warned(wake, name, "conflict copy")
+    assert "A person can run: mkdir -m 700 " in warning
+    assert warning.endswith(f" && memo merge -- {tmp_path / 'ws-other'}"), warning
+
     # the advice works: the copy made a store of its own exports whole
     other = tmp_path / "other"
     other.mkdir(mode=0o700)
@@ -196,10 +199,10 @@ def test_a_conflict_copy_of_the_log_is_named_with_advice_that_loses_nothing(
     shutil.rmtree(other)
     # every step, in the order printed, keeps both machines' memories
     ran = run_steps(out, tmp_path, ws)
-    assert any("tail -n +6 " in command for command in ran), ran
-    kept = texts(ws)
-    assert kept[5:8] == ["ws: fixed the parser bug", "ws: release 0.2 tagged", "ws: talked to Zoë"]
-    assert kept[8:] == ["laptop: wrote the README", "laptop: flight to Oslo", "laptop: 東京 plan"]
+    assert any(command.startswith("memo merge -- ") for command in ran), ran
+    kept = texts(ws)  # both machines' memories, in the order every machine computes
+    assert kept[5:] == ["laptop: wrote the README", "laptop: flight to Oslo", "laptop: 東京 plan",
+                        "ws: fixed the parser bug", "ws: release 0.2 tagged", "ws: talked to Zoë"]
     assert at(ws)("check").stdout.endswith("The store is whole.\n")
 
 
@@ -256,7 +259,7 @@ def test_git_merge_union_repeats_ids_and_check_never_advises_redact(tmp_path):
     assert "merge=union" in out and "nothing is lost yet" in out
     assert "git -C" in out and "HEAD^2:./LOG.txt" in out and "HEAD^1:./LOG.txt" in out
     assert "LOG.txt binary" in out and "TREE/** binary" in out
-    assert "tail -n +6" in out  # the laptop's memories from #5 on
+    assert "memo merge -- " in out  # the other side merged in
     assert "merges LOG.txt with merge=union" in out  # the note on .gitattributes
     no_destructive_advice(out, wake.stdout)
     warned(wake, "the last record of LOG.txt (#{}) holds #5".format(7))
@@ -295,8 +298,7 @@ def test_git_binary_conflict_steps_run_in_order_and_keep_both_memories(tmp_path)
     assert pull.returncode != 0 and "CONFLICT" in pull.stdout + pull.stderr
     out = at(store)("check").stdout
     ours = out.index("checkout --ours")
-    assert ours < out.index("memo import") < out.index("commit -q -m")  # nothing undone after
-    assert "tail -n +6 " in out  # computed: the logs part at #5
+    assert ours < out.index("memo merge") < out.index("commit -q -m")  # nothing undone after
     ran = run_steps(out, tmp_path, store)
     assert len(ran) == 5 and ran[1].startswith("diff -a "), ran
     assert texts(store)[5:] == ["laptop: memory 0 of the trip to Oslo",
@@ -309,17 +311,19 @@ def test_git_binary_conflict_steps_run_in_order_and_keep_both_memories(tmp_path)
 
 @needs_git
 def test_where_the_logs_part_unknown_is_said_in_words(tmp_path, monkeypatch):
-    """When git cannot show both logs, the carry step names what to find in
-    words (no command with a blank in it), and every command still runs."""
+    """When git cannot compare both logs, the merge step is given all the
+    same (a merge needs no point where the logs part), and every command
+    runs."""
     store, _ = git_replicas(tmp_path, "LOG.txt binary\nTREE/** binary\n")
     monkeypatch.setattr(replicas, "_git_compare", lambda *a: None)
     out = at(store)("check").stdout
-    assert "tail -n +" not in out and "find the first memory of" in out
+    assert "tail -n +" not in out and "memo merge -- " in out
     ran = run_steps(out, tmp_path, store)
-    assert [c.split()[0] for c in ran] == ["mkdir", "diff", "git"], ran
+    assert [c.split()[0] for c in ran] == ["mkdir", "diff", "git", "memo", "(grep"], ran
     assert at(store)("check").stdout.endswith("The store is whole.\n")
-    # the other side's memory waits in the other store, as the step says
-    assert texts(tmp_path / "laptop" / "mem-other")[5:] == ["ws: the hub is a bare repository"]
+    assert texts(store)[5:] == ["laptop: memory 0 of the trip to Oslo",
+                                "ws: the hub is a bare repository"]
+    assert git(store.parent, "status", "--porcelain", "--", "mem").stdout == ""
 
 
 @needs_git
@@ -360,7 +364,7 @@ def test_an_unconfigured_merge_driver_writes_conflict_markers(tmp_path):
     warned(wake, "not a whole number of 320-byte records")
     # every step as printed, in order, keeps both machines' memories
     ran = run_steps(out, tmp_path, store)
-    assert any("tail -n +6 " in command for command in ran), ran
+    assert any(command.startswith("memo merge -- ") for command in ran), ran
     assert texts(store)[5:] == ["laptop: memory 0 of the trip to Oslo",
                                 "ws: the hub is a bare repository"]
     whole = at(store)("check")

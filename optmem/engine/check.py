@@ -319,6 +319,16 @@ def check(store: Store) -> tuple:
     if marks:
         problems = marks + [replicas.defer(p) for p in problems]
     notes += replicas.surroundings(store)
+    kept = os.path.join(store.root, replicas.BACKUP_NAME)
+    if os.path.isdir(kept) and not os.path.islink(kept):
+        try:
+            n = len(os.listdir(kept))
+        except OSError:
+            n = 0
+        if n:
+            notes.append(f"{kept} keeps what {n} merge{'s' if n > 1 else ''} replaced (a "
+                         f"backup, not a conflict copy); each merge's report said how to undo "
+                         f"it, and a person deletes the folder once the merge is settled")
     built = {}
     try:
         built = store.built(T)

@@ -454,6 +454,14 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
              + (f", {dropped:,} refused by the write guard left out" if dropped else "")
              + (f", {len(killed):,} redacted as the other side redacted them" if killed else "")
              + "."]
+    plain = [i for side, i in killed if side == "ours" and mine[i][1] == merging.PLAIN_REDACTED]
+    if plain:
+        lines.append(f"{_plural(len(plain), 'memory', 'memories')} of this store (before the "
+                     f"merge: " + ", ".join(f"#{i}" for i in plain[:LISTED])
+                     + (", ..." if len(plain) > LISTED else "") + ") stood where the other "
+                     "side holds an old redaction ([redacted], with no hash to confirm it is "
+                     "the same memory), so they are [redacted] too: a person confirms from "
+                     "the backup that nothing else was blanked.")
     if renumbered:
         lines.append(f"{_plural(renumbered, 'memory', 'memories')} of this store changed id "
                      f"(ids from #{first} on are new): an agent that holds ids from before "
@@ -466,8 +474,12 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     backup = _write(store, other, old_bytes, first, new_bytes, log_same, ours.raw_levels,
                     keep, target)
     undo = _undo_command(store, backup, T_old, first, log_same, ours.raw_levels, keep, target)
-    lines.append(f"What this merge replaced is kept in {backup}. To put the store back as it "
-                 f"was (before any new note), " + protocol.person_can_run(undo))
+    if killed and T_old:
+        lines.append(f"{backup} still holds the text of memories this merge redacted; a person "
+                     f"deletes that folder once the merge is settled.")
+    lines.append(f"What this merge replaced is kept in {backup}; to put the store back as it "
+                 f"was, before any new note is written:")
+    lines.append(protocol.person_can_run(undo))
     if pending:
         lines.append(protocol.pending_after_import(pending))
     return Report(lines, undo, added, renumbered, pending, True, T, backup, dropped)
@@ -528,8 +540,11 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
         store.cut_level(size, keep[size])
         _reached("cut")
     if not log_same:
-        atomic.replace_file(store.log_path, b"".join(new_bytes),
-                            tmp=os.path.join(backup, "LOG.new"), sync_dir=True)
+        new_log = os.path.join(backup, "LOG.new")  # beside the log: one filesystem
+        _write_new(new_log, b"".join(new_bytes))
+        _reached("log")
+        os.replace(new_log, store.log_path)
+        atomic.sync_folder(store.root)
         store.close()  # read the new log from here on
         _reached("swap")
     for size in sorted(target):

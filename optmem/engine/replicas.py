@@ -201,9 +201,27 @@ def quick_warning(store: Store) -> str | None:
                     f"empty (an older log put back?)")
     if not seen:
         return None
-    return ("Warning: a sync tool or a merge changed this store: " + "; ".join(seen)
-            + ". Memories may be missing below; nothing is lost yet. Keep every copy and "
-            "ask a person to settle it. " + protocol.run(protocol.Order("check")))
+    head = ("Warning: a sync tool or a merge changed this store: " + "; ".join(seen)
+            + ". Memories may be missing below; nothing is lost yet. ")
+    if len(seen) == 1 and len(copies) == 1 and copies[0].of == LOG_NAME:
+        # The one case a merge settles whole: the copy kept outside the store, merged in.
+        return head + ("Keep every copy; a person moves the copy out of the store and merges "
+                       "it. " + protocol.person_can_run(keep_and_merge(store, copies[0].path)))
+    return head + ("Keep every copy and ask a person to settle it. "
+                   + protocol.run(protocol.Order("check")))
+
+
+def keep_and_merge(store: Store, copy: str) -> str:
+    """The person's command that keeps the conflict copy ``copy`` of the log
+    as a store of its own beside this one (a folder name not taken yet)
+    and merges it into this store (``memo merge``)."""
+    other_dir = _aside(store, "other")
+    n = 1
+    while os.path.lexists(other_dir):
+        n += 1
+        other_dir = _aside(store, f"other-{n}")
+    return (f"mkdir -m 700 {_q(other_dir)} && mv {_q(copy)} "
+            f"{_q(os.path.join(other_dir, LOG_NAME))} && memo merge -- {_q(other_dir)}")
 
 
 def insert_after_first_line(text: str, line: str | None) -> str:
@@ -406,12 +424,17 @@ def _git_merge_steps(store: Store, git: "_Git", keep: bool) -> list:
         steps.append(f"the other side's log holds no memory this one lacks (its "
                      f"{_plural(parted[2], 'memory agrees', 'memories agree')} with this "
                      f"log's first ones): nothing to carry over")
-    # merge-backup/ stays out of git: it may hold text a person redacts later.
-    commit = (f"git -C {root} add -A -- . {_q(':(exclude)' + BACKUP_NAME)} && git -C {root} "
-              f"commit -q -m {_q('memo: the other machine' + chr(39) + 's memories merged')}")
+    commit = (f"git -C {root} add -A . && git -C {root} commit -q -m "
+              f"{_q('memo: the other machine' + chr(39) + 's memories merged')}")
+    if carried:
+        # merge-backup/ stays out of git: it may hold text a person redacts later.
+        ignore, line = _q(os.path.join(store.root, ".gitignore")), _q(BACKUP_NAME + "/")
+        commit = f"(grep -qsx {line} {ignore} || echo {line} >> {ignore}) && {commit}"
     if carried or not git.merging:
         what = "the merged memories" if git.merging else "this machine's log"
         what += " and the merged memories" if carried and not git.merging else ""
+        if carried:
+            what += f" (with {BACKUP_NAME}/ left out of git)"
         steps.append(f"commit {what}: a person can run: {commit}")
     return steps
 
