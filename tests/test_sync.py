@@ -459,3 +459,20 @@ def test_session_end_hook_sends_the_last_notes(machine_a, machine_b, hub):
     assert shown == machine_b.log()
     ok(machine_a("sync"))
     assert machine_a.log() == machine_b.log()
+
+
+def test_a_refused_push_is_one_line_and_exit_1(machine_a, hub):
+    hook = hub / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'this hub takes no pushes today' >&2\nexit 1\n")
+    hook.chmod(0o700)
+    ok(machine_a("note", "a memory the hub refuses"))
+    before = machine_a.log()
+    result = machine_a("sync")
+    assert result.exit_code == 1
+    line = result.stderr.strip()
+    assert "\n" not in line
+    assert line.startswith("memo: the push to origin failed (")
+    assert "this hub takes no pushes today" in line
+    assert line.endswith("A person can run: memo sync")
+    assert machine_a.log() == before
+    assert git("-C", machine_a.root, "status", "--porcelain", "--untracked-files=no") == ""

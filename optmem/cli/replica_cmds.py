@@ -112,7 +112,9 @@ def sync(drop_refused, keep_refused, unrelated, yes):
     report = syncing.sync(memory_dir(), drop_refused=drop_refused, keep_refused=keep_refused,
                           unrelated=unrelated, yes=yes)
     for line in report.lines:
-        click.echo(line)
+        click.echo(line, err=line.startswith("memo: "))
+    if report.failed:
+        raise SystemExit(1)
 
 
 @click.command("session-end")

@@ -85,7 +85,8 @@ class Report:
     that puts the store back as it was before (or None when nothing in the
     store changed); ``before`` and ``after`` the commits (hex ids) HEAD
     named before and after; ``committed`` whether this machine's changes
-    were committed; ``pushed`` whether the hub got them."""
+    were committed; ``pushed`` whether the hub got them; ``failed``
+    whether a step was not done (its line starts ``memo: ``)."""
 
     action: str
     lines: list = field(default_factory=list)
@@ -94,6 +95,7 @@ class Report:
     after: str | None = None
     committed: bool = False
     pushed: bool = False
+    failed: bool = False  #: a step was not done (the push): its line starts ``memo: ``
 
 
 class SyncError(MemoError):
@@ -498,6 +500,7 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
         pushed = git("push", "-q", "--porcelain", remote_name,
                      f"HEAD:{where.merge_ref}", network=True)
         if not pushed.ok:
+            report.failed = True
             if hook and pushed.status == gitcall.SLOW:
                 report.lines.append(f"memo: the push to {remote_name} was skipped: git did "
                                     f"not answer within the hook's {time_limit:g} s; this "
