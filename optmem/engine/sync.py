@@ -617,8 +617,12 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
         try:
             for rel in both:
                 report = _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, **options)
+                # The store's own undo (from merge-backup/) and its lead-in give way
+                # to the sync's (git), which also puts back the commit.
                 lines += [line for line in report.lines
                           if not (report.undo and report.undo in line)
+                          and not (report.backup and report.backup in line
+                                   and line.endswith(":"))
                           and not line.endswith(sleep_order)]
             for rel in new:
                 target = _full(root, rel)
