@@ -479,3 +479,31 @@ def test_a_refused_push_is_one_line_and_exit_1(machine_a, hub):
     assert line.endswith("A person can run: memo sync")
     assert machine_a.log() == before
     assert git("-C", machine_a.root, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_merge_that_fails_half_way_puts_the_store_back(machine_a, machine_b, monkeypatch):
+    from optmem.engine import merge as merging_module
+    for i in range(4):
+        ok(machine_a("note", f"A fact {i}"))
+        ok(machine_b("note", f"B fact {i}"))
+    ok(machine_a("sync"))
+    stand_in_sleep(machine_b)
+    before_log = machine_b.log()
+    before_tree = {p.name: p.read_bytes() for p in (machine_b.root / "TREE").iterdir()}
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+
+    reached = merging_module._reached
+
+    def crash(step):
+        if step == "swap":
+            raise OSError(28, "No space left on device")
+    monkeypatch.setattr(merging_module, "_reached", crash)
+    result = machine_b("sync")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("memo: ") and "No space left on device" in result.stderr
+    assert machine_b.log() == before_log
+    assert {p.name: p.read_bytes() for p in (machine_b.root / "TREE").iterdir()} == before_tree
+    assert git("-C", machine_b.root, "rev-parse", "HEAD~1") == head  # B's notes, committed
+    assert git("-C", machine_b.root, "status", "--porcelain", "--untracked-files=no") == ""
+    monkeypatch.setattr(merging_module, "_reached", reached)
+    assert "merged" in ok(machine_b("sync"))
