@@ -29,6 +29,7 @@ COMMAND_ARGS = {
     "stats": [],
     "check": [],
     "redact": ["0", "--yes"],
+    "merge": ["@FILE"],
 }
 
 

@@ -626,3 +626,32 @@ def test_check_knows_the_merge_backup_as_a_backup(pair):
     assert f"{ws / 'merge-backup'} keeps what 1 merge replaced (a backup, not a conflict copy)" \
         in done.stdout
     assert "conflict copy of" not in done.stdout
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
+def test_with_a_project_active_the_memory_is_named(tmp_path, memory_dir, monkeypatch):
+    memo = at(memory_dir)
+    assert memo("init").exit_code == 0
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    for args in (["init", "-q"], ["remote", "add", "origin", "git@github.com:acme/widget.git"],
+                 ["commit", "-q", "--allow-empty", "-m", "start"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    monkeypatch.chdir(repo)
+    assert memo("init", "--project").exit_code == 0
+    project = memory_dir / "projects" / "widget"
+    (project / "LOG.txt").write_bytes(log_of(BASE + WS))
+    laptop = make(tmp_path / "laptop", BASE + LAPTOP)
+    done = memo("merge", laptop)
+    assert done.exit_code == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("memo: ids restart at #0"), lines
+    assert lines[1:] == [f"A person can run: memo merge --global -- {laptop}",
+                         f"A person can run: memo merge --project widget -- {laptop}"]
+    done = memo("merge", "--project", "widget", laptop)
+    assert done.exit_code == 0, done.stderr
+    assert texts(project) == MERGED
+    assert (memory_dir / "LOG.txt").read_bytes() == b""

@@ -38,7 +38,6 @@ from optmem.store.memory import (
     LOG_RECORD,
     TREE_NAME,
     TREE_RECORD,
-    decode_memory,
     encode_memory,
     encode_summary,
     problem_in_memory,
@@ -109,6 +108,7 @@ class _Side(NamedTuple):
     records: list
     built: dict
     raw_levels: dict
+    log: bytes = b""
 
 
 def _refuse_damaged_other(shown: str, is_dir: bool, what: str) -> BadInput:
@@ -182,19 +182,42 @@ def _read_other(store, other: str) -> _Side:
         raise _refuse_damaged_other(
             shown, is_dir, f"{log} is {len(data):,} bytes, not a whole number of "
                            f"{LOG_RECORD}-byte records (a torn copy, or one a tool edited)")
-    records = []
-    for i in range(len(data) // LOG_RECORD):
-        record = data[i * LOG_RECORD:(i + 1) * LOG_RECORD]
-        why = problem_in_memory(i, record)
-        if why:
-            raise _refuse_damaged_other(
-                shown, is_dir, f"{log} record #{i} (offset {i * LOG_RECORD:,}) {why}")
-        m = decode_memory(i, record)
-        records.append((m.date, m.text))
+
+    def bad(i, why, record):
+        return _refuse_damaged_other(
+            shown, is_dir, f"{log} record #{i} (offset {i * LOG_RECORD:,}) {why}")
+
+    records = decode_log(data, bad)
     built = {}
     if tree is not None:
         built = _read_levels(tree, len(records), follow=False)[0]
     return _Side(records, built, {})
+
+
+def decode_log(data: bytes, bad) -> list:
+    """The ``(date, text)`` of every record of ``data`` (whole 320-byte log
+    records, ids from #0). A damaged record raises ``bad(i, why, record)``
+    (an exception to raise). Checked a chunk at a time as ``memo check``
+    does (``check.clean_bytes``, ``check.heads_fine``), record by record only
+    in a chunk that fails."""
+    from optmem.engine.check import CHUNK_RECORDS, clean_bytes, heads_fine
+    n = len(data) // LOG_RECORD
+    out = []
+    good_dates, odd = set(), set()
+    for start in range(0, n, CHUNK_RECORDS):
+        m = min(CHUNK_RECORDS, n - start)
+        chunk = data[start * LOG_RECORD:(start + m) * LOG_RECORD]
+        if not (clean_bytes(chunk, LOG_RECORD, m) and heads_fine(chunk, start, m, good_dates, odd)):
+            for k in range(m):
+                record = chunk[k * LOG_RECORD:(k + 1) * LOG_RECORD]
+                why = problem_in_memory(start + k, record)
+                if why:
+                    raise bad(start + k, why, record)
+        for k, line in enumerate(chunk.split(b"\n")[:m]):
+            head = len(str(start + k)) + 2
+            line = line.rstrip(b" ").decode("utf-8")
+            out.append((line[head:head + 10], line[head + 11:]))
+    return out
 
 
 def _read_levels(tree: str, T: int, follow: bool) -> tuple:
@@ -202,6 +225,7 @@ def _read_levels(tree: str, T: int, follow: bool) -> tuple:
     each block ``(lo, hi)`` (half-open) to its summary, contiguous from the
     start of each level up to the first record that is damaged or past
     ``T``; ``raw`` maps each size to the level file's bytes."""
+    from optmem.engine.check import clean_bytes
     built, raw = {}, {}
     try:
         names = os.listdir(tree)
@@ -220,11 +244,14 @@ def _read_levels(tree: str, T: int, follow: bool) -> tuple:
         except OSError:
             continue
         raw[size] = data
-        for k in range(min(len(data) // TREE_RECORD, T // size)):
-            record = data[k * TREE_RECORD:(k + 1) * TREE_RECORD]
-            if problem_in_summary(record):
-                break
-            built[(k * size, (k + 1) * size)] = record[:-1].decode("utf-8").rstrip(" ")
+        n = min(len(data) // TREE_RECORD, T // size)
+        whole = data[:n * TREE_RECORD]
+        if not clean_bytes(whole, TREE_RECORD, n):  # the summaries before the first bad one
+            n = next((k for k in range(n)
+                      if problem_in_summary(data[k * TREE_RECORD:(k + 1) * TREE_RECORD])), n)
+            whole = data[:n * TREE_RECORD]
+        for k, line in enumerate(whole.split(b"\n")[:n]):
+            built[(k * size, (k + 1) * size)] = line.rstrip(b" ").decode("utf-8")
     return built, raw
 
 
@@ -239,11 +266,12 @@ def _read_ours(store) -> _Side:
         raise BadInput(f"this store's summaries reach past its log ({store.tree_path}), so "
                        f"it is not merged until that is settled; nothing was written. "
                        f"{protocol.run(protocol.Order('check'))}")
-    records = [(m.date, m.text) for m in store.memories(0, T)] if T else []
+    log = store.read_log(0, T * LOG_RECORD)
+    records = decode_log(log, lambda i, why, record: store.damaged_memory(i, why, record))
     for size in store.level_bytes():
         store.level_len(size)  # a level that is a link: Damaged, before anything
     built, raw = _read_levels(store.tree_path, T, follow=False)
-    return _Side(records, built, raw)
+    return _Side(records, built, raw, log)
 
 
 # -- deciding ------------------------------------------------------------------
@@ -254,10 +282,12 @@ def _refusals(plan, ours: list, theirs: list) -> list:
     new id. The same list whichever side merges which (symmetric)."""
     from optmem import merging
     from optmem.guard.text import find_problem
-    ours_keys = _multiset(ours)
-    theirs_keys = _multiset(theirs)
+    P = plan.prefix  # held by both, byte for byte, at the same ids
+    ours_keys = _multiset(ours[P:])
+    theirs_keys = _multiset(theirs[P:])
     out = []
-    for i, (date, text) in enumerate(plan.records):
+    for i in range(P, len(plan.records)):
+        date, text = plan.records[i]
         key = merging.merge_key((date, text))
         if ours_keys.get(key, 0) and theirs_keys.get(key, 0):
             # Held by both: take one occurrence of each so repeats still count.
@@ -408,8 +438,12 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
         dropped = len(refused)
     records = plan.records
     T_old, T = len(ours.records), len(records)
-    old_bytes = [encode_memory(i, d, t) for i, (d, t) in enumerate(ours.records)]
-    new_bytes = [encode_memory(i, d, t) for i, (d, t) in enumerate(records)]
+    old_bytes = [ours.log[k:k + LOG_RECORD] for k in range(0, len(ours.log), LOG_RECORD)]
+    # Ours as it is, as far as the merged log starts with it (a redaction or
+    # a dropped record may change it before the two sides part).
+    P = merging.common_prefix(ours.records, records)
+    new_bytes = old_bytes[:P] + [encode_memory(i, d, t) for i, (d, t) in
+                                 enumerate(records[P:], P)]
     first = next((i for i, (a, b) in enumerate(zip(old_bytes, new_bytes)) if a != b),
                  min(T_old, T))
     log_same = T == T_old and first == T
