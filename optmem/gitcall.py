@@ -23,6 +23,7 @@ class Answer(NamedTuple):
 
     status: int
     out: bytes
+    err: bytes = b""  #: standard error, when the call asked for it (``stderr``)
 
     @property
     def ok(self) -> bool:
@@ -32,6 +33,22 @@ class Answer(NamedTuple):
     def text(self) -> str:
         """The output as text (UTF-8, U+FFFD for bad bytes), stripped."""
         return self.out.decode("utf-8", "replace").strip()
+
+    def said(self, limit: int = 300) -> str:
+        """What git said on standard error, as one line of at most ``limit``
+        characters (its last non-empty lines joined by ``; ``), or how it
+        did not answer (missing, too slow, not started)."""
+        if self.status == MISSING:
+            return "git is not on PATH"
+        if self.status == SLOW:
+            return "git did not answer in time"
+        if self.status == BROKEN:
+            return "git could not be started"
+        lines = [ln.strip() for ln in self.err.decode("utf-8", "replace").splitlines()]
+        lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
+        text = "; ".join(lines[-3:]) or f"exit status {self.status}"
+        text = "".join(ch if ch.isprintable() else "?" for ch in text)
+        return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def git_env(drop: tuple = (), **settings: str) -> dict:
@@ -43,18 +60,20 @@ def git_env(drop: tuple = (), **settings: str) -> dict:
 
 
 def run_git(args: list, cwd: str | None = None, env: dict | None = None,
-            timeout: float = 10.0) -> Answer:
+            timeout: float = 10.0, stderr: bool = False) -> Answer:
     """Run ``git [-C cwd] args`` with standard input closed and standard
-    error dropped; ``timeout`` in seconds (the call is then killed and the
-    status is ``SLOW``). ``env`` defaults to this process's environment.
-    Never raises for a git that is absent or fails."""
+    error dropped (kept in ``Answer.err`` with ``stderr``); ``timeout`` in
+    seconds (the call is then killed and the status is ``SLOW``). ``env``
+    defaults to this process's environment. Never raises for a git that
+    is absent or fails."""
     # Imported here: every command imports this module (through projects),
     # few run git; subprocess cost memo wake 1.7 ms of start-up at import.
     import subprocess
     where = ["-C", cwd] if cwd else []
     try:
         done = subprocess.run(["git", *where, *args], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
                               env=env, timeout=timeout)
     except FileNotFoundError:
         return Answer(MISSING, b"")
@@ -62,4 +81,4 @@ def run_git(args: list, cwd: str | None = None, env: dict | None = None,
         return Answer(SLOW, b"")
     except (OSError, subprocess.SubprocessError, ValueError):
         return Answer(BROKEN, b"")
-    return Answer(done.returncode, done.stdout)
+    return Answer(done.returncode, done.stdout, done.stderr or b"")

@@ -985,7 +985,9 @@ HOOK_HARNESSES = ("claude", "codex", "gemini")
 @click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")
 @click.option("--max-bytes", metavar="N", help="Budget of the whole injected text "
               "(default: the harness's, under its cap).")
-def session_start(harness_name, memory_dir, max_bytes):
+@click.option("--sync", "sync_first", is_flag=True, help="At startup and clear, fast-forward "
+              "the store from its git upstream first (memo setup adds it where one is).")
+def session_start(harness_name, memory_dir, max_bytes, sync_first):
     """Print the memory as the SessionStart JSON a harness injects (exit 0).
 
     Reads the harness's JSON on stdin (source: startup, resume, clear,
@@ -1001,7 +1003,8 @@ def session_start(harness_name, memory_dir, max_bytes):
         budget = view.parse_count(max_bytes, "--max-bytes") if max_bytes else None
         text = inject.context(module, hook_stdin(),
                               memory_dir if memory_dir is not None
-                              else os.environ.get("MEMORY_DIR"), os.environ, budget)
+                              else os.environ.get("MEMORY_DIR"), os.environ, budget,
+                              sync=sync_first)
     except Exception as err:  # the hook never fails: the reason goes to the model
         text = inject.failure(f"memo hook failed ({type(err).__name__}: {err})")
     if text is not None:
@@ -1027,6 +1030,8 @@ def mcp():
 
 
 cli.add_command(replica_cmds.merge)
+cli.add_command(replica_cmds.sync)
+hook.add_command(replica_cmds.session_end)
 
 
 def main() -> None:

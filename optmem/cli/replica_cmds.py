@@ -1,4 +1,4 @@
-"""The commands that join replicas of one memory: ``memo merge``.
+"""The commands that join replicas of one memory: ``memo merge`` and ``memo sync``.
 
 A person's commands (they may renumber memories an agent holds in its
 context): memo only ever prints them as ``A person can run: memo merge ...``,
@@ -84,3 +84,62 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
     for line in store.notices:
         click.echo(f"memo: {line}", err=True)
     store.notices.clear()
+
+
+@click.command("sync")
+@click.option("--drop-refused", is_flag=True,
+              help="In a merge, leave out the memories the write guard refuses.")
+@click.option("--keep-refused", is_flag=True,
+              help="In a merge, keep the memories the write guard refuses, as they are.")
+@click.option("--unrelated", is_flag=True,
+              help="Merge although the two machines' stores share no memory.")
+@click.option("--yes", is_flag=True,
+              help="Merge although more than 10,000 compressions are pending afterwards.")
+def sync(drop_refused, keep_refused, unrelated, yes):
+    """For a person, never an agent: sync MEMORY_DIR with its git hub.
+
+    MEMORY_DIR is a git work tree whose branch has an upstream (see
+    docs/machines.md; without one this prints the commands that set it up
+    and changes nothing). Commits the stores' files (the global store and
+    every project's) with your git identity, fetches, fast-forwards when it
+    can, otherwise merges each store with memo merge's rules (git never
+    merges the store's files) and records a merge commit, then pushes
+    (never forced). Ids after the first difference may change, so agents
+    wake again. The report prints how to put the store back.
+    """
+    from optmem.engine import sync as syncing
+    from optmem.store.paths import memory_dir
+    report = syncing.sync(memory_dir(), drop_refused=drop_refused, keep_refused=keep_refused,
+                          unrelated=unrelated, yes=yes)
+    for line in report.lines:
+        click.echo(line, err=line.startswith("memo: "))
+    if report.failed:
+        raise SystemExit(1)
+
+
+@click.command("session-end")
+@click.option("--harness", "harness_name", default="claude",
+              help="Which harness runs it (setup writes it).")
+@click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")
+def session_end(harness_name, memory_dir):
+    """Sync the store to its git hub when a session ends (exit 0).
+
+    memo setup adds it only where the store is a git work tree with an
+    upstream. Fast-forwards only, prompts off, a few seconds at most; what
+    it could not do goes to standard error, and the next session's wake
+    says when a person's memo sync is needed.
+    """
+    import os
+
+    from optmem.cli.stdio import hook_stdin
+    from optmem.engine import sync as syncing
+    from optmem.errors import MemoError
+    from optmem.store.paths import memory_dir as checked
+    hook_stdin()  # the harness's JSON: read so its pipe never blocks
+    try:
+        root = checked(memory_dir if memory_dir is not None else os.environ.get("MEMORY_DIR"))
+    except MemoError as err:
+        click.echo(f"memo: {err}", err=True)
+        return
+    for line in syncing.hook_sync(root):
+        click.echo(line, err=True)

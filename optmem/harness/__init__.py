@@ -46,6 +46,9 @@ class Context:
     memory_dir: str | None
     launcher: list = field(default_factory=list)
     environ: dict = field(default_factory=dict)
+    #: The store is a git work tree with an upstream: the hooks sync it
+    #: (fast-forwards only; ``optmem.engine.sync``).
+    sync: bool = False
 
     def hook_command(self, harness: str, portable: bool = False) -> str:
         """The shell command a harness runs for ``SessionStart``.
@@ -54,12 +57,20 @@ class Context:
         with no path of this machine (``memo`` on PATH and ``MEMORY_DIR`` in
         the harness's environment); otherwise the absolute launcher and
         ``--memory-dir``, so the hook works from any folder and any PATH."""
+        return self._hook("session-start", harness, portable, ["--sync"] if self.sync else [])
+
+    def end_command(self, harness: str, portable: bool = False) -> str:
+        """The shell command a harness runs when a session ends (where the
+        store syncs): ``memo hook session-end``, shaped as ``hook_command``."""
+        return self._hook("session-end", harness, portable, [])
+
+    def _hook(self, event: str, harness: str, portable: bool, extra: list) -> str:
         if portable:
-            return f"memo hook session-start --harness {harness}"
-        words = list(self.launcher) + ["hook", "session-start", "--harness", harness]
+            return " ".join(["memo", "hook", event, "--harness", harness, *extra])
+        words = list(self.launcher) + ["hook", event, "--harness", harness]
         if self.memory_dir:
             words += ["--memory-dir", self.memory_dir]
-        return " ".join(shlex.quote(w) for w in words)
+        return " ".join(shlex.quote(w) for w in words + extra)
 
 
 def launcher() -> list:

@@ -25,6 +25,7 @@ NAME = "claude"
 TITLE = "Claude Code"
 SCOPES = ("user", "project")
 EVENT = "SessionStart"
+END_EVENT = "SessionEnd"
 MATCHER = "startup|resume|clear|compact|fork"
 TIMEOUT_S = 30
 #: The cap on one injected value (characters), and the budget used under it.
@@ -58,7 +59,18 @@ def edits(ctx) -> list:
         settings = os.path.join(ctx.project, ".claude", "settings.local.json")
         memory = os.path.join(ctx.project, "CLAUDE.md")
     env = {"MEMORY_DIR": ctx.memory_dir} if ctx.memory_dir else {}
-    return [edit.settings_edit(settings, EVENT, group(ctx), env), edit.block_edit(memory)]
+    return [edit.settings_edit(settings, EVENT, group(ctx), env, also=end_groups(ctx),
+                               drop=(END_EVENT,)),
+            edit.block_edit(memory)]
+
+
+def end_groups(ctx) -> dict:
+    """``{"SessionEnd": group}`` where the store syncs (``ctx.sync``): the
+    session's last notes go to the hub; else nothing."""
+    if not ctx.sync:
+        return {}
+    return {END_EVENT: {"hooks": [{"type": "command", "command": ctx.end_command(NAME),
+                                   "timeout": TIMEOUT_S}]}}
 
 
 def hook_output(text: str) -> dict:

@@ -178,11 +178,12 @@ def md_uninstall(data: Optional[bytes], path: str) -> Optional[bytes]:
 
 # -- JSON settings files: our hook entry ------------------------------------
 
-#: A hook handler is ours when its command runs memo's session-start hook
+#: A hook handler is ours when its command runs memo's session-start (or
+#: session-end) hook
 #: (whichever path or launcher it names): that is how an old entry with a
 #: stale path is found and replaced, with no private key in the handler
 #: (the Claude Code schema forbids unknown handler keys).
-OURS = re.compile(r"(memo|optmem)\S*['\"]?\s.*\bhook\s+session-start\b")
+OURS = re.compile(r"(memo|optmem)\S*['\"]?\s.*\bhook\s+session-(?:start|end)\b")
 
 
 def is_ours(handler) -> bool:
@@ -518,14 +519,36 @@ class Edit:
 
 
 def settings_edit(path: str, event: str, group: dict, env: Optional[dict] = None,
-                  local: bool = True, what: str = "") -> Edit:
+                  local: bool = True, what: str = "", also: Optional[dict] = None,
+                  drop: tuple = ()) -> Edit:
     """An ``Edit`` that puts ``group`` under ``hooks.<event>`` of a JSON
-    settings file (and ``env`` into its ``env``)."""
+    settings file (and ``env`` into its ``env``), each group of ``also``
+    (``{event: group}``) under its event, and takes our handlers out of
+    every event of ``drop`` that ``also`` does not name (a hook a store no
+    longer needs). Uninstalling takes ours out of all of them."""
     env = dict(env or {})
+    also = dict(also or {})
+    gone = [e for e in drop if e not in also]
+
+    def install(data):
+        new = json_install(data, path, event, group, env)
+        for other, other_group in also.items():
+            new = json_install(new, path, other, other_group, {})
+        for other in gone:
+            new = json_uninstall(new, path, other)
+        return new
+
+    def uninstall(data, added):
+        new = json_uninstall(data, path, event, added)
+        for other in list(also) + gone:
+            if new is not None:
+                new = json_uninstall(new, path, other)
+        return new
+
     return Edit(
-        path=path, what=what or f"{event} hook" + (", env " + ", ".join(env) if env else ""),
-        install=lambda data: json_install(data, path, event, group, env),
-        uninstall=lambda data, added: json_uninstall(data, path, event, added),
+        path=path, what=what or ", ".join(f"{e} hook" for e in [event, *also])
+        + (", env " + ", ".join(env) if env else ""),
+        install=install, uninstall=uninstall,
         state=lambda data: json_state(data, path, event, group),
         local=local, env=env)
 

@@ -28,6 +28,7 @@ NAME = "gemini"
 TITLE = "Gemini CLI"
 SCOPES = ("user", "project")
 EVENT = "SessionStart"
+END_EVENT = "SessionEnd"
 TIMEOUT_MS = 30_000
 HOOK_MAX_BYTES = 9_000
 RESUME_REPLAYS = False
@@ -42,6 +43,16 @@ def group(ctx) -> dict:
                        "command": ctx.hook_command(NAME, portable), "timeout": TIMEOUT_MS}]}
 
 
+def end_groups(ctx) -> dict:
+    """``{"SessionEnd": group}`` where the store syncs (``ctx.sync``), else
+    nothing."""
+    if not ctx.sync:
+        return {}
+    return {END_EVENT: {"hooks": [{"type": "command", "name": "optmem-sync",
+                                   "command": ctx.end_command(NAME, ctx.scope == "project"),
+                                   "timeout": TIMEOUT_MS}]}}
+
+
 def user_dir(ctx) -> str:
     """``$GEMINI_CLI_HOME/.gemini``, or ``~/.gemini``."""
     return os.path.join(ctx.environ.get("GEMINI_CLI_HOME") or ctx.home, ".gemini")
@@ -50,14 +61,16 @@ def user_dir(ctx) -> str:
 def edits(ctx) -> list:
     if ctx.scope == "user":
         folder = user_dir(ctx)
-        out = [edit.settings_edit(os.path.join(folder, "settings.json"), EVENT, group(ctx)),
+        out = [edit.settings_edit(os.path.join(folder, "settings.json"), EVENT, group(ctx),
+                                  also=end_groups(ctx), drop=(END_EVENT,)),
                edit.block_edit(os.path.join(folder, "GEMINI.md"))]
         if ctx.memory_dir:
             out.append(edit.dotenv_edit(os.path.join(folder, ".env"),
                                         {"MEMORY_DIR": ctx.memory_dir}))
         return out
     return [edit.settings_edit(os.path.join(ctx.project, ".gemini", "settings.json"), EVENT,
-                               group(ctx), local=False),
+                               group(ctx), local=False, also=end_groups(ctx),
+                               drop=(END_EVENT,)),
             edit.block_edit(os.path.join(ctx.project, "GEMINI.md"))]
 
 

@@ -31,6 +31,10 @@ from optmem.store import paths
 
 #: Sources that always get the whole memory again (the context was emptied).
 REFILL = ("startup", "clear", "compact")
+#: Sources at which ``--sync`` syncs first: a new or emptied context, never
+#: a live one (a fast-forward may bring another machine's merge, whose ids
+#: differ from those the session holds).
+SYNC_SOURCES = ("startup", "clear")
 #: How many sessions per store the resume record keeps.
 KEEP_SESSIONS = 200
 
@@ -117,14 +121,17 @@ def _export_line(environ, store_path: str, env_file_names, session: str = "") ->
 
 
 def context(harness, stdin_text: str, memory_dir: str | None, environ,
-            max_bytes: int | None = None) -> str | None:
+            max_bytes: int | None = None, sync: bool = False) -> str | None:
     """The text to inject, or None when this event needs none.
 
     ``harness`` is a harness module (``HOOK_MAX_BYTES``, ``RESUME_REPLAYS``,
     ``ENV_FILES``); ``memory_dir`` is ``--memory-dir`` or ``MEMORY_DIR``
-    (raw). The result is at most ``max_bytes`` (default the harness's)
-    bytes of UTF-8, so at most as many characters. Never raises for a bad
-    store: the reason becomes the text.
+    (raw). With ``sync``, at ``SYNC_SOURCES`` the store is first
+    fast-forwarded from its git upstream (``optmem.engine.sync.hook_sync``;
+    what it could not do comes right after the header line). The result is
+    at most ``max_bytes`` (default the harness's) bytes of UTF-8, so at
+    most as many characters. Never raises for a bad store: the reason
+    becomes the text.
     """
     event = parse_stdin(stdin_text)
     name = event.get("hook_event_name") or "SessionStart"
@@ -137,6 +144,10 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         store_path = paths.memory_dir(memory_dir)
     except MemoError as err:
         return failure(str(err))
+    synced = ""
+    if sync and source in SYNC_SOURCES:
+        from optmem.engine.sync import hook_sync
+        synced = "".join(f"\n{line}" for line in hook_sync(store_path))
     from optmem.store.memory import Store
     try:
         store = Store.open(store_path)
@@ -154,7 +165,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
     if sc.project:
         _export_line(environ, store_path, harness.ENV_FILES, session)
         try:
-            return _context_two(harness, sc, store, source, budget)
+            return _context_two(harness, sc, store, source, budget, synced)
         finally:
             store.close()
     try:
@@ -163,7 +174,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         head = _head(store, T)
         # Where git cannot be asked which project this folder uses, the global
         # memory comes with the line that says so, never without a word.
-        unknown = f"\nmemo: {sc.unresolved_line()}" if sc.problem else ""
+        unknown = (f"\nmemo: {sc.unresolved_line()}" if sc.problem else "") + synced
         if (source not in REFILL and harness.RESUME_REPLAYS and session
                 and _seen(environ, store_path, session, head)):
             return (f"{agent_block.HOOK_HEADER_START} ({store_path}) is unchanged since it "
@@ -199,7 +210,7 @@ def _event_cwd(event: dict):
     return None
 
 
-def _context_two(harness, sc, store, source: str, budget: int) -> str:
+def _context_two(harness, sc, store, source: str, budget: int, synced: str = "") -> str:
     """The injected text with a project active: the global and the project
     memory in one document of at most ``budget`` bytes
     (``optmem.session.wake_max_bytes``)."""
@@ -210,7 +221,7 @@ def _context_two(harness, sc, store, source: str, budget: int) -> str:
         n = pstore.count()
         top = (header(sc.root, store.count(), source)
                + f" Project {sc.project} is active here ({n} memor{'y' if n == 1 else 'ies'} "
-                 f"in {sc.project_root}); it is the second section.")
+                 f"in {sc.project_root}); it is the second section." + synced)
         room = budget - len(top.encode("utf-8")) - 1
         try:
             body = scoped.wake_max_bytes(sc, store, pstore, room) if room > 0 else None

@@ -45,6 +45,9 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
         _absolute_home(var, environ.get(var), module.TITLE)
     ctx = Context(home=os.path.abspath(home), project=os.path.abspath(project or os.getcwd()),
                   scope=chosen, memory_dir=store, launcher=launcher(), environ=dict(environ))
+    if need_store and hasattr(module, "hook_output"):
+        from optmem.engine import sync
+        ctx.sync = sync.ready(store)
     return module, ctx
 
 
@@ -112,11 +115,20 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
     if not changed:
         out.append("Nothing to change." if not uninstall else "Nothing of memo was installed there.")
     if not uninstall:
+        if ctx.sync:
+            out.append(f"The store is a git work tree with an upstream: the hooks run memo sync "
+                       f"(fast-forwards only, at most {_limit()} s; a merge is left to a "
+                       f"person, and the wake says so).")
         out += [f"A person's next step: {line}" for line in module.next_steps(ctx)]
         if ctx.scope == "user":
             out += [f"A person's next step: {line}" for line in _shared_files(steps, ctx.home)]
         out.append(f"Undo: memo setup {module.NAME} --scope {ctx.scope} --uninstall")
     return out
+
+
+def _limit() -> str:
+    from optmem.engine import sync
+    return f"{sync.HOOK_TIME_LIMIT:g}"
 
 
 def _shared_files(steps: list, home: str) -> list:

@@ -53,6 +53,9 @@ KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
 RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
 SALT_NAME = "salt"  #: the identity's salt for redaction tombstones (``redaction_salt``)
 SALT_BYTES = 16  #: bytes of that salt (one base64url line in the file)
+#: Names a store folder may hold besides the store's own before it has a log:
+#: git's files (the store is a work tree, ``memo sync``) and merge's backups.
+GIT_NAMES = frozenset((".git", ".gitattributes", ".gitignore", "merge-backup"))
 #: Added to every open that writes a file of the store other than the log:
 #: a link there (to the log, or anywhere) is refused (ELOOP), never written
 #: through.
@@ -332,7 +335,7 @@ class Store:
             # An existing directory without a log is not a store either: an
             # unmounted mount point or a folder not synced yet looks like one,
             # and starting a memory there would fork the identity.
-            ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+            ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
             try:
                 others = set(os.listdir(root)) - ours
             except OSError:
@@ -372,7 +375,7 @@ class Store:
         store = cls(root)
         if os.path.lexists(store.log_path):
             return store, False  # an existing store: not one byte changes
-        ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp"}
+        ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
                           f"or new directory for MEMORY_DIR, then run memo init again")
@@ -901,8 +904,16 @@ class Store:
     def locked(self, repair: bool = True, timeout: float | None = None):
         """Hold the store lock; on entry (with ``repair``), roll back or cut
         unfinished appends. Raises ``Busy`` after ``timeout`` seconds
-        (default ``LOCK_TIMEOUT``).
+        (default ``LOCK_TIMEOUT``). Re-entrant: a ``with`` inside another on
+        the same object holds the lock already and takes nothing more.
         """
+        if self._held:
+            self._held += 1
+            try:
+                yield self
+            finally:
+                self._held -= 1
+            return
         if os.path.lexists(self.lock_path) and not os.path.isfile(self.lock_path):
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "

@@ -1,0 +1,509 @@
+"""``memo sync``: one memory on two machines through a git hub, offline.
+
+Every test builds its own bare hub and clones under ``tmp_path``; git reads
+no person's configuration (``HOME`` and ``GIT_CONFIG_GLOBAL`` point into
+the test's folder, the system config is off) and each repository gets its
+own user name and email.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import ok
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+GIT_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+            "GIT_OBJECT_DIRECTORY", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+            "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
+            "GIT_COMMITTER_EMAIL", "EMAIL", "GIT_SSH_COMMAND")
+
+
+@pytest.fixture(autouse=True)
+def git_home(tmp_path, monkeypatch) -> Path:
+    """A home of the test's own: no person's git config leaks in."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in GIT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    (home / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    return home
+
+
+def git(*args, cwd=None, check=True) -> str:
+    done = subprocess.run(["git", *map(str, args)], cwd=cwd, capture_output=True, text=True)
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done.stdout.strip()
+
+
+def identity(repo: Path, name: str) -> None:
+    git("-C", repo, "config", "user.name", name)
+    git("-C", repo, "config", "user.email", f"{name}@example.invalid")
+
+
+class Machine:
+    """One machine: its ``MEMORY_DIR`` and ``memo`` run with it."""
+
+    def __init__(self, memo, monkeypatch, root: Path):
+        self.memo_fn, self.monkeypatch, self.root = memo, monkeypatch, root
+
+    def __call__(self, *args, input=None):
+        self.monkeypatch.setenv("MEMORY_DIR", str(self.root))
+        return self.memo_fn(*args, input=input)
+
+    def log(self) -> bytes:
+        return (self.root / "LOG.txt").read_bytes()
+
+
+@pytest.fixture
+def hub(tmp_path) -> Path:
+    path = tmp_path / "hub.git"
+    git("init", "-q", "--bare", path)
+    return path
+
+
+@pytest.fixture
+def machine_a(memo, monkeypatch, tmp_path, hub) -> Machine:
+    """A store with one memory, made a repository whose upstream is the hub."""
+    a = Machine(memo, monkeypatch, tmp_path / "a")
+    ok(a("init"))
+    ok(a("note", "the first memory, written on machine A"))
+    git("-C", a.root, "init", "-q")
+    identity(a.root, "a")
+    git("-C", a.root, "remote", "add", "origin", hub)
+    git("-C", a.root, "commit", "-q", "--allow-empty", "-m", "memo store")
+    git("-C", a.root, "push", "-q", "-u", "origin", "main")
+    ok(a("sync"))
+    return a
+
+
+@pytest.fixture
+def machine_b(memo, monkeypatch, tmp_path, hub, machine_a) -> Machine:
+    """A second machine: a clone of the hub as its MEMORY_DIR."""
+    b = Machine(memo, monkeypatch, tmp_path / "b")
+    git("clone", "-q", hub, b.root)
+    identity(b.root, "b")
+    ok(b("sync"))
+    return b
+
+
+def stand_in_sleep(m: Machine) -> None:
+    """Pay every pending compression with a fixed summary per block."""
+    for _ in range(64):
+        out = m("sleep").stdout
+        orders = [line for line in out.splitlines() if line.startswith("Run: memo sleep ")]
+        if not orders:
+            return
+        block = orders[0].split()[3]
+        ok(m("sleep", block, f"summary of memories {block}"))
+    raise AssertionError("memo sleep never finished")
+
+
+def person_lines(text: str) -> list:
+    return [line[len("A person can run: "):] for line in text.splitlines()
+            if line.startswith("A person can run: ")]
+
+
+def shell(command: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run a person's line as printed, with this Python's ``memo`` on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True,
+                          text=True)
+
+
+# -- set-up -------------------------------------------------------------------
+
+def test_no_repository_prints_both_starts_and_creates_nothing(memo, memory_dir, git_home):
+    git("config", "--global", "user.name", "a")
+    git("config", "--global", "user.email", "a@example.invalid")
+    ok(memo("init"))
+    ok(memo("note", "a memory before any repository"))
+    before = sorted(os.listdir(memory_dir))
+    result = memo("sync")
+    assert result.exit_code == 1 and result.stdout == ""
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("memo: ") and "not a git work tree" in first
+    assert "nothing was created" in first
+    steps = person_lines(result.stderr)
+    assert len(steps) == 2 == len(rest)
+    assert "git init" in steps[0] and "push -q -u origin main" in steps[0]
+    assert steps[0].endswith("&& memo sync")
+    assert steps[1].startswith("git clone ") and "memory-hub.git" in steps[1]
+    assert sorted(os.listdir(memory_dir)) == before
+    assert not (git_home / "memory-hub.git").exists()
+    # The first start runs as printed: the store becomes a repository with a hub.
+    done = shell(steps[0], memory_dir)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "Synced with origin/main" in done.stdout
+    hub = git_home / "memory-hub.git"
+    shown = subprocess.run(["git", "--git-dir", str(hub), "cat-file", "blob", "main:LOG.txt"],
+                           capture_output=True, check=True).stdout
+    assert shown == (memory_dir / "LOG.txt").read_bytes()
+
+
+def test_no_upstream_prints_the_push(memo, memory_dir):
+    ok(memo("init"))
+    git("-C", memory_dir, "init", "-q")
+    identity(memory_dir, "a")
+    result = memo("sync")
+    assert result.exit_code == 1
+    assert "has no upstream" in result.stderr.splitlines()[0]
+    steps = person_lines(result.stderr)
+    assert "remote add origin" in steps[0]
+    assert not (memory_dir / ".gitattributes").exists()
+    assert git("-C", memory_dir, "rev-parse", "-q", "--verify", "HEAD", check=False) == ""
+
+
+def test_a_store_inside_another_repository_is_refused(memo, memory_dir, tmp_path):
+    git("config", "--global", "user.name", "a")
+    git("config", "--global", "user.email", "a@example.invalid")
+    git("-C", tmp_path, "init", "-q")
+    ok(memo("init"))
+    result = memo("sync")
+    assert result.exit_code == 1
+    assert "is not its top" in result.stderr.splitlines()[0]
+    assert not (memory_dir / ".gitattributes").exists()
+
+
+def test_init_accepts_git_files_in_the_folder(memo, memory_dir):
+    memory_dir.mkdir()
+    git("-C", memory_dir, "init", "-q")
+    (memory_dir / ".gitattributes").write_text("LOG.txt binary\nTREE/** binary\n")
+    (memory_dir / ".gitignore").write_text(".lock\n")
+    (memory_dir / "merge-backup").mkdir()
+    assert "Created an empty memory" in ok(memo("init"))
+    ok(memo("note", "a memory in a work tree"))
+    result = memo("check")
+    assert result.exit_code == 0 and result.stderr == "", result.stderr
+    assert "whole" in result.stdout
+
+
+def test_no_identity_is_one_line_and_commits_nothing(memo, memory_dir, hub):
+    ok(memo("init"))
+    git("-C", memory_dir, "init", "-q")
+    git("-C", memory_dir, "remote", "add", "origin", hub)
+    git("-C", memory_dir, "-c", "user.name=x", "-c", "user.email=x@example.invalid",
+        "commit", "-q", "--allow-empty", "-m", "start")
+    git("-C", memory_dir, "push", "-q", "-u", "origin", "main")
+    head = git("-C", memory_dir, "rev-parse", "HEAD")
+    result = memo("sync")
+    assert result.exit_code == 1
+    assert "no name and email" in result.stderr.splitlines()[0]
+    assert person_lines(result.stderr)[0].startswith("git config --global user.name")
+    assert git("-C", memory_dir, "rev-parse", "HEAD") == head
+
+
+# -- the two machines -----------------------------------------------------------
+
+def test_first_sync_writes_attributes_and_ignores(machine_a):
+    root = machine_a.root
+    attrs = (root / ".gitattributes").read_text()
+    assert "LOG.txt binary" in attrs and "TREE/** binary" in attrs
+    ignored = (root / ".gitignore").read_text().split()
+    for name in (".lock", ".append", ".append.kept", "recovered.txt", "merge-backup/"):
+        assert name in ignored
+    tracked = git("-C", root, "ls-files").split()
+    assert "LOG.txt" in tracked and ".lock" not in tracked
+    assert git("-C", root, "check-attr", "merge", "--", "LOG.txt").endswith("unset")
+    result = machine_a("check")
+    assert result.exit_code == 0 and result.stderr == "", result.stderr
+
+
+def test_fast_forward_keeps_modes_and_undo_puts_it_back(machine_a, machine_b):
+    ok(machine_a("note", "a second memory from machine A"))
+    ok(machine_a("sync"))
+    before = machine_b.log()
+    out = ok(machine_b("sync"))
+    assert "fast-forward" in out
+    assert machine_b.log() == machine_a.log()
+    for path in [machine_b.root / "LOG.txt", machine_b.root / "config"]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    for path in [machine_b.root, machine_b.root / "TREE", machine_b.root / ".git"]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700
+    undo = person_lines(out)
+    assert len(undo) == 1 and "reset -q --keep" in undo[0]
+    done = shell(undo[0], machine_b.root)
+    assert done.returncode == 0, done.stderr
+    assert machine_b.log() == before
+    assert stat.S_IMODE((machine_b.root / "LOG.txt").stat().st_mode) == 0o600
+
+
+def test_two_machines_converge_and_check_is_clean(machine_a, machine_b):
+    for i in range(3):
+        ok(machine_a("note", f"machine A learned fact {i}"))
+        ok(machine_b("note", f"machine B learned fact {i}"))
+    assert "sent this machine's new memories" in ok(machine_a("sync"))
+    out = ok(machine_b("sync"))
+    assert "merged both machines' memories" in out
+    assert "Run: memo sleep" in out
+    assert "memo-sync-" not in out  # the temporary folder is never named
+    assert len(person_lines(out)) == 1 and all(line.strip() for line in out.splitlines())
+    assert not out.splitlines()[-1].endswith(":")
+    assert "fast-forward" in ok(machine_a("sync"))
+    assert machine_a.log() == machine_b.log()
+    texts = machine_a.log().decode()
+    for i in range(3):
+        assert f"machine A learned fact {i}" in texts and f"machine B learned fact {i}" in texts
+    assert len(machine_a.log()) == 7 * 320
+    parents = git("-C", machine_b.root, "rev-list", "--parents", "-n", "1", "HEAD").split()
+    assert len(parents) == 3  # a merge commit: this machine's and the hub's
+    assert git("-C", machine_b.root, "status", "--porcelain", "--untracked-files=no") == ""
+    stand_in_sleep(machine_b)
+    ok(machine_b("sync"))
+    ok(machine_a("sync"))
+    assert machine_a.log() == machine_b.log()
+    for m in (machine_a, machine_b):
+        result = m("check")
+        assert result.exit_code == 0 and "whole" in result.stdout, (result.stdout, result.stderr)
+    tree_a = sorted(p.name for p in (machine_a.root / "TREE").iterdir())
+    assert tree_a and all((machine_a.root / "TREE" / n).read_bytes() ==
+                          (machine_b.root / "TREE" / n).read_bytes() for n in tree_a)
+
+
+def test_merge_undo_runs(machine_a, machine_b):
+    ok(machine_a("note", "only on machine A"))
+    ok(machine_b("note", "only on machine B"))
+    ok(machine_a("sync"))
+    before = machine_b.log()
+    out = ok(machine_b("sync"))
+    assert "merged" in out
+    undo = person_lines(out)[-1]
+    done = shell(undo, machine_b.root)
+    assert done.returncode == 0, done.stderr
+    assert machine_b.log() == before
+    result = machine_b("check")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_a_project_store_travels(machine_a, machine_b):
+    from optmem.store.memory import Store
+    project = machine_a.root / "projects" / "tools"
+    Store.init(str(project))[0].close()
+    ok(machine_a("note", "--project", "tools", "a memory of the tools project"))
+    ok(machine_a("sync"))
+    assert (project / ".gitattributes").is_file()
+    ok(machine_b("sync"))
+    assert (machine_b.root / "projects" / "tools" / "LOG.txt").read_bytes() == \
+        (project / "LOG.txt").read_bytes()
+    ok(machine_b("note", "--project", "tools", "B's project memory"))
+    ok(machine_a("note", "--project", "tools", "A's project memory"))
+    ok(machine_a("sync"))
+    assert "merged" in ok(machine_b("sync"))
+    ok(machine_a("sync"))
+    assert (machine_b.root / "projects" / "tools" / "LOG.txt").read_bytes() == \
+        (project / "LOG.txt").read_bytes()
+    assert len((project / "LOG.txt").read_bytes()) == 3 * 320
+
+
+def test_autocrlf_changes_no_byte(machine_a, hub, tmp_path, memo, monkeypatch):
+    ok(machine_a("note", "a memory; with a semicolon, é and 日本"))
+    ok(machine_a("sync"))
+    c = Machine(memo, monkeypatch, tmp_path / "c")
+    git("clone", "-q", "-c", "core.autocrlf=true", hub, c.root)
+    identity(c.root, "c")
+    assert c.log() == machine_a.log()
+    assert (c.root / "config").read_bytes() == (machine_a.root / "config").read_bytes()
+    ok(c("note", "written on the machine with autocrlf"))
+    ok(c("sync"))
+    ok(machine_a("sync"))
+    assert c.log() == machine_a.log()
+    assert b"\r" not in c.log()
+    assert git("-C", c.root, "status", "--porcelain") == ""
+
+
+def test_hub_missing_is_one_line_and_the_store_unchanged(machine_a, hub, tmp_path):
+    ok(machine_a("note", "a memory the hub never gets"))
+    before = machine_a.log()
+    hub.rename(tmp_path / "hub-gone.git")
+    result = machine_a("sync")
+    assert result.exit_code == 1 and result.stdout == ""
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("memo: the fetch from origin failed (")
+    assert "the store is as it was" in first
+    assert person_lines(result.stderr) == [f"git -C {machine_a.root} fetch origin && memo sync"]
+    assert machine_a.log() == before
+    assert not (machine_a.root / "MERGE_HEAD").exists()
+
+
+def test_refusal_names_memo_sync_and_writes_nothing(machine_a, machine_b, tmp_path):
+    # Two unrelated histories: machine B starts over with another identity's log.
+    ok(machine_a("note", "A's newer memory"))
+    ok(machine_a("sync"))
+    (machine_b.root / "LOG.txt").write_bytes(b"")
+    ok(machine_b("note", "an identity of its own"))
+    before = machine_b.log()
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+    result = machine_b("sync")
+    assert result.exit_code == 1, result.stdout
+    assert "share no memory" in result.stderr
+    assert "memo sync --unrelated" in result.stderr
+    assert "memo-sync-" not in result.stderr
+    assert machine_b.log() == before
+    assert git("-C", machine_b.root, "rev-list", "--count", f"{head}..HEAD") in ("0", "1")
+
+
+# -- from a hook ---------------------------------------------------------------
+
+def test_hook_fast_forwards_but_never_merges(machine_a, machine_b):
+    from optmem.engine import sync as syncing
+    ok(machine_a("note", "from A"))
+    ok(machine_a("sync"))
+    report = syncing.sync(str(machine_b.root), hook=True)
+    assert report.action == "fast-forward"
+    assert machine_b.log() == machine_a.log()
+    ok(machine_a("note", "A again"))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "B meanwhile"))
+    before = machine_b.log()
+    report = syncing.sync(str(machine_b.root), hook=True)
+    assert report.action == "merge needed"
+    assert report.lines[-1].endswith("A person can run: memo sync")
+    assert machine_b.log() == before
+
+
+def test_hook_with_a_silent_hub_is_skipped(machine_a, monkeypatch, tmp_path):
+    from optmem.engine import sync as syncing
+    script = tmp_path / "slow-ssh"
+    script.write_text("#!/bin/sh\nsleep 3\n")
+    script.chmod(0o700)
+    git("-C", machine_a.root, "remote", "set-url", "origin", "ssh://hub.invalid/memory.git")
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(script))
+    before = machine_a.log()
+    report = syncing.sync(str(machine_a.root), hook=True, time_limit=0.5)
+    assert report.action == "skipped"
+    assert report.lines[-1].startswith("memo: the sync was skipped")
+    assert report.lines[-1].endswith("A person can run: memo sync")
+    assert machine_a.log() == before
+
+
+def _settings(home: Path) -> dict:
+    import json
+    return json.loads((home / ".claude" / "settings.json").read_text())
+
+
+def _commands(settings: dict, event: str) -> list:
+    return [h["command"] for g in settings.get("hooks", {}).get(event, [])
+            for h in g["hooks"]]
+
+
+def test_setup_syncs_in_hooks_only_with_an_upstream(machine_a, git_home, monkeypatch, memo,
+                                                    tmp_path):
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    other = Machine(memo, monkeypatch, tmp_path / "plain")
+    ok(other("init"))
+    ok(other("setup", "claude"))
+    settings = _settings(git_home)
+    assert not any("--sync" in c for c in _commands(settings, "SessionStart"))
+    assert "SessionEnd" not in settings.get("hooks", {})
+    ok(other("setup", "claude", "--uninstall"))
+    out = ok(machine_a("setup", "claude"))
+    assert "run memo sync (fast-forwards only" in out
+    settings = _settings(git_home)
+    start = _commands(settings, "SessionStart")
+    assert len(start) == 1 and start[0].endswith("--sync")
+    end = _commands(settings, "SessionEnd")
+    assert len(end) == 1 and "hook session-end" in end[0] and str(machine_a.root) in end[0]
+    ok(machine_a("setup", "claude", "--uninstall"))
+    assert not (git_home / ".claude" / "settings.json").exists() or \
+        "SessionEnd" not in _settings(git_home).get("hooks", {})
+
+
+def test_session_start_hook_fast_forwards_before_the_wake(machine_a, machine_b):
+    import json
+    ok(machine_a("note", "news from machine A for the next session"))
+    ok(machine_a("sync"))
+    event = json.dumps({"hook_event_name": "SessionStart", "source": "startup"})
+    result = machine_b("hook", "session-start", "--sync", "--memory-dir", machine_b.root,
+                       input=event)
+    assert result.exit_code == 0, result.stderr
+    text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "news from machine A for the next session" in text
+    assert machine_b.log() == machine_a.log()
+    # Both moved on: the hook merges nothing, and the wake says a person syncs.
+    ok(machine_a("note", "A again"))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "B meanwhile"))
+    before = machine_b.log()
+    result = machine_b("hook", "session-start", "--sync", "--memory-dir", machine_b.root,
+                       input=event)
+    text = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = text.splitlines()
+    assert lines[1].startswith("memo: origin/main and this machine both have new memories")
+    assert lines[1].endswith("A person can run: memo sync")
+    assert machine_b.log() == before
+    # A resumed (live) session never syncs.
+    resume = json.dumps({"hook_event_name": "SessionStart", "source": "resume"})
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+    machine_b("hook", "session-start", "--sync", "--memory-dir", machine_b.root, input=resume)
+    assert git("-C", machine_b.root, "rev-parse", "HEAD") == head
+
+
+def test_session_end_hook_sends_the_last_notes(machine_a, machine_b, hub):
+    ok(machine_b("note", "the last note of a session on B"))
+    result = machine_b("hook", "session-end", "--memory-dir", machine_b.root, input="{}")
+    assert result.exit_code == 0 and result.stdout == "" and result.stderr == ""
+    shown = subprocess.run(["git", "--git-dir", str(hub), "cat-file", "blob", "main:LOG.txt"],
+                           capture_output=True, check=True).stdout
+    assert shown == machine_b.log()
+    ok(machine_a("sync"))
+    assert machine_a.log() == machine_b.log()
+
+
+def test_a_refused_push_is_one_line_and_exit_1(machine_a, hub):
+    hook = hub / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'this hub takes no pushes today' >&2\nexit 1\n")
+    hook.chmod(0o700)
+    ok(machine_a("note", "a memory the hub refuses"))
+    before = machine_a.log()
+    result = machine_a("sync")
+    assert result.exit_code == 1
+    line = result.stderr.strip()
+    assert "\n" not in line
+    assert line.startswith("memo: the push to origin failed (")
+    assert "this hub takes no pushes today" in line
+    assert line.endswith("A person can run: memo sync")
+    assert machine_a.log() == before
+    assert git("-C", machine_a.root, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_merge_that_fails_half_way_puts_the_store_back(machine_a, machine_b, monkeypatch):
+    from optmem.engine import merge as merging_module
+    for i in range(4):
+        ok(machine_a("note", f"A fact {i}"))
+        ok(machine_b("note", f"B fact {i}"))
+    ok(machine_a("sync"))
+    stand_in_sleep(machine_b)
+    before_log = machine_b.log()
+    before_tree = {p.name: p.read_bytes() for p in (machine_b.root / "TREE").iterdir()}
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+
+    reached = merging_module._reached
+
+    def crash(step):
+        if step == "swap":
+            raise OSError(28, "No space left on device")
+    monkeypatch.setattr(merging_module, "_reached", crash)
+    result = machine_b("sync")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("memo: ") and "No space left on device" in result.stderr
+    assert machine_b.log() == before_log
+    assert {p.name: p.read_bytes() for p in (machine_b.root / "TREE").iterdir()} == before_tree
+    assert git("-C", machine_b.root, "rev-parse", "HEAD~1") == head  # B's notes, committed
+    assert git("-C", machine_b.root, "status", "--porcelain", "--untracked-files=no") == ""
+    monkeypatch.setattr(merging_module, "_reached", reached)
+    assert "merged" in ok(machine_b("sync"))
