@@ -37,8 +37,17 @@ import re
 import unicodedata
 
 from optmem.errors import BadText
-from optmem.guard.secrets import find_credential
 from optmem.protocol import FRAME_TAGS
+
+
+def __getattr__(name: str):
+    """``find_credential`` (``optmem.guard.secrets``'s), loaded on first
+    use: showing a record needs this module's display rule, never the
+    credential tables (2-7 ms of a ``memo wake``)."""
+    if name == "find_credential":
+        from optmem.guard.secrets import find_credential
+        return find_credential
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # ---------------------------------------------------------------- characters
 
@@ -521,6 +530,7 @@ def find_problem(text: str) -> str | None:
     then credentials; the first problem wins. Positions count characters
     from 1, not bytes.
     """
+    from optmem.guard.secrets import find_credential  # writes only: not paid by a display
     return find_char_problem(text) or find_frame_tag(text) or find_credential(text)
 
 
