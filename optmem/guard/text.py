@@ -33,6 +33,7 @@ A message never repeats the secret it found, only a fixed generic prefix.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -456,6 +457,19 @@ def _fold(text: str) -> tuple[str, list]:
     return "".join(out), at
 
 
+@functools.lru_cache(maxsize=None)
+def _folds_to_lt(ch: str) -> bool:
+    """Whether the one character ``ch`` gives a ``<`` in ``_fold`` (an
+    ``&`` that starts a reference aside): ``<`` itself, or a non-ASCII
+    character that is not a format character and whose NFKC form holds a
+    character ``_FOLD_ONE`` maps to ``<`` (or ``<`` itself)."""
+    if ch.isascii():
+        return ch == "<"
+    if unicodedata.category(ch) == "Cf":
+        return False
+    return any(_FOLD_ONE.get(c, c) == "<" for c in unicodedata.normalize("NFKC", ch))
+
+
 def _may_hold_tag(text: str) -> bool:
     """Cheap test: can ``text`` hold a frame tag at all (a ``<``, an ``&``
     or a non-ASCII character that may fold to one)?"""
@@ -478,6 +492,11 @@ def _frame_tag_matches(text: str) -> tuple[list, list]:
         return [], []
     if text.isascii() and "&" not in text:
         return list(_FRAME_TAG.finditer(text)), []
+    if "&" not in text and not any(map(_folds_to_lt, set(text))):
+        # ``_fold`` maps each character on its own (only a reference spans
+        # more), so no character giving ``<`` means no ``<`` folded: a
+        # record is shown without folding it (170 folds were half a wake).
+        return [], []
     folded, at = _fold(text)
     if "<" not in folded:
         return [], at
