@@ -5,14 +5,15 @@ Run from the checkout::
 
     python benchmarks/startup.py                     # 1,000 and 1,000,000 memories
     python benchmarks/startup.py --importtime wake   # what wake imports beyond click
-    python benchmarks/startup.py --vs "python -c '...'"  # another memo, same rounds
+    python benchmarks/startup.py --vs "CMD"          # another memo, same rounds
 
 The table: per command and store size, the median wall time of the whole
 ``memo`` process, of ``python -c "import click"`` with the same interpreter
 in the same rounds (the floor: memo's command line is click), their ratio,
 and the ratio of the two minimums (the least disturbed run of each: on a
 loaded machine the medians carry the load, the minimums less of it). With
-``--vs`` a second memo runs in the same rounds (its median and ratio). Stores are ``bench.build_store``'s (records written straight with the
+``--vs`` a second memo runs in the same rounds (its median and ratio).
+Stores are ``bench.build_store``'s (records written straight with the
 store's encoder, reused under ``--dir`` while they match), without
 projects. ``note`` is undone after every run (the log cut back).
 

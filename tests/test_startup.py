@@ -19,7 +19,7 @@ from optmem.store.memory import Store
 
 #: Never imported by these commands on a store without projects.
 NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "subprocess",
-         "json", "shlex")
+         "json", "shlex", "signal")
 RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
 #: Never imported by a command that writes nothing and hands nothing over:
 #: the credential tables (only a write checks text), OpenSSL's digests (a
