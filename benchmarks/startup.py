@@ -10,9 +10,10 @@ Run from the checkout::
 The table: per command and store size, the median wall time of the whole
 ``memo`` process, of ``python -c "import click"`` with the same interpreter
 in the same rounds (the floor: memo's command line is click), their ratio,
-and the ratio of the two minimums (the least disturbed run of each: on a
-loaded machine the medians carry the load, the minimums less of it). With
-``--vs`` a second memo runs in the same rounds (its median and ratio).
+the two minimums (the least disturbed run of each) and the median CPU
+seconds (user and system) of each: on a loaded machine the wall times carry
+the load, the minimums less of it and the CPU times least. With ``--vs`` a
+second memo runs in the same rounds (its median, CPU time and ratios).
 Stores are ``bench.build_store``'s (records written straight with the
 store's encoder, reused under ``--dir`` while they match), without
 projects. ``note`` is undone after every run (the log cut back).
@@ -29,6 +30,7 @@ import argparse
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -141,14 +143,6 @@ def main(argv=None) -> int:
           f"after a warm-up, whole process, floor and memo in the same rounds")
     if args.vs:
         print(f"vs: {args.vs}")
-    print()
-    head = ["command"]
-    for T in sizes:
-        head += [f"{T:,}: import click s (min)", "memo s (min)", "ratio", "min ratio"]
-        if args.vs:
-            head += ["vs s", "vs ratio"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
 
     def ratio(a, f):
         return f"{a / f:.2f}" if a and f else "-"
@@ -156,18 +150,29 @@ def main(argv=None) -> int:
     def least(job):
         return min(job.walls) if job.walls and not job.error else None
 
-    for k, (name, _) in enumerate(COMMANDS):
-        cells = [f"`memo {name}`"]
-        for T in sizes:
-            floor, jobs = rows[T]
+    def cpu(job):
+        return statistics.median(job.cpus) if job.cpus and not job.error else None
+
+    for T in sizes:
+        floor, jobs = rows[T]
+        head = ["command", "import click s", "memo s", "ratio", "min: click s", "memo s",
+                "ratio", "CPU: click s", "memo s", "ratio"]
+        if args.vs:
+            head += ["vs s", "vs ratio", "vs CPU s", "vs CPU ratio"]
+        print(f"\n{T:,} memories\n")
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for k, (name, _) in enumerate(COMMANDS):
             job = jobs[0][k]
-            cells += [f"{bench.fmt_s(floor.median)} ({bench.fmt_s(least(floor))})",
-                      f"{bench.fmt_s(job.median)} ({bench.fmt_s(least(job))})",
-                      ratio(job.median, floor.median), ratio(least(job), least(floor))]
+            cells = [f"`memo {name}`", bench.fmt_s(floor.median), bench.fmt_s(job.median),
+                     ratio(job.median, floor.median), bench.fmt_s(least(floor)),
+                     bench.fmt_s(least(job)), ratio(least(job), least(floor)),
+                     bench.fmt_s(cpu(floor)), bench.fmt_s(cpu(job)), ratio(cpu(job), cpu(floor))]
             if args.vs:
                 other = jobs[1][k]
-                cells += [bench.fmt_s(other.median), ratio(other.median, floor.median)]
-        print("| " + " | ".join(cells) + " |")
+                cells += [bench.fmt_s(other.median), ratio(other.median, floor.median),
+                          bench.fmt_s(cpu(other)), ratio(cpu(other), cpu(floor))]
+            print("| " + " | ".join(cells) + " |")
     return 0
 
 
