@@ -22,9 +22,9 @@ NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "su
          "json", "shlex", "signal")
 RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
 #: Never imported by a command that writes nothing and hands nothing over:
-#: the credential tables (only a write checks text), OpenSSL's digests (a
-#: hand-over's record) and git's caller (``memo check``'s comparisons).
-READING = ("optmem.guard.secrets", "hashlib", "optmem.gitcall")
+#: the credential tables (only a write checks text) and OpenSSL's digests (a
+#: hand-over's record).
+READING = ("optmem.guard.secrets", "hashlib")
 
 
 def _baseline(modules: str = "click, filelock") -> set:

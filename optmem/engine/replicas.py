@@ -45,7 +45,7 @@ import stat as stat_mod
 import time
 from collections import namedtuple
 
-from optmem import atomic, blocks, dates, protocol
+from optmem import atomic, blocks, dates, gitcall, protocol
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
@@ -364,7 +364,6 @@ def _markers(store: Store, start: int) -> list:
 def _git(root: str, *args: str) -> str | None:
     """Output of ``git -C root args`` (stripped), or None when git is absent,
     fails, or takes over 10 s."""
-    from optmem import gitcall  # check's alone: not paid by wake
     answer = gitcall.run_git(list(args), root, gitcall.git_env(GIT_OPTIONAL_LOCKS="0", LC_ALL="C"))
     return answer.text() if answer.ok else None
 
@@ -607,8 +606,6 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
     as git holds it at the revisions ``this`` and ``other`` (both streamed
     from ``git show``, never held whole); None when git cannot show either."""
     import subprocess
-
-    from optmem import gitcall
     procs = []
     try:
         for rev in (this, other):

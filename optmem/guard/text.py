@@ -41,17 +41,20 @@ from optmem.errors import BadText
 from optmem.protocol import FRAME_TAGS
 
 
+def find_credential(text: str) -> str | None:
+    """``optmem.guard.secrets.find_credential``, imported on the first call:
+    showing a record needs this module's display rule, never the credential
+    tables (2-7 ms of a ``memo wake``)."""
+    from optmem.guard.secrets import find_credential as find
+    return find(text)
+
+
 def __getattr__(name: str):
-    """``find_credential`` (``optmem.guard.secrets``'s), loaded on first
-    use: showing a record needs this module's display rule, never the
-    credential tables (2-7 ms of a ``memo wake``); ``_ENTITY`` and
-    ``_FRAME_TAG``, compiled on first use (``_pattern``)."""
-    if name == "find_credential":
-        from optmem.guard.secrets import find_credential
-        return find_credential
+    """``_ENTITY`` and ``_FRAME_TAG``, compiled on first use (``_pattern``)."""
     if name in ("_ENTITY", "_FRAME_TAG"):
         return _pattern(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # ---------------------------------------------------------------- characters
 
@@ -562,7 +565,6 @@ def find_problem(text: str) -> str | None:
     then credentials; the first problem wins. Positions count characters
     from 1, not bytes.
     """
-    from optmem.guard.secrets import find_credential  # writes only: not paid by a display
     return find_char_problem(text) or find_frame_tag(text) or find_credential(text)
 
 
