@@ -95,6 +95,21 @@ def test_a_second_wake_with_nothing_changed_lists_nothing(memo, inited, state, l
     assert len(marks) == 1
 
 
+def test_a_record_older_than_the_relist_time_is_listed_again(memo, inited, state, listings,
+                                                             monkeypatch):
+    # A filesystem may keep no real folder times (a mount showing a fixed
+    # one): the folder is still listed every RELIST_NS.
+    memo("note", "first")
+    settle(monkeypatch, str(inited))
+    wake(memo)
+    wake(memo)
+    assert listings[0] == 1
+    monkeypatch.setattr(replicas, "RELIST_NS", 0)
+    wake(memo)
+    wake(memo)
+    assert listings[0] == 3
+
+
 def test_a_conflict_copy_dropped_later_is_seen(memo, inited, state, listings, monkeypatch):
     memo("note", "the café server moved to the new rack")
     settle(monkeypatch, str(inited))

@@ -171,6 +171,11 @@ def level_overruns(store: Store, T: int) -> dict:
 #: after the listing can never carry the times recorded.
 SETTLED_NS = 2_000_000_000
 
+#: How long (ns) a listing found nothing for, at most: a filesystem that
+#: keeps no real folder times (a network or cloud mount may show a fixed
+#: one) still has its folder listed this often.
+RELIST_NS = 600_000_000_000
+
 #: The folder, under this user's state folder, of the listing marks: one
 #: empty file per store folder, named by its device and inode numbers.
 LISTED_DIR = "listed"
@@ -210,9 +215,10 @@ def copies_beside(store: Store) -> list:
     user's state folder (``LISTED_DIR``) with the folder's times as they
     were *before* the listing, and only when those lie ``SETTLED_NS`` in
     the past; while the folder's times still equal the record, the answer
-    is the same empty list, for two ``stat`` calls. Any change since, memo's
-    own writes included (a note's journal), means one listing again. A
-    copy found is never recorded, so its warning stays until it is gone.
+    is the same empty list, for two ``stat`` calls, for up to ``RELIST_NS``
+    after the record was made. Any change since, memo's own writes included
+    (a note's journal), means one listing again. A copy found is never
+    recorded, so its warning stays until it is gone.
     """
     now = time.time_ns()  # before the stat: a later change is later than both
     try:
@@ -225,7 +231,8 @@ def copies_beside(store: Store) -> list:
     except OSError:
         was = None
     if was is not None and stat_mod.S_ISREG(was.st_mode) \
-            and was.st_mtime_ns == st.st_ctime_ns and was.st_atime_ns == st.st_mtime_ns:
+            and was.st_mtime_ns == st.st_ctime_ns and was.st_atime_ns == st.st_mtime_ns \
+            and 0 <= now - was.st_ctime_ns < RELIST_NS:
         return []
     copies = conflict_copies(store, tree=False)
     if not copies and max(st.st_ctime_ns, st.st_mtime_ns) < now - SETTLED_NS:
