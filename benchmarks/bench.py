@@ -238,7 +238,16 @@ GNU_TIME = _gnu_time()
 
 def run_once(argv, env) -> tuple:
     """Run ``argv`` to completion; return ``(wall seconds, peak RSS KiB,
-    exit code, output)``.
+    exit code, output)`` (``run_timed`` without the CPU time)."""
+    return run_timed(argv, env)[:4]
+
+
+def run_timed(argv, env) -> tuple:
+    """Run ``argv`` to completion; return ``(wall seconds, peak RSS KiB,
+    exit code, output, CPU seconds)``. CPU seconds: user and system time of
+    the process and what it waited for (GNU time's child included: Linux
+    counts a reaped child's time into its parent's), which a loaded machine
+    inflates far less than the wall time.
 
     Peak RSS: a process forked from this (large) Python inherits its
     high-water mark, so ``ru_maxrss`` from ``os.wait4`` would never read
@@ -260,10 +269,11 @@ def run_once(argv, env) -> tuple:
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
         rss = usage.ru_maxrss
+        cpu = usage.ru_utime + usage.ru_stime
         if GNU_TIME:
             lines = rss_file.read().split()
             rss = int(lines[-1]) if lines and lines[-1].isdigit() else 0
-    return wall, rss, proc.returncode, text
+    return wall, rss, proc.returncode, text, cpu
 
 
 class Job:
@@ -278,6 +288,7 @@ class Job:
         self.row, self.argv, self.env = row, argv, env
         self.before, self.after, self.expect = before, after, expect
         self.walls, self.rss_kib, self.error, self.runs = [], 0, None, 0
+        self.cpus = []  #: CPU seconds of each timed run (``run_timed``)
 
     def run(self, timed: bool) -> None:
         if self.error:
@@ -287,7 +298,7 @@ class Job:
         if self.before:
             self.before()
         try:
-            wall, rss, rc, text = run_once(argv, self.env)
+            wall, rss, rc, text, cpu = run_timed(argv, self.env)
         finally:
             if self.after:
                 self.after()
@@ -296,6 +307,7 @@ class Job:
             return
         if timed:
             self.walls.append(wall)
+            self.cpus.append(cpu)
             self.rss_kib = max(self.rss_kib, rss)
 
     @property

@@ -5,11 +5,16 @@ Run from the checkout::
 
     python benchmarks/startup.py                     # 1,000 and 1,000,000 memories
     python benchmarks/startup.py --importtime wake   # what wake imports beyond click
+    python benchmarks/startup.py --vs "CMD"          # another memo, same rounds
 
 The table: per command and store size, the median wall time of the whole
 ``memo`` process, of ``python -c "import click"`` with the same interpreter
-in the same rounds (the floor: memo's command line is click), and their
-ratio. Stores are ``bench.build_store``'s (records written straight with the
+in the same rounds (the floor: memo's command line is click), their ratio,
+the two minimums (the least disturbed run of each) and the median CPU
+seconds (user and system) of each: on a loaded machine the wall times carry
+the load, the minimums less of it and the CPU times least. With ``--vs`` a
+second memo runs in the same rounds (its median, CPU time and ratios).
+Stores are ``bench.build_store``'s (records written straight with the
 store's encoder, reused under ``--dir`` while they match), without
 projects. ``note`` is undone after every run (the log cut back).
 
@@ -25,6 +30,7 @@ import argparse
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -93,6 +99,7 @@ def main(argv=None) -> int:
     ap.add_argument("--memo", help="the memo under test, as a command line "
                     "(default: this checkout's .venv/bin/memo, else python -m optmem)")
     ap.add_argument("--dir", help="where stores are kept (default: $TMPDIR/optmem-bench)")
+    ap.add_argument("--vs", help="another memo to time in the same rounds, as a command line")
     ap.add_argument("--importtime", metavar="CMD",
                     help="print what `memo CMD` imports beyond click, instead of the table")
     args = ap.parse_args(argv)
@@ -115,36 +122,57 @@ def main(argv=None) -> int:
         env = dict(os.environ, MEMORY_DIR=root)
         log_path = os.path.join(root, "LOG.txt")
         floor = bench.Job("import click", [python, "-c", "import click"], env)
-        jobs = []
-        for name, command in COMMANDS:
-            if command is None:
-                job = bench.Job(name, lambda n: memo + ["note", f"startup note {n}"], env,
-                                after=lambda p=log_path, T=T: os.truncate(p, T * LOG_RECORD),
-                                expect=r"Saved as #\d+\.")
-            else:
-                job = bench.Job(name, memo + command, env)
-            jobs.append(job)
-        bench.run_round_robin([floor] + jobs, args.runs, log)
-        for job in jobs:
+        memos = [memo] + ([shlex.split(args.vs)] if args.vs else [])
+        jobs = [[] for _ in memos]
+        for name, command in COMMANDS:  # each command of every memo, side by side
+            for which, argv in enumerate(memos):
+                if command is None:
+                    job = bench.Job(name, lambda n, a=argv: a + ["note", f"startup note {n}"],
+                                    env, after=lambda p=log_path, T=T: os.truncate(
+                                        p, T * LOG_RECORD), expect=r"Saved as #\d+\.")
+                else:
+                    job = bench.Job(name, argv + command, env)
+                jobs[which].append(job)
+        bench.run_round_robin([floor] + [j for row in zip(*jobs) for j in row], args.runs, log)
+        for job in (j for row in jobs for j in row):
             if job.error:
                 log(f"  FAILED {job.row}: {job.error}")
         rows[T] = (floor, jobs)
 
     print(f"memo under test: {' '.join(memo)}; python: {python}; median of {args.runs} runs "
           f"after a warm-up, whole process, floor and memo in the same rounds")
-    print()
-    head = ["command"]
+    if args.vs:
+        print(f"vs: {args.vs}")
+
+    def ratio(a, f):
+        return f"{a / f:.2f}" if a and f else "-"
+
+    def least(job):
+        return min(job.walls) if job.walls and not job.error else None
+
+    def cpu(job):
+        return statistics.median(job.cpus) if job.cpus and not job.error else None
+
     for T in sizes:
-        head += [f"{T:,}: import click s", "memo s", "ratio"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for k, (name, _) in enumerate(COMMANDS):
-        cells = [f"`memo {name}`"]
-        for T in sizes:
-            floor, jobs = rows[T]
-            a, f = jobs[k].median, floor.median
-            cells += [bench.fmt_s(f), bench.fmt_s(a), f"{a / f:.2f}" if a and f else "-"]
-        print("| " + " | ".join(cells) + " |")
+        floor, jobs = rows[T]
+        head = ["command", "import click s", "memo s", "ratio", "min: click s", "memo s",
+                "ratio", "CPU: click s", "memo s", "ratio"]
+        if args.vs:
+            head += ["vs s", "vs ratio", "vs CPU s", "vs CPU ratio"]
+        print(f"\n{T:,} memories\n")
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for k, (name, _) in enumerate(COMMANDS):
+            job = jobs[0][k]
+            cells = [f"`memo {name}`", bench.fmt_s(floor.median), bench.fmt_s(job.median),
+                     ratio(job.median, floor.median), bench.fmt_s(least(floor)),
+                     bench.fmt_s(least(job)), ratio(least(job), least(floor)),
+                     bench.fmt_s(cpu(floor)), bench.fmt_s(cpu(job)), ratio(cpu(job), cpu(floor))]
+            if args.vs:
+                other = jobs[1][k]
+                cells += [bench.fmt_s(other.median), ratio(other.median, floor.median),
+                          bench.fmt_s(cpu(other)), ratio(cpu(other), cpu(floor))]
+            print("| " + " | ".join(cells) + " |")
     return 0
 
 

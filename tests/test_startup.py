@@ -19,15 +19,20 @@ from optmem.store.memory import Store
 
 #: Never imported by these commands on a store without projects.
 NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "subprocess",
-         "json", "shlex")
+         "json", "shlex", "signal")
 RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
+#: Never imported by a command that writes nothing and hands nothing over:
+#: the credential tables (only a write checks text) and OpenSSL's digests (a
+#: hand-over's record).
+READING = ("optmem.guard.secrets", "hashlib")
 
 
-def _baseline() -> set:
-    """What ``import click, filelock`` alone imports on this Python: a
-    standard module they pull in (``subprocess`` through filelock's asyncio
-    on 3.9) is theirs, not memo's choice."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import click, filelock"],
+def _baseline(modules: str = "click, filelock") -> set:
+    """What ``import <modules>`` alone imports on this Python: a standard
+    module they pull in (``subprocess`` through filelock's asyncio on 3.9,
+    ``hashlib`` through filelock 4's ``secrets``) is theirs, not memo's
+    choice."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {modules}"],
                           capture_output=True, text=True, timeout=120)
     return set(re.findall(r"^import time:.*\| +(\S+)$", done.stderr, re.M))
 
@@ -64,6 +69,26 @@ def test_a_command_imports_only_what_it_uses(store_root, args):
         assert "optmem.recall.search" in got
     else:
         assert not got & set(RECALL), sorted(got & set(RECALL))
+
+
+@pytest.mark.parametrize("args", [("wake",), ("recall", "café.*server")])
+def test_a_command_that_only_reads_imports_no_write_machinery(store_root, args):
+    """The store's summaries hold non-ASCII text, so wake shows them through
+    the guard's display rule (``guard.text``), which needs no credential
+    table; the store is whole and has no hand-over due, so no digest."""
+    env = dict(os.environ, MEMORY_DIR=store_root)
+    done = subprocess.run([sys.executable, "-m", "optmem", "sleep"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    m = re.search(r"^Run: memo sleep (\d+-\d+) - <<'(\w+)'$", done.stdout, re.M)
+    assert m, done.stdout + done.stderr
+    subprocess.run([sys.executable, "-m", "optmem", "sleep", m.group(1), "café server notes"],
+                   env=env, capture_output=True, timeout=120, check=True)
+    got = imported(store_root, *args)
+    assert "optmem.cli.app" in got
+    if args[0] == "wake":
+        assert "optmem.guard.text" in got  # the summary was shown by the guard's rule
+    never = set(READING) - _baseline("click")
+    assert not got & never, sorted(got & never)
 
 
 def test_a_projects_folder_brings_the_project_layer_back(store_root):

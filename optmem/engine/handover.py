@@ -29,7 +29,6 @@ a person reading it see the same start as always.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import time
@@ -441,6 +440,8 @@ def input_parts(store: Store, lo: int, hi: int) -> list:
     each raw log record for a block of up to ``RAW_PROMPT_MAX`` memories,
     else each half's summary; ``""`` for a half not built (or unreadable),
     which is then not compared."""
+    import hashlib  # only where a block is handed over (OpenSSL's load: 2-3 ms of a wake)
+
     def h(data: bytes) -> str:
         return hashlib.sha256(data).hexdigest()[:16]
 

@@ -20,8 +20,9 @@ in ways a fixed-width log does not survive whole:
   ...) or a git work tree whose attributes merge the log as text.
 
 ``memo check`` reads everything and calls ``findings``; ``memo wake`` calls
-``quick_warning``, which costs one directory listing, the ``stat`` calls
-wake makes anyway plus one, and at most two small reads. Every piece of
+``quick_warning``, which costs two ``stat`` calls (one listing when the
+folder changed), the ``stat`` calls wake makes anyway plus one, and at
+most two small reads. Every piece of
 advice is ordered by what loses nothing: keep every copy, find the other
 one, compare, and only then a step that drops anything. Run in the order
 printed, no step undoes an earlier one's writes (a git merge is ended before
@@ -40,6 +41,8 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat as stat_mod
+import time
 from collections import namedtuple
 
 from optmem import atomic, blocks, gitcall, protocol
@@ -164,17 +167,93 @@ def level_overruns(store: Store, T: int) -> dict:
     return out
 
 
+#: How long (ns) the store folder's times must lie in the past before a
+#: listing that found no copy is recorded (``copies_beside``): longer than
+#: the coarsest timestamp a filesystem keeps (2 s on FAT), so a name added
+#: after the listing can never carry the times recorded.
+SETTLED_NS = 2_000_000_000
+
+#: How long (ns) a listing found nothing for, at most: a filesystem that
+#: keeps no real folder times (a network or cloud mount may show a fixed
+#: one) still has its folder listed this often.
+RELIST_NS = 600_000_000_000
+
+#: The folder, under this user's state folder, of the listing marks: one
+#: empty file per store folder, named by its device and inode numbers.
+LISTED_DIR = "listed"
+
+
+def _listed_path(st: os.stat_result) -> str:
+    from optmem.store.paths import state_dir
+    return os.path.join(state_dir(), LISTED_DIR, f"{st.st_dev:x}-{st.st_ino:x}")
+
+
+def _record_listed(path: str, st: os.stat_result) -> None:
+    """Keep the folder times ``st`` as the mark's own (its modification
+    time the folder's change time, its access time the folder's
+    modification time); a mark that cannot be written is left out."""
+    try:
+        folder = os.path.dirname(path)
+        if not os.path.isdir(folder):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            if os.utime in os.supports_fd:
+                os.utime(fd, ns=(st.st_mtime_ns, st.st_ctime_ns))
+            else:
+                os.utime(path, ns=(st.st_mtime_ns, st.st_ctime_ns))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def copies_beside(store: Store) -> list:
+    """``conflict_copies(store, tree=False)``, without listing the store
+    folder where nothing can have come since a listing found nothing.
+
+    A name added, removed or renamed in a folder changes its modification
+    and change times. A listing that finds no copy is recorded in this
+    user's state folder (``LISTED_DIR``) with the folder's times as they
+    were *before* the listing, and only when those lie ``SETTLED_NS`` in
+    the past; while the folder's times still equal the record, the answer
+    is the same empty list, for two ``stat`` calls, for up to ``RELIST_NS``
+    after the record was made. Any change since, memo's own writes included
+    (a note's journal), means one listing again. A copy found is never
+    recorded, so its warning stays until it is gone.
+    """
+    now = time.time_ns()  # before the stat: a later change is later than both
+    try:
+        st = os.stat(store.root)
+    except OSError:
+        return conflict_copies(store, tree=False)
+    mark = _listed_path(st)
+    try:
+        was = os.stat(mark, follow_symlinks=False)
+    except OSError:
+        was = None
+    if was is not None and stat_mod.S_ISREG(was.st_mode) \
+            and was.st_mtime_ns == st.st_ctime_ns and was.st_atime_ns == st.st_mtime_ns \
+            and 0 <= now - was.st_ctime_ns < RELIST_NS:
+        return []
+    copies = conflict_copies(store, tree=False)
+    if not copies and max(st.st_ctime_ns, st.st_mtime_ns) < now - SETTLED_NS:
+        _record_listed(mark, st)
+    return copies
+
+
 def quick_warning(store: Store) -> str | None:
     """One line for ``memo wake`` naming what a sync tool or a merge left,
     and what resolves it, or None.
 
-    Looks only at what is cheap: one listing of the store directory for
-    conflict copies, the log's size (a whole number of 320-byte records?),
-    the levels' lengths against ``T``, and the head of the last record
-    (one small read).
+    Looks only at what is cheap: the store directory's conflict copies
+    (``copies_beside``: two ``stat`` calls where nothing changed since a
+    listing found none, else one listing), the log's size (a whole number
+    of 320-byte records?), the levels' lengths against ``T``, and the head
+    of the last record (one small read).
     """
     seen = []
-    copies = conflict_copies(store, tree=False)
+    copies = copies_beside(store)
     for c in copies[:2]:
         seen.append(f"{c.name} beside {c.of} is a conflict copy ({c.tool})")
     if len(copies) > 2:

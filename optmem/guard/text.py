@@ -33,12 +33,28 @@ A message never repeats the secret it found, only a fixed generic prefix.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
 from optmem.errors import BadText
-from optmem.guard.secrets import find_credential
 from optmem.protocol import FRAME_TAGS
+
+
+def find_credential(text: str) -> str | None:
+    """``optmem.guard.secrets.find_credential``, imported on the first call:
+    showing a record needs this module's display rule, never the credential
+    tables (2-7 ms of a ``memo wake``)."""
+    from optmem.guard.secrets import find_credential as find
+    return find(text)
+
+
+def __getattr__(name: str):
+    """``_ENTITY`` and ``_FRAME_TAG``, compiled on first use (``_pattern``)."""
+    if name in ("_ENTITY", "_FRAME_TAG"):
+        return _pattern(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # ---------------------------------------------------------------- characters
 
@@ -406,8 +422,8 @@ _FOLD_ONE = {**{c: "<" for c in _LT_LIKE}, **{c: ">" for c in _GT_LIKE},
              **_HOMOGLYPHS}
 #: HTML character references to ``<``, ``>`` and ``/`` (named, decimal,
 #: hexadecimal; the ``;`` is optional, as HTML allows for these).
-_ENTITY = re.compile(r"&(?:(lt)|(gt)|(sol)|#0*(60)|#0*(62)|#0*(47)|#[xX]0*(3[cC])"
-                     r"|#[xX]0*(3[eE])|#[xX]0*(2[fF]));?", re.IGNORECASE)
+_ENTITY_SOURCE = (r"&(?:(lt)|(gt)|(sol)|#0*(60)|#0*(62)|#0*(47)|#[xX]0*(3[cC])"
+                  r"|#[xX]0*(3[eE])|#[xX]0*(2[fF]));?")
 _ENTITY_CHAR = "<>/<>/<>/"
 
 
@@ -430,7 +446,7 @@ def _fold(text: str) -> tuple[str, list]:
     while i < n:
         ch = text[i]
         if ch == "&":
-            m = _ENTITY.match(text, i)
+            m = _pattern("_ENTITY").match(text, i)
             if m is not None:
                 out.append(_ENTITY_CHAR[m.lastindex - 1])
                 at.append((i, m.end()))
@@ -447,6 +463,19 @@ def _fold(text: str) -> tuple[str, list]:
     return "".join(out), at
 
 
+@functools.lru_cache(maxsize=None)
+def _folds_to_lt(ch: str) -> bool:
+    """Whether the one character ``ch`` gives a ``<`` in ``_fold`` (an
+    ``&`` that starts a reference aside): ``<`` itself, or a non-ASCII
+    character that is not a format character and whose NFKC form holds a
+    character ``_FOLD_ONE`` maps to ``<`` (or ``<`` itself)."""
+    if ch.isascii():
+        return ch == "<"
+    if unicodedata.category(ch) == "Cf":
+        return False
+    return any(_FOLD_ONE.get(c, c) == "<" for c in unicodedata.normalize("NFKC", ch))
+
+
 def _may_hold_tag(text: str) -> bool:
     """Cheap test: can ``text`` hold a frame tag at all (a ``<``, an ``&``
     or a non-ASCII character that may fold to one)?"""
@@ -457,10 +486,20 @@ def _may_hold_tag(text: str) -> bool:
 #: ``FRAME_TAGS`` ending at a non-name character: an opening or closing tag
 #: whatever its case, spacing or attributes. Linear: one bounded alternation.
 #: It runs on the folded text (``_fold``).
-_FRAME_TAG = re.compile(
-    r"<\s*(?:/\s*)?(" + "|".join(re.escape(t) for t in sorted(FRAME_TAGS, key=len,
-                                                              reverse=True))
-    + r")(?![\w:-])", re.IGNORECASE)
+def _frame_tag_source() -> str:
+    return (r"<\s*(?:/\s*)?(" + "|".join(re.escape(t) for t in sorted(FRAME_TAGS, key=len,
+                                                                      reverse=True))
+            + r")(?![\w:-])")
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(name: str):
+    """``_ENTITY`` or ``_FRAME_TAG``, compiled (case-insensitive) on first
+    use: a record without a ``<``, an ``&`` or a character folding to ``<``
+    needs neither (compiling both cost a wake 0.5 ms). Both are also module
+    attributes (``__getattr__``)."""
+    source = _ENTITY_SOURCE if name == "_ENTITY" else _frame_tag_source()
+    return re.compile(source, re.IGNORECASE)
 
 
 def _frame_tag_matches(text: str) -> tuple[list, list]:
@@ -468,11 +507,16 @@ def _frame_tag_matches(text: str) -> tuple[list, list]:
     if not _may_hold_tag(text):
         return [], []
     if text.isascii() and "&" not in text:
-        return list(_FRAME_TAG.finditer(text)), []
+        return list(_pattern("_FRAME_TAG").finditer(text)), []
+    if "&" not in text and not any(map(_folds_to_lt, set(text))):
+        # ``_fold`` maps each character on its own (only a reference spans
+        # more), so no character giving ``<`` means no ``<`` folded: a
+        # record is shown without folding it (170 folds were half a wake).
+        return [], []
     folded, at = _fold(text)
     if "<" not in folded:
         return [], at
-    return list(_FRAME_TAG.finditer(folded)), at
+    return list(_pattern("_FRAME_TAG").finditer(folded)), at
 
 
 def frame_tags(text: str) -> list:

@@ -21,11 +21,11 @@ A pattern is at most ``MAX_PATTERN_CHARS`` characters (``check_pattern``).
 
 from __future__ import annotations
 
+import _signal as _signals  # signal's enum wrappers would cost 0.5 ms of a recall
 import functools
 import itertools
 import operator
 import re
-import signal
 import sys
 import unicodedata
 
@@ -37,7 +37,7 @@ from optmem.textform import nfc
 
 CHUNK_RECORDS = 4096  #: records read and matched at a time (4096 * 320 bytes = 1.25 MiB)
 TIME_BOUND = 1.5  #: CPU seconds the matching of one chunk may take before the regex is refused
-SIGNALS = signal  #: where the CPU-time alarm is set (a module like ``signal``; tests put a fake clock here)
+SIGNALS = _signals  #: where the CPU-time alarm is set (a module like ``signal``; tests put a fake clock here)
 USE_RE2 = True  #: use google-re2 for the byte prefilter when it is installed
 MAX_CHOICES = 3  #: required options ``_Re2Prefilter.settle`` (``_Rarest`` without RE2) may choose among
 MAX_NEEDLE_CLASSES = 6  #: non-ASCII characters a needle may hold (each costs a Unicode scan)
