@@ -202,22 +202,6 @@ def sdk_problem(version=None) -> str:
 _lock = threading.Lock()
 
 
-class _Stores:
-    """The stores one call uses (docs/scopes.md): ``sc`` (``projects.Scope``),
-    ``g`` the global store, ``p`` the active project's or None, ``explicit``
-    True when the call gave ``scope``. ``store`` is the one store of a call
-    without a project (the global one), as before scopes existed."""
-
-    def __init__(self, sc, g, p, explicit):
-        self.sc, self.g, self.p, self.explicit = sc, g, p, explicit
-        self.store = g
-
-    def close(self):
-        for store in (self.g, self.p):
-            if store is not None:
-                _close(store)
-
-
 def _folder(root=None) -> str:
     """The folder whose repository picks the project: ``root``, the
     client's first workspace root (``root_folder``), when the client gave
@@ -269,25 +253,34 @@ def root_folder(uris) -> str | None:
     return None
 
 
-def _open_store(arguments=None, root=None) -> _Stores:
+def _open_store(arguments=None, root=None):
     """The stores of a call, resolved as the CLI resolves them
     (``scope.resolve``): ``arguments["scope"]`` is ``"global"`` (the CLI's
     ``--global``) or a project name (``--project NAME``); absent, the
     project of ``_folder(root)``'s repository, if any. Without a
     ``$MEMORY_DIR/projects/`` folder this is the store ``MEMORY_DIR`` names
-    and no git call is made. Raises ``NoStore`` (``No memory at <path>``, or
-    an unknown project, naming the existing ones) or ``BadInput`` (a name
-    that is no valid project name); creates nothing."""
+    and no git call is made. Returns ``session.Stores``, both stores opened.
+    Raises ``NoStore`` (``No memory at <path>``, or an unknown project,
+    naming the existing ones) or ``BadInput`` (a name that is no valid
+    project name); creates nothing."""
+    from optmem import session
     from optmem.store.memory import Store
     chosen = (arguments or {}).get("scope")
-    sc = scope.resolve(_flag(arguments), cwd=_folder(root))
-    g = Store.open(sc.root)
+    folder = _folder(root)
+    st = session.Stores(scope.resolve(_flag(arguments), cwd=folder), Store.open,
+                        chosen is not None, folder)
     try:
-        p = Store.open(sc.project_root) if sc.project else None
+        st.g, st.p  # noqa: B018 - opened now: a missing store is the call's first error
     except BaseException:
-        _close(g)
+        _close_all(st)
         raise
-    return _Stores(sc, g, p, chosen is not None)
+    return st
+
+
+def _close_all(st) -> None:
+    """Close every store the call opened."""
+    for store in st.opened():
+        _close(store)
 
 
 def _check(name: str, arguments) -> dict:
@@ -315,7 +308,7 @@ def _check(name: str, arguments) -> dict:
 
 def _wake(st, args) -> str:
     from optmem import session as two
-    store = st.store
+    store = st.g
     if "max_bytes" in args:
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
@@ -413,7 +406,7 @@ def _note(st, args) -> tuple:
 
 def _sleep(st, args):
     from optmem import session as two
-    store = st.store
+    store = st.g
     if "batch" in args or "block" in args:  # a summary is written
         two.write_scope(st.sc, st.explicit, "this summary",
                         protocol.Order("sleep", ("LO-HI",), text="<line>"))
@@ -480,36 +473,19 @@ def _recall(st, args) -> str:
                                           bool(args.get("fixed")))))
 
 
-def _one_store(st, command: str, block: str):
-    """The store ``zoom``/``forget`` act on, as the CLI picks it: with a
-    project active and no ``scope``, refused (ids restart at #0 in every
-    store), the refusal naming both calls."""
-    from optmem import session as two
-    if st.p is not None and not st.explicit:
-        raise two.refuse_guess(command, block, st.sc)
-    return st.p or st.g
+def _zoom(st, args):
+    from optmem import session
+    return session.zoom(st, args["block"])
 
 
-def _zoom(st, args) -> str:
-    store = _one_store(st, "zoom", view.block_arg(args["block"], allow_memory=True))
-    return "\n".join(core.zoom(store, args["block"]))
+def _forget(st, args):
+    from optmem import session
+    return session.forget(st, args["block"])
 
 
-def _forget(st, args) -> str:
-    from optmem import session as two
-    from optmem.blocks import block_name
-    two.write_scope(st.sc, st.explicit, "this forget",
-                    protocol.Order("forget", (view.block_arg(args["block"]),)))
-    gone = core.forget(_one_store(st, "forget", view.block_arg(args["block"])), args["block"])
-    return protocol.forgot(gone, block_name(*view.parse_block(args["block"])))
-
-
-def _stats(st, args) -> str:
-    from optmem import session as two
-    if st.p is not None and not st.explicit:
-        return "\n".join([two.heading_global(st.sc), core.stats_text(core.stats(st.g)),
-                          two.heading_project(st.sc), core.stats_text(core.stats(st.p))])
-    return core.stats_text(core.stats(st.p or st.g))
+def _stats(st, args):
+    from optmem import session
+    return session.stats(st)
 
 
 _CALLS = {
@@ -633,7 +609,12 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
                     if one is not None:
                         gate.attach(one)
             out = _CALLS[name](store, args)
-            text, is_error = out if isinstance(out, tuple) else (out, False)
+            if isinstance(out, tuple):
+                text, is_error = out
+            elif isinstance(out, str):
+                text, is_error = out, False
+            else:  # a session.Result
+                text, is_error = out.text, out.error
         except _Cancelled:
             gate.cancelled = True
             text, is_error = "", False
@@ -641,7 +622,7 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
             text, is_error = _error_line(err, arguments), True
         finally:
             if store is not None:
-                store.close()
+                _close_all(store)
         return _wire_text(text), is_error
 
 
@@ -688,7 +669,7 @@ def wake_document(root: str | None = None) -> tuple:
             return _wire_text(_error_line(err)), True
         finally:
             if store is not None:
-                store.close()
+                _close_all(store)
 
 
 # -- the server ---------------------------------------------------------------

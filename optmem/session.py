@@ -1,7 +1,9 @@
 """The session layer: what every command does, for both front ends.
 
 The CLI (``optmem.cli``) and the MCP server (``optmem.mcp``) parse their
-input, call here and render. This module decides, once for both, which
+input, call one function here per command and render the ``Result`` it
+returns (the CLI: its lines on stdout, its notes on stderr, its exit code;
+the MCP server: one text and ``isError``). This module decides, once for both, which
 stores a command touches (global or project, the scope flag, a project
 binding git could not be asked about), the receipt's scope line, the
 hand-over that follows a write, and how a refusal or a filesystem error
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import dataclass, field
 
 from optmem import blocks, protocol
 from optmem.engine import core, pager, view
@@ -25,6 +28,70 @@ from optmem.engine.handover import compression
 from optmem.errors import BadInput, NotBuilt
 
 GLOBAL_FLAG = "--global"
+
+
+@dataclass
+class Result:
+    """What one command answers, built once here and rendered by each front end.
+
+    ``lines``: what it prints on standard output, in order (an item may hold
+    several lines: a hand-over prompt is one item); ``notes``: ``memo: ...``
+    lines after them, which the CLI prints on standard error (a write that
+    was saved but whose store needs care, a notice such as "showing the
+    newest N"); ``exit_code``: the CLI's exit status; ``error``: whether a
+    client sees an error result (MCP ``isError``). The two differ for a
+    wake blocked on a compression: exit 1 on the command line, where a
+    script checks it, and no error over MCP, where it is a step to take.
+    """
+
+    lines: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    exit_code: int = 0
+    error: bool = False
+
+    @property
+    def text(self) -> str:
+        """The whole answer as one text (the MCP tool result): the lines,
+        then the notes, joined by newlines."""
+        return "\n".join([*self.lines, *self.notes])
+
+
+class Stores:
+    """The stores one command uses, each opened on first use.
+
+    ``sc``: the scope (``optmem.scope.resolve``); ``g``: the global store;
+    ``p``: the active project's store, or None without one; ``explicit``:
+    True when the command named a scope (``--global``, ``--project NAME``,
+    the ``scope`` argument); ``cwd``: the folder whose repository picks the
+    project (None: the working directory). ``opener(path)`` opens the store
+    at ``path`` (a front end's: the CLI closes it when the command ends);
+    ``Store.open`` raises ``NoStore`` for a missing store, so a command
+    that reads only the project's store never opens the global one."""
+
+    def __init__(self, sc, opener, explicit: bool = False, cwd: str | None = None):
+        self.sc, self.explicit, self.cwd = sc, explicit, cwd
+        self._opener = opener
+        self._open: dict = {}
+
+    def _at(self, path):
+        if path not in self._open:
+            self._open[path] = self._opener(path)
+        return self._open[path]
+
+    @property
+    def g(self):
+        """The global store."""
+        return self._at(self.sc.root)
+
+    @property
+    def p(self):
+        """The active project's store, or None."""
+        return self._at(self.sc.project_root) if self.sc.project else None
+
+    def opened(self) -> list:
+        """The stores opened so far, in the order they were opened."""
+        return list(self._open.values())
+
 
 def _projects():
     """``optmem.projects``, imported on first use: a store without a
@@ -455,3 +522,52 @@ def error_line(err: BaseException) -> str:
         return "out of memory; the input is too large"
     return (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
             f"{protocol.run(protocol.Order('check'))}, and please report this")
+
+
+
+# -- commands: one function each, one Result ---------------------------------
+
+def one_store(st: Stores, command: str, arg: str, person: bool = False, rest: tuple = ()):
+    """The store ``zoom``/``forget``/``redact`` act on: the named one; with a
+    project active and no scope named, refused (``refuse_guess``: ids
+    restart at #0 in every store), the refusal naming both forms. ``arg``
+    is the normalised block name or id."""
+    if st.sc.project and not st.explicit:
+        raise refuse_guess(command, arg, st.sc, person, rest)
+    return st.p or st.g
+
+
+def stats(st: Stores, as_json: bool = False) -> Result:
+    """``memo stats``: with a project active and no scope named, the global
+    memory then the project's, each under its heading (JSON: ``{"global":
+    ..., "project": ...}``); else the one store's figures."""
+    if st.sc.project and not st.explicit:
+        ginfo, pinfo = core.stats(st.g), core.stats(st.p)
+        if as_json:
+            return Result([_json().dumps({"global": ginfo,
+                                          "project": dict(pinfo, name=st.sc.project)})])
+        return Result([heading_global(st.sc), core.stats_text(ginfo),
+                       heading_project(st.sc), core.stats_text(pinfo)])
+    info = core.stats(st.p or st.g)
+    return Result([_json().dumps(info) if as_json else core.stats_text(info)])
+
+
+def zoom(st: Stores, block: str, strict: bool = False) -> Result:
+    """``memo zoom LO-HI`` (or one memory's id): the block's two halves, in
+    the store ``one_store`` picks. ``strict`` (the CLI): a damaged half
+    raises ``Damaged`` as ``core.zoom`` does."""
+    store = one_store(st, "zoom", view.block_arg(block, allow_memory=True))
+    return Result(list(core.zoom(store, block, strict=strict)))
+
+
+def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
+    """``memo forget LO-HI``: drop the summary and every one built on it
+    (``dry_run``: only say how many would go). A write: refused where git
+    could not be asked which project this is (``write_scope``)."""
+    name = view.block_arg(block)
+    write_scope(st.sc, st.explicit, "this forget", protocol.Order("forget", (name,)))
+    store = one_store(st, "forget", name)
+    whole = blocks.block_name(*view.parse_block(block))
+    if dry_run:
+        return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
+    return Result([protocol.forgot(core.forget(store, block), whole)])

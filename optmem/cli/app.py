@@ -195,10 +195,23 @@ def _store(path: str | None = None):
     return store
 
 
-def _stores():
-    """``(scope, global store, project store or None)``."""
-    sc = _scope()
-    return sc, _store(sc.root), (_store(sc.project_root) if sc.project else None)
+def _stores(notice: bool = True):
+    """The command's stores (``session.Stores``), each opened on first use
+    and closed when the command ends; ``notice`` as for ``_scope`` (False
+    for a write, whose refusal says what git could not be asked)."""
+    from optmem import session
+    return session.Stores(_scope(notice), _store, _explicit())
+
+
+def _show(result) -> None:
+    """Print a command's ``session.Result``: its lines on stdout, its notes
+    on stderr, then exit with its code when that is not 0."""
+    for line in result.lines:
+        click.echo(line)
+    for line in result.notes:
+        click.echo(line, err=True)
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 def _close(store) -> None:
@@ -596,18 +609,6 @@ def _flagged(command: str, rest: str) -> str:
     return f"{command}{flag} {rest}"
 
 
-def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
-    """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
-    project active and no flag, refused with both runnable forms (ids
-    restart at #0 in every store)."""
-    sc = _scope()
-    explicit = _explicit()
-    if sc.project and not explicit:
-        from optmem import session as two
-        raise two.refuse_guess(command, arg, sc, person, rest)
-    return _store(sc.project_root if sc.project else sc.root)
-
-
 @cli.command()
 @click.argument("block")
 @click.option("--dry-run", is_flag=True,
@@ -616,16 +617,9 @@ def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
 @scoped
 def forget(block, dry_run):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("this forget", protocol.Order("forget", (view.block_arg(block),)))
-    store = _one_store("forget", view.block_arg(block))
-    if dry_run:
-        from optmem.blocks import block_name
-        click.echo(protocol.forget_cost(core.forget_count(store, block),
-                                        block_name(*view.parse_block(block))))
-        return
-    gone = core.forget(store, block)
-    from optmem.blocks import block_name
-    click.echo(protocol.forgot(gone, block_name(*view.parse_block(block))))
+    from optmem import session
+    view.block_arg(block)  # a block refused before the scope is read
+    _show(session.forget(_stores(notice=False), block, dry_run))
 
 
 def _spool_lines(source, sink) -> None:
@@ -750,9 +744,8 @@ def zoom(block):
     if block is None:  # exit 1, as the later OptMem: a client checks it
         raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
                        "memory: memo zoom 7). Run: memo wake")
-    store = _one_store("zoom", view.block_arg(block, allow_memory=True))
-    for line in core.zoom(store, block, strict=True):
-        click.echo(line)
+    from optmem import session
+    _show(session.zoom(_stores(), block, strict=True))
 
 
 @cli.command("config")
@@ -789,27 +782,8 @@ def stats(as_json):
     """Memories, summaries, pending work, bytes on disk and the wake shape.
 
     With a project active and no flag: the global memory, then the project's."""
-    sc = _scope()
-    explicit = _explicit()
-    if sc.project and not explicit:
-        from optmem import session as two
-        ginfo, pinfo = core.stats(_store(sc.root)), core.stats(_store(sc.project_root))
-        if as_json:
-            import json
-            click.echo(json.dumps({"global": ginfo, "project": dict(pinfo, name=sc.project)}))
-            return
-        click.echo(two.heading_global(sc))
-        click.echo(core.stats_text(ginfo))
-        click.echo(two.heading_project(sc))
-        click.echo(core.stats_text(pinfo))
-        return
-    store = _store(sc.project_root or sc.root)
-    info = core.stats(store)
-    if as_json:
-        import json
-        click.echo(json.dumps(info))
-    else:
-        click.echo(core.stats_text(info))
+    from optmem import session
+    _show(session.stats(_stores(), as_json))
 
 
 @cli.command()
@@ -876,7 +850,8 @@ def redact(memory_id, yes):
     """
     i = view.parse_count(memory_id.lstrip("#"), "ID")
     _named_scope("this redaction", protocol.Order("redact", (str(i), "--yes")))
-    store = _one_store("redact", str(i), person=True, rest=("--yes",))
+    from optmem import session
+    store = session.one_store(_stores(), "redact", str(i), person=True, rest=("--yes",))
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
                        f"agent never runs it), confirmed with --yes. "
