@@ -452,25 +452,9 @@ def _sleep(st, args):
     return said + "\n" + ("" if prompt == view.NOTHING_LEFT else "\n") + prompt
 
 
-def _counted(result) -> list:
-    return list(result.lines) + [protocol.recall_count(len(result.lines), result.total,
-                                                       result.cut)]
-
-
-def _recall(st, args) -> str:
-    from optmem import session as two
-    if st.p is not None and not st.explicit:  # both memories, each headed and counted
-        budget = st.g.config().PART_CHARS
-        lines = []
-        for heading, result in two.recall_sections(st.sc, st.g, st.p, args["pattern"],
-                                                   budget - 400, bool(args.get("fixed"))):
-            lines += [heading] + _counted(result)
-        return "\n".join(lines)
-    store = st.p or st.g
-    budget = store.config().PART_CHARS
-    return "\n".join(_counted(core.recall(store, args["pattern"],
-                                          max(budget - 200, budget // 2),
-                                          bool(args.get("fixed")))))
+def _recall(st, args):
+    from optmem import session
+    return session.recall(st, args["pattern"], bool(args.get("fixed")))
 
 
 def _zoom(st, args):

@@ -571,3 +571,33 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     if dry_run:
         return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
     return Result([protocol.forgot(core.forget(store, block), whole)])
+
+
+def _counted(result) -> list:
+    """A recall result's lines, then its count line."""
+    return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]
+
+
+def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False) -> Result:
+    """``memo recall PATTERN``: the matching lines, then the count line, each
+    store's within ``PART_CHARS`` bytes (200 of them kept for the count
+    line). With a project active and no scope named, both stores, each
+    under its heading with its own count line, within half the budget
+    each (``recall_sections``). ``as_json``: ``recall_json`` (or
+    ``recall_json_both``), its notice as a note. ``fixed``: the pattern is
+    a text found literally."""
+    st.g  # noqa: B018 - the global store is read first, whichever store answers
+    both = bool(st.sc.project) and not st.explicit
+    if as_json:
+        text, notice = (recall_json_both(st.sc, st.g, st.p, pattern, fixed) if both
+                        else recall_json(st.p or st.g, pattern, fixed))
+        return Result([text], [f"memo: {notice}"] if notice else [])
+    if both:
+        lines = []
+        for heading, result in recall_sections(st.sc, st.g, st.p, pattern,
+                                               st.g.config().PART_CHARS - 400, fixed):
+            lines += [heading, *_counted(result)]
+        return Result(lines)
+    store = st.p or st.g
+    budget = store.config().PART_CHARS
+    return Result(_counted(core.recall(store, pattern, max(budget - 200, budget // 2), fixed)))

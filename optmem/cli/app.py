@@ -550,47 +550,7 @@ def recall(pattern, as_json, fixed):
     both memories are searched, each in its own headed section.
     """
     from optmem import session
-    sc = _scope()
-    store = _store(sc.root)
-    if sc.project:
-        if _explicit():
-            store = _store(sc.project_root)
-        else:
-            return _recall_both(sc, store, _store(sc.project_root), pattern, as_json, fixed)
-    if as_json:
-        text, notice = session.recall_json(store, undo_surrogates(pattern), fixed)
-        click.echo(text)
-        if notice:
-            click.echo(f"memo: {notice}", err=True)
-        return
-    budget = store.config().PART_CHARS
-    # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2),
-                         fixed)
-    for line in result.lines:
-        click.echo(line)
-    click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
-
-
-def _recall_both(sc, gstore, pstore, pattern, as_json, fixed=False):
-    """``recall`` over both stores: two headed sections, each with its own
-    count line (JSON: ``{"global": [...], "project": [...]}``)."""
-    from optmem import session as two
-    if as_json:
-        text, notice = two.recall_json_both(sc, gstore, pstore, undo_surrogates(pattern),
-                                            fixed)
-        click.echo(text)
-        if notice:
-            click.echo(f"memo: {notice}", err=True)
-        return
-    budget = gstore.config().PART_CHARS
-    sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400,
-                                   fixed)
-    for heading, result in sections:
-        click.echo(heading)
-        for line in result.lines:
-            click.echo(line)
-        click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
+    _show(session.recall(_stores(), undo_surrogates(pattern), fixed, as_json))
 
 
 def _flagged(command: str, rest: str) -> str:
