@@ -54,7 +54,8 @@ The limits ``memo`` keeps hold here too:
   event; a ``note``, ``sleep`` or ``forget`` it reaches before the call
   takes the store lock stops there (``Gate``) and gets no answer; one past
   the lock finishes, unanswered, and one line on stderr says it was done.
-  A ``note`` repeated within ``RETRY_SECONDS`` gets the first receipt.
+  A ``note`` repeated within ``session.RETRY_SECONDS`` gets the first
+  receipt.
 - At the end of stdin every request read before it is answered (cancelled
   ones aside) before the SDK sees the end (it would cancel them), then the
   server and its children exit.
@@ -67,7 +68,6 @@ import os
 import re
 import sys
 import threading
-import time
 from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
@@ -336,72 +336,9 @@ def _next(st, prompt):
     return two.follow(st.sc, st.g, st.p, prompt)
 
 
-#: Seconds within which a ``note`` of the same text (as the duplicate check
-#: folds it) into the same store is a retry: it is answered with the first
-#: call's receipt, ``Saved as #i.``, and nothing is stored again. A client
-#: that lost an answer (its call was cancelled, or timed out) retries well
-#: inside two minutes; later, the duplicate check refuses it as usual.
-RETRY_SECONDS = 120.0
-
-#: (store root, folded text) -> (id, time.monotonic() when saved), for the
-#: notes this server saved within ``RETRY_SECONDS``; guarded by ``_lock``.
-_recent: dict = {}
-
-
-def _retried(store, text: str):
-    """The id of the memory this server saved with ``text`` (folded) in
-    ``store`` within ``RETRY_SECONDS``, when that memory still reads so;
-    else None. Forgets older entries."""
-    now = time.monotonic()
-    for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
-        del _recent[key]
-    try:
-        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
-    except Exception:  # the call itself refuses it, as memo note does
-        return None
-    seen = _recent.get(key)
-    if seen is None:
-        return None
-    try:
-        if view.fold(store.memory(seen[0]).text) == key[1]:
-            return seen[0]
-    except Exception:  # damaged or gone: note it as any other text
-        pass
-    del _recent[key]
-    return None
-
-
-def _saved(store, text: str, i: int) -> None:
-    """Remember that memory ``i`` of ``store`` was saved with ``text``."""
-    try:
-        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
-    except Exception:  # pragma: no cover - it was just saved, so it is clean
-        return
-    _recent[key] = (i, time.monotonic())
-
-
-def _note(st, args) -> tuple:
-    from optmem import session as two
-    two.write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
-    store = st.p or st.g
-    i = _retried(store, args["text"])
-    if i is not None:  # a retry: the first call's receipt, nothing stored twice
-        try:
-            prompt = handover.compression(store)
-            prompt = None if prompt == view.NOTHING_LEFT else prompt
-        except MemoError as err:
-            prompt = f"memo: {err}"
-    else:
-        i, prompt = core.note(store, args["text"])
-        _saved(store, args["text"], i)
-    head = protocol.saved_as(i)
-    line = two.scope_line(st.sc, st.explicit)
-    if line:
-        head += "\n" + line
-    prompt = _next(st, prompt)
-    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
-        return head + "\n" + prompt, True
-    return head + ("\n\n" + prompt if prompt else ""), False
+def _note(st, args):
+    from optmem import session
+    return session.note(st, args["text"], remember=True)
 
 
 def _sleep(st, args):
@@ -579,7 +516,7 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
     ``gate``: the call's ``Gate``. A call cancelled before it took the store
     lock returns ``("", False)`` with ``gate.cancelled`` set, having written
     nothing. A ``note`` of the text this server saved in the same store
-    within ``RETRY_SECONDS`` is answered with that first receipt.
+    within ``session.RETRY_SECONDS`` is answered with that first receipt.
     """
     with _lock, protocol.orders_in(protocol.MCP_FORM):
         store = None

@@ -601,3 +601,117 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
     store = st.p or st.g
     budget = store.config().PART_CHARS
     return Result(_counted(core.recall(store, pattern, max(budget - 200, budget // 2), fixed)))
+
+
+def failure_lines(err: BaseException) -> list:
+    """The lines of a failed command, as both front ends say them: ``memo:
+    `` and the one line (``str(err)`` of a ``MemoError``, ``error_line``
+    of any other failure), then the error's ``orders``, one per line."""
+    from optmem.errors import MemoError
+    if isinstance(err, MemoError):
+        return ["memo: " + str(err), *err.orders]
+    return ["memo: " + error_line(err)]
+
+
+# -- note ----------------------------------------------------------------------
+
+#: Seconds within which a ``note`` of the same text (as the duplicate check
+#: folds it) into the same store is a retry, when the front end asks for it
+#: (``note``'s ``remember``: the MCP server, whose client may retry a call
+#: whose answer it lost): it is answered with the first call's receipt,
+#: ``Saved as #i.``, and nothing is stored again. A client retries well
+#: inside two minutes; later, the duplicate check refuses it as usual.
+RETRY_SECONDS = 120.0
+
+#: (store root, folded text) -> (id, time.monotonic() when saved), for the
+#: notes saved with ``remember`` within ``RETRY_SECONDS`` in this process;
+#: its callers serialise their calls (the MCP server's lock).
+_recent: dict = {}
+
+
+def _note_key(store, text: str):
+    return (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
+
+
+def _retried(store, text: str):
+    """The id of the memory saved with ``remember`` with ``text`` (folded)
+    in ``store`` within ``RETRY_SECONDS``, when that memory still reads so;
+    else None. Forgets older entries."""
+    import time
+    now = time.monotonic()
+    for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
+        del _recent[key]
+    try:
+        key = _note_key(store, text)
+    except Exception:  # the call itself refuses it, as memo note does
+        return None
+    seen = _recent.get(key)
+    if seen is None:
+        return None
+    try:
+        if view.fold(store.memory(seen[0]).text) == key[1]:
+            return seen[0]
+    except Exception:  # damaged or gone: note it as any other text
+        pass
+    del _recent[key]
+    return None
+
+
+def _saved(store, text: str, i: int) -> None:
+    """Remember that memory ``i`` of ``store`` was saved with ``text``."""
+    import time
+    try:
+        key = _note_key(store, text)
+    except Exception:  # pragma: no cover - it was just saved, so it is clean
+        return
+    _recent[key] = (i, time.monotonic())
+
+
+def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
+    """``memo note TEXT``: save one memory in the project's store (with a
+    project active) or the global one, and answer ``Saved as #i.``, the
+    scope line (``scope_line``), then a blank line and the hand-over
+    (``follow``) when a compression is due.
+
+    ``text``: the memory, or a function of the store's ``ENTRY_CHARS``
+    (bytes) returning it (the CLI reads ``-`` from standard input within
+    that limit). ``kept(what)``: told what is saved so far, before and
+    after the write (the CLI's words for an interrupt). ``remember``: a
+    note repeated within ``RETRY_SECONDS`` gets the first receipt
+    (``_retried``). Refused (``MemoError``) before anything is written;
+    once saved, a failure of the hand-over, or a store that needs care,
+    comes as notes after the receipt (exit 1, an error): the receipt is
+    never lost."""
+    write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
+    gstore, pstore = st.g, st.p
+    store = pstore or gstore
+    if kept is not None:
+        kept("nothing was saved")
+    if callable(text):
+        text = text(store.config().ENTRY_CHARS)
+    i = _retried(store, text) if remember else None
+    if i is not None:  # a retry: the first call's receipt, nothing stored twice
+        try:
+            prompt = compression(store)
+            prompt = None if prompt == view.NOTHING_LEFT else prompt
+        except Exception as err:  # noqa: BLE001 - saved already: said after the receipt
+            prompt = failure_lines(err)[0]
+    else:
+        i, prompt = core.note(store, text)
+        if remember:
+            _saved(store, text, i)
+    if kept is not None:
+        kept(f"memory #{i} was saved")
+    lines = [protocol.saved_as(i)]
+    line = scope_line(st.sc, st.explicit)
+    if line:
+        lines.append(line)
+    try:
+        prompt = follow(st.sc, gstore, pstore, prompt)
+    except Exception as err:  # noqa: BLE001 - saved already: said after the receipt
+        return Result(lines, failure_lines(err), exit_code=1, error=True)
+    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
+        return Result(lines, [prompt], exit_code=1, error=True)
+    if prompt:
+        lines += ["", prompt]
+    return Result(lines)

@@ -18,7 +18,7 @@ import click
 
 from optmem import __version__, protocol
 from optmem.cli.argv import FileCommand, TextCommand, scoped
-from optmem.cli.render import ARGV, MemoFailure, UsageFailure
+from optmem.cli.render import ARGV, MemoFailure, UsageFailure, one_line, unechoed_argv
 from optmem.cli.stdio import (
     EXIT_PIPE,
     EXIT_SIGINT,
@@ -209,7 +209,7 @@ def _show(result) -> None:
     for line in result.lines:
         click.echo(line)
     for line in result.notes:
-        click.echo(line, err=True)
+        click.echo(one_line(unechoed_argv(line)), err=True)
     if result.exit_code:
         sys.exit(result.exit_code)
 
@@ -336,25 +336,9 @@ def note(text):
     With a project active the memory goes to the project; --global sends a
     fact that would be true in any repository to the global memory.
     """
-    sc = _named_scope("this note", protocol.Order("note", text="<text>"))
-    gstore = _store(sc.root)
-    pstore = _store(sc.project_root) if sc.project else None
-    store = pstore or gstore
-    keeping("nothing was saved")
-    i, prompt = core.note(store, text_arg(text, "memory", store.config().ENTRY_CHARS))
-    keeping(f"memory #{i} was saved")
-    click.echo(protocol.saved_as(i))
     from optmem import session
-    line = session.scope_line(sc, _explicit())
-    if line:
-        click.echo(line)
-    prompt = session.follow(sc, gstore, pstore, prompt)
-    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
-        click.echo(prompt, err=True)
-        sys.exit(1)
-    if prompt:
-        click.echo("")
-        click.echo(prompt)
+    _show(session.note(_stores(notice=False), lambda limit: text_arg(text, "memory", limit),
+                       kept=keeping))
 
 
 @cli.command(cls=TextCommand, heads=1)
