@@ -71,7 +71,7 @@ import threading
 from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
-from optmem.engine import core, handover, view
+from optmem.engine import view
 from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
 
@@ -329,64 +329,26 @@ def _wake(st, args) -> str:
     return text  # a wake blocked on a compression is a step, not an error
 
 
-def _next(st, prompt):
-    """The hand-over after a write, as the session layer gives it
-    (``session.follow``)."""
-    from optmem import session as two
-    return two.follow(st.sc, st.g, st.p, prompt)
-
-
 def _note(st, args):
     from optmem import session
     return session.note(st, args["text"], remember=True)
 
 
 def _sleep(st, args):
-    from optmem import session as two
-    store = st.g
-    if "batch" in args or "block" in args:  # a summary is written
-        two.write_scope(st.sc, st.explicit, "this summary",
-                        protocol.Order("sleep", ("LO-HI",), text="<line>"))
-    if "block" not in args:  # one store's: core.sleep checks
-        two.refuse_read_only(st.g, st.p, pending_only="batch" not in args)
-    if "batch" in args:
-        if "block" in args or "summary" in args:
-            raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
-                           "block or summary with it")
-        items = handover.parse_items(args["batch"])
-        if st.p is not None:
-            first = next((arg for arg, _ in items if arg), None)
-            if first is None:
-                raise BadInput("sleep: the batch holds no 'LO-HI <line>' item; write one "
-                               "per block, as the order shows")
-            store = two.sleep_store(st.sc, st.g, st.p, first, st.explicit)
-        result = handover.store_batch(store, items)
-        if st.p is not None or (st.sc.forced_global and st.explicit) or st.sc.problem:
-            result.prompt = _next(st, handover.compression(st.g)) or view.NOTHING_LEFT
-        return "\n".join(handover.reply_lines(result)), result.refused is not None
-    if "block" not in args:
-        if "summary" in args:
-            raise BadInput("sleep: give the block with the summary, as the compression's "
-                           "last line shows")
-        if st.p is not None:
-            return two.handover(st.sc, st.g, st.p)
-        return _next(st, handover.compression(store)) or view.NOTHING_LEFT
-    view.parse_block(args["block"])
-    if "summary" not in args:
+    from optmem import session
+    if "batch" in args and ("block" in args or "summary" in args):
+        raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
+                       "block or summary with it")
+    if "summary" in args and "block" not in args and "batch" not in args:
+        raise BadInput("sleep: give the block with the summary, as the compression's "
+                       "last line shows")
+
+    def missing(limit):
         raise BadInput("sleep: give your summary with the block, as the compression's "
                        "last line shows; or call sleep with no arguments for the next one")
-    if st.p is not None:
-        store = two.sleep_store(st.sc, st.g, st.p, args["block"], st.explicit)
-    said, prompt = core.sleep(store, args["block"], args["summary"])
-    if st.p is not None:
-        from optmem.blocks import block_name
-        if said == protocol.saved_block(block_name(*view.parse_block(args["block"]))):
-            with st.p.locked(repair=False):
-                two.forget_handover(st.sc, args["block"])
-        prompt = two.handover(st.sc, st.g, st.p)
-    else:
-        prompt = _next(st, prompt) or view.NOTHING_LEFT
-    return said + "\n" + ("" if prompt == view.NOTHING_LEFT else "\n") + prompt
+
+    return session.sleep(st, args.get("block"), args.get("summary", missing),
+                         args.get("batch"))
 
 
 def _recall(st, args):

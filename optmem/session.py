@@ -25,7 +25,7 @@ from optmem import blocks, protocol
 from optmem.engine import core, pager, view
 from optmem.engine import wake as waking
 from optmem.engine.handover import compression
-from optmem.errors import BadInput, NotBuilt
+from optmem.errors import BadInput, MemoError, NotBuilt
 
 GLOBAL_FLAG = "--global"
 
@@ -87,6 +87,20 @@ class Stores:
     def p(self):
         """The active project's store, or None."""
         return self._at(self.sc.project_root) if self.sc.project else None
+
+    def ambient(self):
+        """Where the global memory was named while projects exist
+        (``forced_global``) and no project is active: ``(scope, store)`` of
+        the project this folder uses without a flag (``scope.resolve`` at
+        ``cwd``), whose work the hand-over after a saved summary still
+        names; None when there is none."""
+        if self.sc.project or not self.sc.forced_global:
+            return None
+        from optmem.scope import resolve
+        ambient = resolve(None, cwd=self.cwd)
+        if not ambient.project:
+            return None
+        return ambient, self._at(ambient.project_root)
 
     def opened(self) -> list:
         """The stores opened so far, in the order they were opened."""
@@ -715,3 +729,98 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
     if prompt:
         lines += ["", prompt]
     return Result(lines)
+
+
+
+# -- sleep ---------------------------------------------------------------------
+
+def pay_targets(st: Stores) -> list:
+    """The stores ``memo sleep --with CMD`` pays, in order: the named
+    project's alone, else the global store then the active project's."""
+    if st.explicit and st.p is not None:
+        return [st.p]
+    return [st.g] + ([st.p] if st.p is not None else [])
+
+
+def _after_summary(st: Stores, ambient, prompt):
+    """The hand-over after a saved summary: both stores' with a project
+    active (global first); where the global memory was named while this
+    folder has a project (``Stores.ambient``), both stores' too, so the
+    project's work is never hidden behind ``Nothing left to compress.``
+    nor handed over without its flag; else ``follow``'s, or
+    ``NOTHING_LEFT``. A ``memo: ...`` line passes as is."""
+    if st.p is not None:
+        return handover(st.sc, st.g, st.p)
+    if ambient is not None and not (prompt or "").startswith("memo: "):
+        return handover(ambient[0], st.g, ambient[1])
+    return follow(st.sc, st.g, None, prompt) or view.NOTHING_LEFT
+
+
+def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=None,
+          strict: bool = False) -> Result:
+    """``memo sleep``: the next compression (no ``block``, no ``batch``), the
+    summary of ``block``, or a batched answer (``batch``).
+
+    ``summary``: the line, or a function of the store's ``ENTRY_CHARS``
+    (bytes) returning it (it may raise a front end's refusal of a missing
+    summary). ``batch``: the answer's lines, or a function returning them
+    (the CLI reads standard input). A summary is stored in the store
+    ``sleep_store`` picks; the answer is ``LO-HI saved.`` (or the batch's
+    reply, ``handover.reply_lines``: exit 1 and an error when a line was
+    refused), a blank line and the next hand-over (``_after_summary``), or
+    ``Nothing left to compress.`` right after it. ``kept(what)`` is told
+    what is saved so far (the CLI's words for an interrupt). ``strict``
+    (the CLI): a hand-over that waits for a damaged summary raises
+    ``Damaged`` (after a saved summary: as notes after its receipt, exit
+    1). Refusals (``MemoError``) come before anything is written."""
+    if block is not None or batch is not None:  # a summary is written
+        write_scope(st.sc, st.explicit, "this summary",
+                    protocol.Order("sleep", ("LO-HI",), text="<line>"))
+    gstore, pstore = st.g, st.p
+    if block is None:  # one store's: core.sleep checks
+        refuse_read_only(gstore, pstore, pending_only=batch is None)
+    if block is None and batch is None:
+        if pstore is not None:
+            prompt = handover(st.sc, gstore, pstore)
+        else:
+            prompt = follow(st.sc, gstore, None, compression(gstore)) or view.NOTHING_LEFT
+        if strict:
+            view.strict_damage(prompt)  # the next compression needs a damaged summary
+        return Result([prompt])
+    ambient = st.ambient()
+    if batch is not None:
+        from optmem.engine import handover as handing
+        items = handing.parse_items(batch() if callable(batch) else batch)
+        store = gstore
+        if pstore is not None:
+            first = next((arg for arg, _ in items if arg), None)
+            if first is None:
+                raise BadInput("the answer holds no 'LO-HI <line>' line; write one per block, "
+                               "as the order shows.", then=protocol.Order("sleep"))
+            store = sleep_store(st.sc, gstore, pstore, first, st.explicit)
+        result = handing.store_batch(store, items)
+        result.prompt = _after_summary(st, ambient, result.prompt)
+        refused = result.refused is not None
+        return Result(handing.reply_lines(result), exit_code=int(refused), error=refused)
+    view.parse_block(block)
+    store = gstore
+    if pstore is not None:
+        store = sleep_store(st.sc, gstore, pstore, block, st.explicit)
+    if kept is not None:
+        kept("nothing was saved")
+    if callable(summary):
+        summary = summary(store.config().ENTRY_CHARS)
+    said, prompt = core.sleep(store, block, summary)
+    if kept is not None:
+        kept(f"the summary of {block} was saved")
+    if pstore is not None and said == protocol.saved_block(
+            blocks.block_name(*view.parse_block(block))):
+        with pstore.locked(repair=False):
+            forget_handover(st.sc, block)
+    prompt = _after_summary(st, ambient, prompt)
+    if strict:
+        try:
+            view.strict_damage(prompt)  # saved; the next compression needs a damaged summary
+        except MemoError as err:
+            return Result([said], failure_lines(err), exit_code=1, error=True)
+    return Result([said, *([""] if prompt != view.NOTHING_LEFT else []), prompt])

@@ -38,7 +38,7 @@ from optmem.cli.stdio import (
     undo_surrogates,
     utf8_streams,
 )
-from optmem.engine import core, handover, view
+from optmem.engine import core, view
 from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
 
@@ -363,104 +363,43 @@ def sleep(block, text, with_cmd):
     With a project active the global memory's work comes first, then the
     project's; each order carries its --global or --project flag.
     """
-    if block is not None or with_cmd is not None:  # a summary is written
-        _named_scope("this summary", protocol.Order("sleep", ("LO-HI",), text="<line>"))
-    sc = _scope()
-    gstore = _store(sc.root)
-    pstore = _store(sc.project_root) if sc.project else None
-    explicit = _explicit()
-    from optmem import session as two
-    if block is None or block == "-" or with_cmd is not None:  # one store's: core.sleep checks
-        two.refuse_read_only(gstore, pstore, pending_only=block is None)
+    from optmem import session
     if with_cmd is not None:
+        st = _stores(notice=False)
+        session.write_scope(st.sc, st.explicit, "this summary",
+                            protocol.Order("sleep", ("LO-HI",), text="<line>"))
+        session.refuse_read_only(st.g, st.p, pending_only=block is None)
         if block is not None or text:
             raise BadInput("--with answers every pending compression itself; give no "
                            "block or text with it")
-        targets = [pstore] if (explicit and pstore) else [gstore] + ([pstore] if pstore else [])
+        targets = session.pay_targets(st)
         for k, target in enumerate(targets):
             _pay_with(target, with_cmd, last=k == len(targets) - 1)
         return
-    if block is None:
-        if pstore is not None:
-            prompt = two.handover(sc, gstore, pstore)
-            view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
-            click.echo(prompt)
-            return
-        prompt = two.follow(sc, gstore, None, handover.compression(gstore)) or view.NOTHING_LEFT
-        view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
-        click.echo(prompt)
-        return
-    # ``--global`` where a project is active: the hand-over after a saved
-    # summary is still both stores' (global first, each order with its
-    # flag), so the project's work is never hidden behind
-    # ``Nothing left to compress.`` nor handed over without its scope.
-    follow = None
-    if pstore is None and sc.forced_global:
-        from optmem.scope import resolve
-        ambient = resolve(None)
-        if ambient.project:
-            pfollow = _store(ambient.project_root)
-            follow = lambda: two.handover(ambient, gstore, pfollow)  # noqa: E731
+    st = _stores(notice=block is None)
     if block == "-":
-        if pstore is None:
-            _answer_batch(gstore, text, after=follow)
-        else:
-            _answer_batch(None, text, pick=lambda name: two.sleep_store(
-                sc, gstore, pstore, name, explicit), after=lambda: two.handover(
-                sc, gstore, pstore))
+        _show(session.sleep(st, batch=lambda: _batch_lines(text), kept=keeping))
         return
-    view.parse_block(block)
-    if not text:
-        raise BadInput(f"give your summary line after the block, as the last lines of the "
-                       f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
-    store = gstore
-    if pstore is not None:
-        store = two.sleep_store(sc, gstore, pstore, block, explicit)
-    keeping("nothing was saved")
-    said, prompt = core.sleep(store, block, text_arg(text, "summary", store.config().ENTRY_CHARS))
-    keeping(f"the summary of {block} was saved")
-    if pstore is not None:
-        from optmem.blocks import block_name
-        if said == protocol.saved_block(block_name(*view.parse_block(block))):
-            with pstore.locked(repair=False):
-                two.forget_handover(sc, block)
-        prompt = two.handover(sc, gstore, pstore)
-    elif follow is not None and not (prompt or "").startswith("memo: "):
-        prompt = follow()
-    else:
-        prompt = two.follow(sc, gstore, None, prompt) or view.NOTHING_LEFT
-    click.echo(said)
-    view.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
-    if prompt != view.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
-        click.echo("")
-    click.echo(prompt)
+
+    def summary(limit):
+        if not text:
+            raise BadInput(f"give your summary line after the block, as the last lines of the "
+                           f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
+        return text_arg(text, "summary", limit)
+
+    _show(session.sleep(st, block, summary if block is not None else None, kept=keeping,
+                        strict=True))
 
 
-def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
-    """``memo sleep -``: store a batched answer, print the reply. With two
-    stores (docs/scopes.md), ``pick(first block name)`` chooses the store and
-    ``after()`` gives the next hand-over of both."""
+def _batch_lines(items: tuple) -> list:
+    """``memo sleep -``'s answer: one ``LO-HI <line>`` per quoted argument,
+    else the lines on standard input."""
     if items:
-        lines = [undo_surrogates(item) for item in items]
-    else:
-        lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
-                            1 << 24, "a batch answer is one short line per block",
-                            line_limit=STDIN_LIMIT).split("\n")
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    items = handover.parse_items(lines)
-    if pick is not None:
-        first = next((arg for arg, _ in items if arg), None)
-        store = pick(first) if first else None
-        if store is None:
-            raise BadInput("the answer holds no 'LO-HI <line>' line; write one per block, "
-                           "as the order shows. Run: memo sleep")
-    result = handover.store_batch(store, items)
-    if after is not None:
-        result.prompt = after()
-    for line in handover.reply_lines(result):
-        click.echo(line)
-    if result.refused is not None:
-        sys.exit(1)
+        return [undo_surrogates(item) for item in items]
+    lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+                       1 << 24, "a batch answer is one short line per block",
+                       line_limit=STDIN_LIMIT).split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 class _LateBar:
