@@ -72,7 +72,6 @@ from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
 from optmem.engine import view
-from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
@@ -306,27 +305,20 @@ def _check(name: str, arguments) -> dict:
     return args
 
 
-def _wake(st, args) -> str:
-    from optmem import session as two
-    store = st.g
+def _wake(st, args):
+    from optmem import session
     if "max_bytes" in args:
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
                            "and at, or page through the parts instead")
-        if st.p is not None:
-            return two.wake_max_bytes(st.sc, st.g, st.p, args["max_bytes"])
-        return waking.wake_max_bytes(store, args["max_bytes"])
+        return session.wake(st, max_bytes=args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
         raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave.",
                        then=protocol.Order("wake"))
     T = view.parse_count(at[0], "at") if at else None
-    if st.p is not None:
-        TP = view.parse_count(at[1], "at") if len(at) > 1 else None
-        _, text = two.wake(st.sc, st.g, st.p, args.get("part", 1), T, TP)
-        return text
-    _, text = waking.wake(store, args.get("part", 1), T)
-    return text  # a wake blocked on a compression is a step, not an error
+    TP = view.parse_count(at[1], "at") if len(at) > 1 else None
+    return session.wake(st, args.get("part", 1), T, TP)  # blocked: a step, not an error
 
 
 def _note(st, args):
@@ -528,13 +520,13 @@ def wake_document(root: str | None = None) -> tuple:
         store = None
         try:
             store = _open_store(None, root)
-            from optmem import session as two
+            from optmem import session
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
             parts, k = [], 1
             while True:
-                ok, text = (two.wake(store.sc, store.g, store.p, k, T, TP) if TP is not None
-                            else waking.wake(store.g, k, T))
+                result = session.wake(store, k, T, TP)
+                ok, text = result.exit_code == 0, result.text
                 lines = text.split("\n")
                 if not ok or (T == 0 and not TP) or protocol.AWAKE in lines:
                     parts.append(text)

@@ -219,7 +219,7 @@ def _at(store, T, what: str, flag: str) -> int:
     return T
 
 
-def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False) -> tuple:
+def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False) -> tuple:
     """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
     project is read at its current count).
@@ -243,7 +243,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
     if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
         prompt = handover(scope, gstore, pstore, form)
         if prompt == view.NOTHING_LEFT:  # another session just built it
-            return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
+            return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict)
         if strict:
             view.strict_damage(prompt)
         if protocol.is_waiting(prompt):  # a repair first: show what is built
@@ -260,7 +260,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
         body += [heading_project(scope), waking.wake_intro(pstore, Tp)]
         body += waking.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
+        return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict)
     if strict and gdamaged:
         raise view.damaged_error(gstore, gdamaged, global_flag(scope))
     if strict and pdamaged:
@@ -824,3 +824,31 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
         except MemoError as err:
             return Result([said], failure_lines(err), exit_code=1, error=True)
     return Result([said, *([""] if prompt != view.NOTHING_LEFT else []), prompt])
+
+
+
+# -- wake ----------------------------------------------------------------------
+
+def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
+         max_bytes: int | None = None, strict: bool = False) -> Result:
+    """``memo wake``: part ``part`` of the document at ``T`` memories (None:
+    the current count; ``TP`` the project's, with a project active:
+    ``wake_both``), or with ``max_bytes`` the whole memory as one part of
+    at most that many bytes (``wake_max_bytes``). A wake that needs a
+    compression first answers the hand-over with exit 1 and no error: it
+    is a step to take. Where git could not be asked which project this is,
+    the hand-over's order names the global memory. ``strict`` (the CLI): a
+    damaged summary the document or the hand-over needs raises
+    ``Damaged``. Raises ``BadInput`` for a ``T`` past a log or a part that
+    does not exist."""
+    st.g  # noqa: B018 - the global store is opened first
+    if max_bytes is not None:
+        if st.p is not None:
+            return Result([wake_max_bytes(st.sc, st.g, st.p, max_bytes)])
+        return Result([waking.wake_max_bytes(st.g, max_bytes)])
+    if st.p is not None:
+        ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict)
+    else:
+        ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if st.sc.problem else "",
+                               strict=strict)
+    return Result([text], exit_code=0 if ok else 1)

@@ -39,7 +39,6 @@ from optmem.cli.stdio import (
     utf8_streams,
 )
 from optmem.engine import core, view
-from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError
 
 
@@ -298,33 +297,21 @@ def wake(part, t, tp, max_bytes):
     Run every part, as each one orders, until one prints `You are awake.`
     With a project active, T and TP are the global and project snapshots.
     """
-    sc = _scope()
-    store = _store(sc.root)
-    pstore = _store(sc.project_root) if sc.project else None
-    if tp is not None and pstore is None:  # as click says it without projects
+    from optmem import session
+    st = _stores()
+    st.g  # noqa: B018 - opened first, as every command opens it
+    if tp is not None and st.p is None:  # as click says it without projects
         raise click.UsageError(f"Got unexpected extra argument ({tp})")
     if max_bytes is not None:
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
                            "and T, or page through the parts instead. Run: memo wake")
-        budget = view.parse_count(max_bytes, "--max-bytes")
-        if pstore is not None:
-            from optmem import session as two
-            click.echo(two.wake_max_bytes(sc, store, pstore, budget))
-            return
-        click.echo(waking.wake_max_bytes(store, budget))
+        _show(session.wake(st, max_bytes=view.parse_count(max_bytes, "--max-bytes")))
         return
     k = view.parse_count(part, "PART") if part is not None else 1
     T = view.parse_count(t, "T") if t is not None else None
-    if pstore is not None:
-        from optmem import session as two
-        TP = view.parse_count(tp, "TP") if tp is not None else None
-        ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
-    else:
-        ok, text = waking.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
-    click.echo(text)
-    if not ok:
-        sys.exit(1)
+    TP = view.parse_count(tp, "TP") if tp is not None else None
+    _show(session.wake(st, k, T, TP, strict=True))
 
 
 @cli.command(cls=TextCommand)
