@@ -72,7 +72,7 @@ from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
 from optmem.engine import view
-from optmem.errors import BadInput, MemoError
+from optmem.errors import BadInput
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
 SDK_REQUIREMENT = "mcp>=2.3,<3"
@@ -385,15 +385,11 @@ def _error_line(err: BaseException, arguments=None) -> str:
     (``MemoError.orders``), one per line. A value of ``arguments`` (the
     call's) that a credential rule matches is named by its argument, never
     repeated (``guard.unecho.unechoed``)."""
+    from optmem import session
     from optmem.guard.unecho import unechoed
     named = [(k, v) for k, v in (arguments or {}).items() if isinstance(v, str)] \
         if isinstance(arguments, dict) else []
-    if isinstance(err, MemoError):
-        lines = ["memo: " + str(err)] + list(err.orders)
-    else:
-        from optmem import session
-        lines = ["memo: " + session.error_line(err)]
-    return "\n".join(_one_line(unechoed(line, named)) for line in lines)
+    return "\n".join(_one_line(unechoed(line, named)) for line in session.failure_lines(err))
 
 
 def _wire_text(text: str) -> str:

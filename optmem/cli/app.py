@@ -138,18 +138,11 @@ class MemoGroup(click.Group):
             raise MemoFailure(str(err), err.orders) from None
         except BrokenPipeError:
             raise PipeClosed() from None
-        except OSError as err:
-            if err.errno == errno.EPIPE:
-                raise PipeClosed() from None
-            from optmem.session import oserror_line
-            raise MemoFailure(oserror_line(err)) from None
-        except RecursionError:
-            raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
-        except MemoryError:
-            raise MemoFailure("out of memory; the input is too large") from None
         except Exception as err:  # the last line of defence: never a traceback
-            raise MemoFailure(f"internal error ({type(err).__name__}: {err}); nothing "
-                              f"was half-written. Run: memo check, and please report this") from None
+            if isinstance(err, OSError) and err.errno == errno.EPIPE:
+                raise PipeClosed() from None
+            from optmem.session import error_line  # the same words over MCP
+            raise MemoFailure(error_line(err)) from None
 
 
 def _scope(notice: bool = True):
