@@ -54,7 +54,8 @@ The limits ``memo`` keeps hold here too:
   event; a ``note``, ``sleep`` or ``forget`` it reaches before the call
   takes the store lock stops there (``Gate``) and gets no answer; one past
   the lock finishes, unanswered, and one line on stderr says it was done.
-  A ``note`` repeated within ``RETRY_SECONDS`` gets the first receipt.
+  A ``note`` repeated within ``session.RETRY_SECONDS`` gets the first
+  receipt.
 - At the end of stdin every request read before it is answered (cancelled
   ones aside) before the SDK sees the end (it would cancel them), then the
   server and its children exit.
@@ -67,13 +68,11 @@ import os
 import re
 import sys
 import threading
-import time
 from contextlib import contextmanager
 
 from optmem import __version__, protocol, scope
-from optmem.engine import core, handover, view
-from optmem.engine import wake as waking
-from optmem.errors import BadInput, MemoError
+from optmem.engine import view
+from optmem.errors import BadInput
 
 #: The pip requirement of the SDK (pyproject.toml's ``mcp`` extra).
 SDK_REQUIREMENT = "mcp>=2.3,<3"
@@ -202,22 +201,6 @@ def sdk_problem(version=None) -> str:
 _lock = threading.Lock()
 
 
-class _Stores:
-    """The stores one call uses (docs/scopes.md): ``sc`` (``projects.Scope``),
-    ``g`` the global store, ``p`` the active project's or None, ``explicit``
-    True when the call gave ``scope``. ``store`` is the one store of a call
-    without a project (the global one), as before scopes existed."""
-
-    def __init__(self, sc, g, p, explicit):
-        self.sc, self.g, self.p, self.explicit = sc, g, p, explicit
-        self.store = g
-
-    def close(self):
-        for store in (self.g, self.p):
-            if store is not None:
-                _close(store)
-
-
 def _folder(root=None) -> str:
     """The folder whose repository picks the project: ``root``, the
     client's first workspace root (``root_folder``), when the client gave
@@ -269,25 +252,34 @@ def root_folder(uris) -> str | None:
     return None
 
 
-def _open_store(arguments=None, root=None) -> _Stores:
+def _open_store(arguments=None, root=None):
     """The stores of a call, resolved as the CLI resolves them
     (``scope.resolve``): ``arguments["scope"]`` is ``"global"`` (the CLI's
     ``--global``) or a project name (``--project NAME``); absent, the
     project of ``_folder(root)``'s repository, if any. Without a
     ``$MEMORY_DIR/projects/`` folder this is the store ``MEMORY_DIR`` names
-    and no git call is made. Raises ``NoStore`` (``No memory at <path>``, or
-    an unknown project, naming the existing ones) or ``BadInput`` (a name
-    that is no valid project name); creates nothing."""
+    and no git call is made. Returns ``session.Stores``, both stores opened.
+    Raises ``NoStore`` (``No memory at <path>``, or an unknown project,
+    naming the existing ones) or ``BadInput`` (a name that is no valid
+    project name); creates nothing."""
+    from optmem import session
     from optmem.store.memory import Store
     chosen = (arguments or {}).get("scope")
-    sc = scope.resolve(_flag(arguments), cwd=_folder(root))
-    g = Store.open(sc.root)
+    folder = _folder(root)
+    st = session.Stores(scope.resolve(_flag(arguments), cwd=folder), Store.open,
+                        chosen is not None, folder)
     try:
-        p = Store.open(sc.project_root) if sc.project else None
+        st.g, st.p  # noqa: B018 - opened now: a missing store is the call's first error
     except BaseException:
-        _close(g)
+        _close_all(st)
         raise
-    return _Stores(sc, g, p, chosen is not None)
+    return st
+
+
+def _close_all(st) -> None:
+    """Close every store the call opened."""
+    for store in st.opened():
+        _close(store)
 
 
 def _check(name: str, arguments) -> dict:
@@ -313,203 +305,62 @@ def _check(name: str, arguments) -> dict:
     return args
 
 
-def _wake(st, args) -> str:
-    from optmem import session as two
-    store = st.store
+def _wake(st, args):
+    from optmem import session
     if "max_bytes" in args:
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
                            "and at, or page through the parts instead")
-        if st.p is not None:
-            return two.wake_max_bytes(st.sc, st.g, st.p, args["max_bytes"])
-        return waking.wake_max_bytes(store, args["max_bytes"])
+        return session.wake(st, max_bytes=args["max_bytes"])
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
         raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave.",
                        then=protocol.Order("wake"))
     T = view.parse_count(at[0], "at") if at else None
-    if st.p is not None:
-        TP = view.parse_count(at[1], "at") if len(at) > 1 else None
-        _, text = two.wake(st.sc, st.g, st.p, args.get("part", 1), T, TP)
-        return text
-    _, text = waking.wake(store, args.get("part", 1), T)
-    return text  # a wake blocked on a compression is a step, not an error
+    TP = view.parse_count(at[1], "at") if len(at) > 1 else None
+    return session.wake(st, args.get("part", 1), T, TP)  # blocked: a step, not an error
 
 
-def _next(st, prompt):
-    """The hand-over after a write, as the session layer gives it
-    (``session.follow``)."""
-    from optmem import session as two
-    return two.follow(st.sc, st.g, st.p, prompt)
-
-
-#: Seconds within which a ``note`` of the same text (as the duplicate check
-#: folds it) into the same store is a retry: it is answered with the first
-#: call's receipt, ``Saved as #i.``, and nothing is stored again. A client
-#: that lost an answer (its call was cancelled, or timed out) retries well
-#: inside two minutes; later, the duplicate check refuses it as usual.
-RETRY_SECONDS = 120.0
-
-#: (store root, folded text) -> (id, time.monotonic() when saved), for the
-#: notes this server saved within ``RETRY_SECONDS``; guarded by ``_lock``.
-_recent: dict = {}
-
-
-def _retried(store, text: str):
-    """The id of the memory this server saved with ``text`` (folded) in
-    ``store`` within ``RETRY_SECONDS``, when that memory still reads so;
-    else None. Forgets older entries."""
-    now = time.monotonic()
-    for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
-        del _recent[key]
-    try:
-        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
-    except Exception:  # the call itself refuses it, as memo note does
-        return None
-    seen = _recent.get(key)
-    if seen is None:
-        return None
-    try:
-        if view.fold(store.memory(seen[0]).text) == key[1]:
-            return seen[0]
-    except Exception:  # damaged or gone: note it as any other text
-        pass
-    del _recent[key]
-    return None
-
-
-def _saved(store, text: str, i: int) -> None:
-    """Remember that memory ``i`` of ``store`` was saved with ``text``."""
-    try:
-        key = (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
-    except Exception:  # pragma: no cover - it was just saved, so it is clean
-        return
-    _recent[key] = (i, time.monotonic())
-
-
-def _note(st, args) -> tuple:
-    from optmem import session as two
-    two.write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
-    store = st.p or st.g
-    i = _retried(store, args["text"])
-    if i is not None:  # a retry: the first call's receipt, nothing stored twice
-        try:
-            prompt = handover.compression(store)
-            prompt = None if prompt == view.NOTHING_LEFT else prompt
-        except MemoError as err:
-            prompt = f"memo: {err}"
-    else:
-        i, prompt = core.note(store, args["text"])
-        _saved(store, args["text"], i)
-    head = protocol.saved_as(i)
-    line = two.scope_line(st.sc, st.explicit)
-    if line:
-        head += "\n" + line
-    prompt = _next(st, prompt)
-    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
-        return head + "\n" + prompt, True
-    return head + ("\n\n" + prompt if prompt else ""), False
+def _note(st, args):
+    from optmem import session
+    return session.note(st, args["text"], remember=True)
 
 
 def _sleep(st, args):
-    from optmem import session as two
-    store = st.store
-    if "batch" in args or "block" in args:  # a summary is written
-        two.write_scope(st.sc, st.explicit, "this summary",
-                        protocol.Order("sleep", ("LO-HI",), text="<line>"))
-    if "block" not in args:  # one store's: core.sleep checks
-        two.refuse_read_only(st.g, st.p, pending_only="batch" not in args)
-    if "batch" in args:
-        if "block" in args or "summary" in args:
-            raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
-                           "block or summary with it")
-        items = handover.parse_items(args["batch"])
-        if st.p is not None:
-            first = next((arg for arg, _ in items if arg), None)
-            if first is None:
-                raise BadInput("sleep: the batch holds no 'LO-HI <line>' item; write one "
-                               "per block, as the order shows")
-            store = two.sleep_store(st.sc, st.g, st.p, first, st.explicit)
-        result = handover.store_batch(store, items)
-        if st.p is not None or (st.sc.forced_global and st.explicit) or st.sc.problem:
-            result.prompt = _next(st, handover.compression(st.g)) or view.NOTHING_LEFT
-        return "\n".join(handover.reply_lines(result)), result.refused is not None
-    if "block" not in args:
-        if "summary" in args:
-            raise BadInput("sleep: give the block with the summary, as the compression's "
-                           "last line shows")
-        if st.p is not None:
-            return two.handover(st.sc, st.g, st.p)
-        return _next(st, handover.compression(store)) or view.NOTHING_LEFT
-    view.parse_block(args["block"])
-    if "summary" not in args:
+    from optmem import session
+    if "batch" in args and ("block" in args or "summary" in args):
+        raise BadInput("sleep: batch answers a batched hand-over by itself; give no "
+                       "block or summary with it")
+    if "summary" in args and "block" not in args and "batch" not in args:
+        raise BadInput("sleep: give the block with the summary, as the compression's "
+                       "last line shows")
+
+    def missing(limit):
         raise BadInput("sleep: give your summary with the block, as the compression's "
                        "last line shows; or call sleep with no arguments for the next one")
-    if st.p is not None:
-        store = two.sleep_store(st.sc, st.g, st.p, args["block"], st.explicit)
-    said, prompt = core.sleep(store, args["block"], args["summary"])
-    if st.p is not None:
-        from optmem.blocks import block_name
-        if said == protocol.saved_block(block_name(*view.parse_block(args["block"]))):
-            with st.p.locked(repair=False):
-                two.forget_handover(st.sc, args["block"])
-        prompt = two.handover(st.sc, st.g, st.p)
-    else:
-        prompt = _next(st, prompt) or view.NOTHING_LEFT
-    return said + "\n" + ("" if prompt == view.NOTHING_LEFT else "\n") + prompt
+
+    return session.sleep(st, args.get("block"), args.get("summary", missing),
+                         args.get("batch"))
 
 
-def _counted(result) -> list:
-    return list(result.lines) + [protocol.recall_count(len(result.lines), result.total,
-                                                       result.cut)]
+def _recall(st, args):
+    from optmem import session
+    return session.recall(st, args["pattern"], bool(args.get("fixed")))
 
 
-def _recall(st, args) -> str:
-    from optmem import session as two
-    if st.p is not None and not st.explicit:  # both memories, each headed and counted
-        budget = st.g.config().PART_CHARS
-        lines = []
-        for heading, result in two.recall_sections(st.sc, st.g, st.p, args["pattern"],
-                                                   budget - 400, bool(args.get("fixed"))):
-            lines += [heading] + _counted(result)
-        return "\n".join(lines)
-    store = st.p or st.g
-    budget = store.config().PART_CHARS
-    return "\n".join(_counted(core.recall(store, args["pattern"],
-                                          max(budget - 200, budget // 2),
-                                          bool(args.get("fixed")))))
+def _zoom(st, args):
+    from optmem import session
+    return session.zoom(st, args["block"])
 
 
-def _one_store(st, command: str, block: str):
-    """The store ``zoom``/``forget`` act on, as the CLI picks it: with a
-    project active and no ``scope``, refused (ids restart at #0 in every
-    store), the refusal naming both calls."""
-    from optmem import session as two
-    if st.p is not None and not st.explicit:
-        raise two.refuse_guess(command, block, st.sc)
-    return st.p or st.g
+def _forget(st, args):
+    from optmem import session
+    return session.forget(st, args["block"])
 
 
-def _zoom(st, args) -> str:
-    store = _one_store(st, "zoom", view.block_arg(args["block"], allow_memory=True))
-    return "\n".join(core.zoom(store, args["block"]))
-
-
-def _forget(st, args) -> str:
-    from optmem import session as two
-    from optmem.blocks import block_name
-    two.write_scope(st.sc, st.explicit, "this forget",
-                    protocol.Order("forget", (view.block_arg(args["block"]),)))
-    gone = core.forget(_one_store(st, "forget", view.block_arg(args["block"])), args["block"])
-    return protocol.forgot(gone, block_name(*view.parse_block(args["block"])))
-
-
-def _stats(st, args) -> str:
-    from optmem import session as two
-    if st.p is not None and not st.explicit:
-        return "\n".join([two.heading_global(st.sc), core.stats_text(core.stats(st.g)),
-                          two.heading_project(st.sc), core.stats_text(core.stats(st.p))])
-    return core.stats_text(core.stats(st.p or st.g))
+def _stats(st, args):
+    from optmem import session
+    return session.stats(st)
 
 
 _CALLS = {
@@ -534,15 +385,11 @@ def _error_line(err: BaseException, arguments=None) -> str:
     (``MemoError.orders``), one per line. A value of ``arguments`` (the
     call's) that a credential rule matches is named by its argument, never
     repeated (``guard.unecho.unechoed``)."""
+    from optmem import session
     from optmem.guard.unecho import unechoed
     named = [(k, v) for k, v in (arguments or {}).items() if isinstance(v, str)] \
         if isinstance(arguments, dict) else []
-    if isinstance(err, MemoError):
-        lines = ["memo: " + str(err)] + list(err.orders)
-    else:
-        from optmem import session
-        lines = ["memo: " + session.error_line(err)]
-    return "\n".join(_one_line(unechoed(line, named)) for line in lines)
+    return "\n".join(_one_line(unechoed(line, named)) for line in session.failure_lines(err))
 
 
 def _wire_text(text: str) -> str:
@@ -619,7 +466,7 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
     ``gate``: the call's ``Gate``. A call cancelled before it took the store
     lock returns ``("", False)`` with ``gate.cancelled`` set, having written
     nothing. A ``note`` of the text this server saved in the same store
-    within ``RETRY_SECONDS`` is answered with that first receipt.
+    within ``session.RETRY_SECONDS`` is answered with that first receipt.
     """
     with _lock, protocol.orders_in(protocol.MCP_FORM):
         store = None
@@ -633,7 +480,12 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
                     if one is not None:
                         gate.attach(one)
             out = _CALLS[name](store, args)
-            text, is_error = out if isinstance(out, tuple) else (out, False)
+            if isinstance(out, tuple):
+                text, is_error = out
+            elif isinstance(out, str):
+                text, is_error = out, False
+            else:  # a session.Result
+                text, is_error = out.text, out.error
         except _Cancelled:
             gate.cancelled = True
             text, is_error = "", False
@@ -641,7 +493,7 @@ def call_tool(name: str, arguments, root: str | None = None, gate: Gate | None =
             text, is_error = _error_line(err, arguments), True
         finally:
             if store is not None:
-                store.close()
+                _close_all(store)
         return _wire_text(text), is_error
 
 
@@ -664,13 +516,13 @@ def wake_document(root: str | None = None) -> tuple:
         store = None
         try:
             store = _open_store(None, root)
-            from optmem import session as two
+            from optmem import session
             T = store.g.count()
             TP = store.p.count() if store.p is not None else None
             parts, k = [], 1
             while True:
-                ok, text = (two.wake(store.sc, store.g, store.p, k, T, TP) if TP is not None
-                            else waking.wake(store.g, k, T))
+                result = session.wake(store, k, T, TP)
+                ok, text = result.exit_code == 0, result.text
                 lines = text.split("\n")
                 if not ok or (T == 0 and not TP) or protocol.AWAKE in lines:
                     parts.append(text)
@@ -688,7 +540,7 @@ def wake_document(root: str | None = None) -> tuple:
             return _wire_text(_error_line(err)), True
         finally:
             if store is not None:
-                store.close()
+                _close_all(store)
 
 
 # -- the server ---------------------------------------------------------------

@@ -326,18 +326,6 @@ def run(order: Order, form: str | None = None) -> str:
     return order.line(form)
 
 
-def split_order(text: str) -> tuple:
-    """``(sentence, order)``: a one-line message cut before its closing
-    order (``Run: ...`` or ``A person can run: ...`` after a full stop), so
-    the order can stand on its own line when the message is quoted inside
-    another; ``order`` is None when the line ends with none."""
-    for lead in (" A person can run: ", " Run: "):
-        at = text.rfind("." + lead)
-        if at >= 0:
-            return text[:at + 1], text[at + 2:]
-    return text, None
-
-
 def one_of(orders: list, form: str | None = None) -> list:
     """Orders (``Order`` values) of which the reader runs one, as lines,
     one order per line: each ``run(order, form)`` (``Run: memo ...``, or
@@ -435,17 +423,25 @@ def compression_waits(name: str, i: int, where: str, restorable: bool, flag: str
     agent's order restores it and loses nothing; else a person must look
     (restore the log from a copy, or blank the record), so the step is a
     person's."""
+    head, body, order = compression_waits_parts(name, i, where, restorable, flag)
+    return "\n".join([head, body, run(order, form)])
+
+
+def compression_waits_parts(name: str, i: int, where: str, restorable: bool,
+                            flag: str = "") -> tuple:
+    """``compression_waits`` as values: ``(first line, second line,
+    Order)``, the order being the step (``Order.lines`` renders it)."""
     head = (f"Compression of #{name}{WAITS_MARK}memory #{i} is damaged ({where}), and a "
             f"summary written from it would keep the damage in your memory for good.")
     scope = Order.scoped(flag)
     if restorable:
-        return "\n".join([head, "Its text is intact, and its place in the log tells what its "
-                                "head must be: memo restores it and loses nothing.",
-                          run(Order("check", ("--repair",), scope), form)])
-    return "\n".join([head, "Its text cannot be read whole, so nothing more is compressed "
-                            "until a person repairs it; tell your person (memo check names "
-                            "the record and the repair).",
-                      run(Order("check", (), scope, person=True), form)])
+        return (head, "Its text is intact, and its place in the log tells what its head "
+                      "must be: memo restores it and loses nothing.",
+                Order("check", ("--repair",), scope))
+    return (head, "Its text cannot be read whole, so nothing more is compressed until a "
+                  "person repairs it; tell your person (memo check names the record and "
+                  "the repair).",
+            Order("check", (), scope, person=True))
 
 
 def half_waits(name: str, half: str, why: str, flag: str = "",

@@ -1,7 +1,9 @@
 """The session layer: what every command does, for both front ends.
 
 The CLI (``optmem.cli``) and the MCP server (``optmem.mcp``) parse their
-input, call here and render. This module decides, once for both, which
+input, call one function here per command and render the ``Result`` it
+returns (the CLI: its lines on stdout, its notes on stderr, its exit code;
+the MCP server: one text and ``isError``). This module decides, once for both, which
 stores a command touches (global or project, the scope flag, a project
 binding git could not be asked about), the receipt's scope line, the
 hand-over that follows a write, and how a refusal or a filesystem error
@@ -17,14 +19,93 @@ from __future__ import annotations
 
 import errno
 import os
+from dataclasses import dataclass, field
 
 from optmem import blocks, protocol
 from optmem.engine import core, pager, view
 from optmem.engine import wake as waking
 from optmem.engine.handover import compression
-from optmem.errors import BadInput, NotBuilt
+from optmem.errors import BadInput, MemoError, NotBuilt
 
 GLOBAL_FLAG = "--global"
+
+
+@dataclass
+class Result:
+    """What one command answers, built once here and rendered by each front end.
+
+    ``lines``: what it prints on standard output, in order (an item may hold
+    several lines: a hand-over prompt is one item); ``notes``: ``memo: ...``
+    lines after them, which the CLI prints on standard error (a write that
+    was saved but whose store needs care, a notice such as "showing the
+    newest N"); ``exit_code``: the CLI's exit status; ``error``: whether a
+    client sees an error result (MCP ``isError``). The two differ for a
+    wake blocked on a compression: exit 1 on the command line, where a
+    script checks it, and no error over MCP, where it is a step to take.
+    """
+
+    lines: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    exit_code: int = 0
+    error: bool = False
+
+    @property
+    def text(self) -> str:
+        """The whole answer as one text (the MCP tool result): the lines,
+        then the notes, joined by newlines."""
+        return "\n".join([*self.lines, *self.notes])
+
+
+class Stores:
+    """The stores one command uses, each opened on first use.
+
+    ``sc``: the scope (``optmem.scope.resolve``); ``g``: the global store;
+    ``p``: the active project's store, or None without one; ``explicit``:
+    True when the command named a scope (``--global``, ``--project NAME``,
+    the ``scope`` argument); ``cwd``: the folder whose repository picks the
+    project (None: the working directory). ``opener(path)`` opens the store
+    at ``path`` (a front end's: the CLI closes it when the command ends);
+    ``Store.open`` raises ``NoStore`` for a missing store, so a command
+    that reads only the project's store never opens the global one."""
+
+    def __init__(self, sc, opener, explicit: bool = False, cwd: str | None = None):
+        self.sc, self.explicit, self.cwd = sc, explicit, cwd
+        self._opener = opener
+        self._open: dict = {}
+
+    def _at(self, path):
+        if path not in self._open:
+            self._open[path] = self._opener(path)
+        return self._open[path]
+
+    @property
+    def g(self):
+        """The global store."""
+        return self._at(self.sc.root)
+
+    @property
+    def p(self):
+        """The active project's store, or None."""
+        return self._at(self.sc.project_root) if self.sc.project else None
+
+    def ambient(self):
+        """Where the global memory was named while projects exist
+        (``forced_global``) and no project is active: ``(scope, store)`` of
+        the project this folder uses without a flag (``scope.resolve`` at
+        ``cwd``), whose work the hand-over after a saved summary still
+        names; None when there is none."""
+        if self.sc.project or not self.sc.forced_global:
+            return None
+        from optmem.scope import resolve
+        ambient = resolve(None, cwd=self.cwd)
+        if not ambient.project:
+            return None
+        return ambient, self._at(ambient.project_root)
+
+    def opened(self) -> list:
+        """The stores opened so far, in the order they were opened."""
+        return list(self._open.values())
+
 
 def _projects():
     """``optmem.projects``, imported on first use: a store without a
@@ -138,7 +219,7 @@ def _at(store, T, what: str, flag: str) -> int:
     return T
 
 
-def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False) -> tuple:
+def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False) -> tuple:
     """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
     project is read at its current count).
@@ -162,7 +243,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
     if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
         prompt = handover(scope, gstore, pstore, form)
         if prompt == view.NOTHING_LEFT:  # another session just built it
-            return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
+            return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict)
         if strict:
             view.strict_damage(prompt)
         if protocol.is_waiting(prompt):  # a repair first: show what is built
@@ -179,7 +260,7 @@ def wake(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = Fal
         body += [heading_project(scope), waking.wake_intro(pstore, Tp)]
         body += waking.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(scope, gstore, pstore, part, Tg, Tp, form, strict)
+        return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict)
     if strict and gdamaged:
         raise view.damaged_error(gstore, gdamaged, global_flag(scope))
     if strict and pdamaged:
@@ -455,3 +536,319 @@ def error_line(err: BaseException) -> str:
         return "out of memory; the input is too large"
     return (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
             f"{protocol.run(protocol.Order('check'))}, and please report this")
+
+
+
+# -- commands: one function each, one Result ---------------------------------
+
+def one_store(st: Stores, command: str, arg: str, person: bool = False, rest: tuple = ()):
+    """The store ``zoom``/``forget``/``redact`` act on: the named one; with a
+    project active and no scope named, refused (``refuse_guess``: ids
+    restart at #0 in every store), the refusal naming both forms. ``arg``
+    is the normalised block name or id."""
+    if st.sc.project and not st.explicit:
+        raise refuse_guess(command, arg, st.sc, person, rest)
+    return st.p or st.g
+
+
+def stats(st: Stores, as_json: bool = False) -> Result:
+    """``memo stats``: with a project active and no scope named, the global
+    memory then the project's, each under its heading (JSON: ``{"global":
+    ..., "project": ...}``); else the one store's figures."""
+    if st.sc.project and not st.explicit:
+        ginfo, pinfo = core.stats(st.g), core.stats(st.p)
+        if as_json:
+            return Result([_json().dumps({"global": ginfo,
+                                          "project": dict(pinfo, name=st.sc.project)})])
+        return Result([heading_global(st.sc), core.stats_text(ginfo),
+                       heading_project(st.sc), core.stats_text(pinfo)])
+    info = core.stats(st.p or st.g)
+    return Result([_json().dumps(info) if as_json else core.stats_text(info)])
+
+
+def zoom(st: Stores, block: str, strict: bool = False) -> Result:
+    """``memo zoom LO-HI`` (or one memory's id): the block's two halves, in
+    the store ``one_store`` picks. ``strict`` (the CLI): a damaged half
+    raises ``Damaged`` as ``core.zoom`` does."""
+    store = one_store(st, "zoom", view.block_arg(block, allow_memory=True))
+    return Result(list(core.zoom(store, block, strict=strict)))
+
+
+def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
+    """``memo forget LO-HI``: drop the summary and every one built on it
+    (``dry_run``: only say how many would go). A write: refused where git
+    could not be asked which project this is (``write_scope``)."""
+    name = view.block_arg(block)
+    write_scope(st.sc, st.explicit, "this forget", protocol.Order("forget", (name,)))
+    store = one_store(st, "forget", name)
+    whole = blocks.block_name(*view.parse_block(block))
+    if dry_run:
+        return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
+    return Result([protocol.forgot(core.forget(store, block), whole)])
+
+
+def _counted(result) -> list:
+    """A recall result's lines, then its count line."""
+    return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]
+
+
+def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False) -> Result:
+    """``memo recall PATTERN``: the matching lines, then the count line, each
+    store's within ``PART_CHARS`` bytes (200 of them kept for the count
+    line). With a project active and no scope named, both stores, each
+    under its heading with its own count line, within half the budget
+    each (``recall_sections``). ``as_json``: ``recall_json`` (or
+    ``recall_json_both``), its notice as a note. ``fixed``: the pattern is
+    a text found literally."""
+    st.g  # noqa: B018 - the global store is read first, whichever store answers
+    both = bool(st.sc.project) and not st.explicit
+    if as_json:
+        text, notice = (recall_json_both(st.sc, st.g, st.p, pattern, fixed) if both
+                        else recall_json(st.p or st.g, pattern, fixed))
+        return Result([text], [f"memo: {notice}"] if notice else [])
+    if both:
+        lines = []
+        for heading, result in recall_sections(st.sc, st.g, st.p, pattern,
+                                               st.g.config().PART_CHARS - 400, fixed):
+            lines += [heading, *_counted(result)]
+        return Result(lines)
+    store = st.p or st.g
+    budget = store.config().PART_CHARS
+    return Result(_counted(core.recall(store, pattern, max(budget - 200, budget // 2), fixed)))
+
+
+def failure_lines(err: BaseException) -> list:
+    """The lines of a failed command, as both front ends say them: ``memo:
+    `` and the one line (``str(err)`` of a ``MemoError``, ``error_line``
+    of any other failure), then the error's ``orders``, one per line."""
+    from optmem.errors import MemoError
+    if isinstance(err, MemoError):
+        return ["memo: " + str(err), *err.orders]
+    return ["memo: " + error_line(err)]
+
+
+# -- note ----------------------------------------------------------------------
+
+#: Seconds within which a ``note`` of the same text (as the duplicate check
+#: folds it) into the same store is a retry, when the front end asks for it
+#: (``note``'s ``remember``: the MCP server, whose client may retry a call
+#: whose answer it lost): it is answered with the first call's receipt,
+#: ``Saved as #i.``, and nothing is stored again. A client retries well
+#: inside two minutes; later, the duplicate check refuses it as usual.
+RETRY_SECONDS = 120.0
+
+#: (store root, folded text) -> (id, time.monotonic() when saved), for the
+#: notes saved with ``remember`` within ``RETRY_SECONDS`` in this process;
+#: its callers serialise their calls (the MCP server's lock).
+_recent: dict = {}
+
+
+def _note_key(store, text: str):
+    return (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
+
+
+def _retried(store, text: str):
+    """The id of the memory saved with ``remember`` with ``text`` (folded)
+    in ``store`` within ``RETRY_SECONDS``, when that memory still reads so;
+    else None. Forgets older entries."""
+    import time
+    now = time.monotonic()
+    for key in [k for k, (_, when) in _recent.items() if now - when > RETRY_SECONDS]:
+        del _recent[key]
+    try:
+        key = _note_key(store, text)
+    except Exception:  # the call itself refuses it, as memo note does
+        return None
+    seen = _recent.get(key)
+    if seen is None:
+        return None
+    try:
+        if view.fold(store.memory(seen[0]).text) == key[1]:
+            return seen[0]
+    except Exception:  # damaged or gone: note it as any other text
+        pass
+    del _recent[key]
+    return None
+
+
+def _saved(store, text: str, i: int) -> None:
+    """Remember that memory ``i`` of ``store`` was saved with ``text``."""
+    import time
+    try:
+        key = _note_key(store, text)
+    except Exception:  # pragma: no cover - it was just saved, so it is clean
+        return
+    _recent[key] = (i, time.monotonic())
+
+
+def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
+    """``memo note TEXT``: save one memory in the project's store (with a
+    project active) or the global one, and answer ``Saved as #i.``, the
+    scope line (``scope_line``), then a blank line and the hand-over
+    (``follow``) when a compression is due.
+
+    ``text``: the memory, or a function of the store's ``ENTRY_CHARS``
+    (bytes) returning it (the CLI reads ``-`` from standard input within
+    that limit). ``kept(what)``: told what is saved so far, before and
+    after the write (the CLI's words for an interrupt). ``remember``: a
+    note repeated within ``RETRY_SECONDS`` gets the first receipt
+    (``_retried``). Refused (``MemoError``) before anything is written;
+    once saved, a failure of the hand-over, or a store that needs care,
+    comes as notes after the receipt (exit 1, an error): the receipt is
+    never lost."""
+    write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
+    gstore, pstore = st.g, st.p
+    store = pstore or gstore
+    if kept is not None:
+        kept("nothing was saved")
+    if callable(text):
+        text = text(store.config().ENTRY_CHARS)
+    i = _retried(store, text) if remember else None
+    if i is not None:  # a retry: the first call's receipt, nothing stored twice
+        try:
+            prompt = compression(store)
+            prompt = None if prompt == view.NOTHING_LEFT else prompt
+        except Exception as err:  # noqa: BLE001 - saved already: said after the receipt
+            prompt = failure_lines(err)[0]
+    else:
+        i, prompt = core.note(store, text)
+        if remember:
+            _saved(store, text, i)
+    if kept is not None:
+        kept(f"memory #{i} was saved")
+    lines = [protocol.saved_as(i)]
+    line = scope_line(st.sc, st.explicit)
+    if line:
+        lines.append(line)
+    try:
+        prompt = follow(st.sc, gstore, pstore, prompt)
+    except Exception as err:  # noqa: BLE001 - saved already: said after the receipt
+        return Result(lines, failure_lines(err), exit_code=1, error=True)
+    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
+        return Result(lines, [prompt], exit_code=1, error=True)
+    if prompt:
+        lines += ["", prompt]
+    return Result(lines)
+
+
+
+# -- sleep ---------------------------------------------------------------------
+
+def pay_targets(st: Stores) -> list:
+    """The stores ``memo sleep --with CMD`` pays, in order: the named
+    project's alone, else the global store then the active project's."""
+    if st.explicit and st.p is not None:
+        return [st.p]
+    return [st.g] + ([st.p] if st.p is not None else [])
+
+
+def _after_summary(st: Stores, ambient, prompt):
+    """The hand-over after a saved summary: both stores' with a project
+    active (global first); where the global memory was named while this
+    folder has a project (``Stores.ambient``), both stores' too, so the
+    project's work is never hidden behind ``Nothing left to compress.``
+    nor handed over without its flag; else ``follow``'s, or
+    ``NOTHING_LEFT``. A ``memo: ...`` line passes as is."""
+    if st.p is not None:
+        return handover(st.sc, st.g, st.p)
+    if ambient is not None and not (prompt or "").startswith("memo: "):
+        return handover(ambient[0], st.g, ambient[1])
+    return follow(st.sc, st.g, None, prompt) or view.NOTHING_LEFT
+
+
+def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=None,
+          strict: bool = False) -> Result:
+    """``memo sleep``: the next compression (no ``block``, no ``batch``), the
+    summary of ``block``, or a batched answer (``batch``).
+
+    ``summary``: the line, or a function of the store's ``ENTRY_CHARS``
+    (bytes) returning it (it may raise a front end's refusal of a missing
+    summary). ``batch``: the answer's lines, or a function returning them
+    (the CLI reads standard input). A summary is stored in the store
+    ``sleep_store`` picks; the answer is ``LO-HI saved.`` (or the batch's
+    reply, ``handover.reply_lines``: exit 1 and an error when a line was
+    refused), a blank line and the next hand-over (``_after_summary``), or
+    ``Nothing left to compress.`` right after it. ``kept(what)`` is told
+    what is saved so far (the CLI's words for an interrupt). ``strict``
+    (the CLI): a hand-over that waits for a damaged summary raises
+    ``Damaged`` (after a saved summary: as notes after its receipt, exit
+    1). Refusals (``MemoError``) come before anything is written."""
+    if block is not None or batch is not None:  # a summary is written
+        write_scope(st.sc, st.explicit, "this summary",
+                    protocol.Order("sleep", ("LO-HI",), text="<line>"))
+    gstore, pstore = st.g, st.p
+    if block is None:  # one store's: core.sleep checks
+        refuse_read_only(gstore, pstore, pending_only=batch is None)
+    if block is None and batch is None:
+        if pstore is not None:
+            prompt = handover(st.sc, gstore, pstore)
+        else:
+            prompt = follow(st.sc, gstore, None, compression(gstore)) or view.NOTHING_LEFT
+        if strict:
+            view.strict_damage(prompt)  # the next compression needs a damaged summary
+        return Result([prompt])
+    ambient = st.ambient()
+    if batch is not None:
+        from optmem.engine import handover as handing
+        items = handing.parse_items(batch() if callable(batch) else batch)
+        store = gstore
+        if pstore is not None:
+            first = next((arg for arg, _ in items if arg), None)
+            if first is None:
+                raise BadInput("the answer holds no 'LO-HI <line>' line; write one per block, "
+                               "as the order shows.", then=protocol.Order("sleep"))
+            store = sleep_store(st.sc, gstore, pstore, first, st.explicit)
+        result = handing.store_batch(store, items)
+        result.prompt = _after_summary(st, ambient, result.prompt)
+        refused = result.refused is not None
+        return Result(handing.reply_lines(result), exit_code=int(refused), error=refused)
+    view.parse_block(block)
+    store = gstore
+    if pstore is not None:
+        store = sleep_store(st.sc, gstore, pstore, block, st.explicit)
+    if kept is not None:
+        kept("nothing was saved")
+    if callable(summary):
+        summary = summary(store.config().ENTRY_CHARS)
+    said, prompt = core.sleep(store, block, summary)
+    if kept is not None:
+        kept(f"the summary of {block} was saved")
+    if pstore is not None and said == protocol.saved_block(
+            blocks.block_name(*view.parse_block(block))):
+        with pstore.locked(repair=False):
+            forget_handover(st.sc, block)
+    prompt = _after_summary(st, ambient, prompt)
+    if strict:
+        try:
+            view.strict_damage(prompt)  # saved; the next compression needs a damaged summary
+        except MemoError as err:
+            return Result([said], failure_lines(err), exit_code=1, error=True)
+    return Result([said, *([""] if prompt != view.NOTHING_LEFT else []), prompt])
+
+
+
+# -- wake ----------------------------------------------------------------------
+
+def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
+         max_bytes: int | None = None, strict: bool = False) -> Result:
+    """``memo wake``: part ``part`` of the document at ``T`` memories (None:
+    the current count; ``TP`` the project's, with a project active:
+    ``wake_both``), or with ``max_bytes`` the whole memory as one part of
+    at most that many bytes (``wake_max_bytes``). A wake that needs a
+    compression first answers the hand-over with exit 1 and no error: it
+    is a step to take. Where git could not be asked which project this is,
+    the hand-over's order names the global memory. ``strict`` (the CLI): a
+    damaged summary the document or the hand-over needs raises
+    ``Damaged``. Raises ``BadInput`` for a ``T`` past a log or a part that
+    does not exist."""
+    st.g  # noqa: B018 - the global store is opened first
+    if max_bytes is not None:
+        if st.p is not None:
+            return Result([wake_max_bytes(st.sc, st.g, st.p, max_bytes)])
+        return Result([waking.wake_max_bytes(st.g, max_bytes)])
+    if st.p is not None:
+        ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict)
+    else:
+        ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if st.sc.problem else "",
+                               strict=strict)
+    return Result([text], exit_code=0 if ok else 1)

@@ -202,6 +202,14 @@ PROJECT = [
     ("widget", ["zoom", "--project", "widget", "0-1"], "zoom", {"block": "0-1", "scope": "widget"}),
     ("widget", ["forget", "0-1"], "forget", {"block": "0-1"}),
     ("widget", ["forget", "--global", "2-3"], "forget", {"block": "2-3", "scope": "global"}),
+    ("widget", ["sleep", "-", "no block in this line"], "sleep",
+     {"batch": ["no block in this line"]}),
+    ("widget", ["sleep", "--global", "2-3", "English and fly"], "sleep",
+     {"block": "2-3", "summary": "English and fly", "scope": "global"}),
+    ("widget", ["forget", "--global", "2-3"], "forget", {"block": "2-3", "scope": "global"}),
+    ("widget", ["sleep", "--global", "-", "2-3 English and fly"], "sleep",
+     {"batch": ["2-3 English and fly"], "scope": "global"}),
+    ("widget", ["sleep", "--global"], "sleep", {"scope": "global"}),
     ("widget", ["note", "--project", "nosuch", "a fact"], "note",
      {"text": "a fact", "scope": "nosuch"}),
     ("plain", ["note", "a fact from outside"], "note", {"text": "a fact from outside"}),
@@ -216,6 +224,9 @@ NO_GIT = [  # git missing from PATH: which project the repository uses is unknow
     ("widget", ["note", "--global", "the person likes tea"], "note",
      {"text": "the person likes tea", "scope": "global"}),
     ("widget", ["recall", "tea"], "recall", {"pattern": "tea"}),
+    ("widget", ["wake"], "wake", {}),
+    ("widget", ["sleep"], "sleep", {}),
+    ("widget", ["stats"], "stats", {}),
 ]
 
 READ_ONLY = [  # the store cannot be written by this user

@@ -133,3 +133,66 @@ def test_an_import_receipt_names_the_global_import(memo, widget, tmp_path):
     result = memo("import", str(path))
     assert result.exit_code == 0, result.stderr
     assert "global memory: memo import --global FILE)." in result.stdout
+
+
+# -- one result per command ----------------------------------------------------
+
+def _stores():
+    from optmem.scope import resolve
+    from optmem.store.memory import Store
+    return session.Stores(resolve(None), Store.open)
+
+
+def test_each_command_returns_one_result_that_both_front_ends_render(memo, inited):
+    """The session layer answers a command with one value: the CLI prints
+    its lines and exits with its code, the MCP text is its ``text``."""
+    st = _stores()
+    try:
+        saved = session.note(st, "the build runs on make")
+        assert saved.lines == ["Saved as #0."] and saved.exit_code == 0 and not saved.error
+        found = session.recall(st, "make")
+        assert found.lines[0].endswith("the build runs on make")
+        assert found.text == "\n".join(found.lines)
+        stats = session.stats(st, as_json=True)
+        assert json.loads(stats.text)["memories"] == 1
+    finally:
+        for store in st.opened():
+            store.close()
+    shown = memo("recall", "make")
+    assert shown.exit_code == 0 and shown.stdout == found.text + "\n"
+
+
+def test_a_wake_blocked_on_a_compression_exits_1_but_is_no_error(memo, inited, memory_dir):
+    set_config(memory_dir, WAKE_LINES=1)
+    for k in range(3):
+        assert memo("note", f"fact number {k}").exit_code == 0
+    st = _stores()
+    try:
+        woke = session.wake(st)
+    finally:
+        for store in st.opened():
+            store.close()
+    assert woke.exit_code == 1 and not woke.error
+    assert woke.lines[0].startswith("Cannot wake:")
+
+
+def test_a_saved_note_keeps_its_receipt_when_the_hand_over_fails(memo, inited, monkeypatch):
+    """Once a note is saved, a failure while choosing the next compression
+    comes after ``Saved as #N.``, on both front ends: the receipt is never
+    lost (over MCP it used to be replaced by the error line)."""
+    pytest.importorskip("jsonschema", reason="the MCP extra is not installed")
+    from optmem.errors import Busy
+    from optmem.mcp import call_tool
+
+    def busy(*args, **kwargs):
+        raise Busy("the store is busy; nothing more was done. Run: memo sleep")
+
+    monkeypatch.setattr(session, "follow", busy)
+    text, is_error = call_tool("note", {"text": "widget deploys with fly"})
+    assert is_error
+    assert text.split("\n")[:2] == ["Saved as #0.", "memo: the store is busy; nothing more "
+                                    "was done. Run: memo sleep"]
+    result = memo("note", "widget tests need redis")
+    assert result.exit_code == 1
+    assert result.stdout == "Saved as #1.\n"
+    assert result.stderr.startswith("memo: the store is busy")

@@ -19,7 +19,7 @@ import click
 from optmem import __version__, protocol
 from optmem.cli import replica_cmds
 from optmem.cli.argv import FileCommand, TextCommand, scoped
-from optmem.cli.render import ARGV, MemoFailure, UsageFailure
+from optmem.cli.render import ARGV, MemoFailure, UsageFailure, one_line, unechoed_argv
 from optmem.cli.stdio import (
     EXIT_PIPE,
     EXIT_SIGINT,
@@ -39,8 +39,7 @@ from optmem.cli.stdio import (
     undo_surrogates,
     utf8_streams,
 )
-from optmem.engine import core, handover, view
-from optmem.engine import wake as waking
+from optmem.engine import core, view
 from optmem.errors import BadInput, MemoError
 
 
@@ -140,18 +139,11 @@ class MemoGroup(click.Group):
             raise MemoFailure(str(err), err.orders) from None
         except BrokenPipeError:
             raise PipeClosed() from None
-        except OSError as err:
-            if err.errno == errno.EPIPE:
-                raise PipeClosed() from None
-            from optmem.session import oserror_line
-            raise MemoFailure(oserror_line(err)) from None
-        except RecursionError:
-            raise MemoFailure("the input is too deeply nested to handle; simplify it") from None
-        except MemoryError:
-            raise MemoFailure("out of memory; the input is too large") from None
         except Exception as err:  # the last line of defence: never a traceback
-            raise MemoFailure(f"internal error ({type(err).__name__}: {err}); nothing "
-                              f"was half-written. Run: memo check, and please report this") from None
+            if isinstance(err, OSError) and err.errno == errno.EPIPE:
+                raise PipeClosed() from None
+            from optmem.session import error_line  # the same words over MCP
+            raise MemoFailure(error_line(err)) from None
 
 
 def _scope(notice: bool = True):
@@ -196,10 +188,23 @@ def _store(path: str | None = None):
     return store
 
 
-def _stores():
-    """``(scope, global store, project store or None)``."""
-    sc = _scope()
-    return sc, _store(sc.root), (_store(sc.project_root) if sc.project else None)
+def _stores(notice: bool = True):
+    """The command's stores (``session.Stores``), each opened on first use
+    and closed when the command ends; ``notice`` as for ``_scope`` (False
+    for a write, whose refusal says what git could not be asked)."""
+    from optmem import session
+    return session.Stores(_scope(notice), _store, _explicit())
+
+
+def _show(result) -> None:
+    """Print a command's ``session.Result``: its lines on stdout, its notes
+    on stderr, then exit with its code when that is not 0."""
+    for line in result.lines:
+        click.echo(line)
+    for line in result.notes:
+        click.echo(one_line(unechoed_argv(line)), err=True)
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 def _close(store) -> None:
@@ -286,33 +291,21 @@ def wake(part, t, tp, max_bytes):
     Run every part, as each one orders, until one prints `You are awake.`
     With a project active, T and TP are the global and project snapshots.
     """
-    sc = _scope()
-    store = _store(sc.root)
-    pstore = _store(sc.project_root) if sc.project else None
-    if tp is not None and pstore is None:  # as click says it without projects
+    from optmem import session
+    st = _stores()
+    st.g  # noqa: B018 - opened first, as every command opens it
+    if tp is not None and st.p is None:  # as click says it without projects
         raise click.UsageError(f"Got unexpected extra argument ({tp})")
     if max_bytes is not None:
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
                            "and T, or page through the parts instead. Run: memo wake")
-        budget = view.parse_count(max_bytes, "--max-bytes")
-        if pstore is not None:
-            from optmem import session as two
-            click.echo(two.wake_max_bytes(sc, store, pstore, budget))
-            return
-        click.echo(waking.wake_max_bytes(store, budget))
+        _show(session.wake(st, max_bytes=view.parse_count(max_bytes, "--max-bytes")))
         return
     k = view.parse_count(part, "PART") if part is not None else 1
     T = view.parse_count(t, "T") if t is not None else None
-    if pstore is not None:
-        from optmem import session as two
-        TP = view.parse_count(tp, "TP") if tp is not None else None
-        ok, text = two.wake(sc, store, pstore, k, T, TP, strict=True)
-    else:
-        ok, text = waking.wake(store, k, T, flag="--global" if sc.problem else "", strict=True)
-    click.echo(text)
-    if not ok:
-        sys.exit(1)
+    TP = view.parse_count(tp, "TP") if tp is not None else None
+    _show(session.wake(st, k, T, TP, strict=True))
 
 
 @cli.command(cls=TextCommand)
@@ -324,25 +317,9 @@ def note(text):
     With a project active the memory goes to the project; --global sends a
     fact that would be true in any repository to the global memory.
     """
-    sc = _named_scope("this note", protocol.Order("note", text="<text>"))
-    gstore = _store(sc.root)
-    pstore = _store(sc.project_root) if sc.project else None
-    store = pstore or gstore
-    keeping("nothing was saved")
-    i, prompt = core.note(store, text_arg(text, "memory", store.config().ENTRY_CHARS))
-    keeping(f"memory #{i} was saved")
-    click.echo(protocol.saved_as(i))
     from optmem import session
-    line = session.scope_line(sc, _explicit())
-    if line:
-        click.echo(line)
-    prompt = session.follow(sc, gstore, pstore, prompt)
-    if prompt and prompt.startswith("memo: "):  # saved, but the store needs care
-        click.echo(prompt, err=True)
-        sys.exit(1)
-    if prompt:
-        click.echo("")
-        click.echo(prompt)
+    _show(session.note(_stores(notice=False), lambda limit: text_arg(text, "memory", limit),
+                       kept=keeping))
 
 
 @cli.command(cls=TextCommand, heads=1)
@@ -367,104 +344,43 @@ def sleep(block, text, with_cmd):
     With a project active the global memory's work comes first, then the
     project's; each order carries its --global or --project flag.
     """
-    if block is not None or with_cmd is not None:  # a summary is written
-        _named_scope("this summary", protocol.Order("sleep", ("LO-HI",), text="<line>"))
-    sc = _scope()
-    gstore = _store(sc.root)
-    pstore = _store(sc.project_root) if sc.project else None
-    explicit = _explicit()
-    from optmem import session as two
-    if block is None or block == "-" or with_cmd is not None:  # one store's: core.sleep checks
-        two.refuse_read_only(gstore, pstore, pending_only=block is None)
+    from optmem import session
     if with_cmd is not None:
+        st = _stores(notice=False)
+        session.write_scope(st.sc, st.explicit, "this summary",
+                            protocol.Order("sleep", ("LO-HI",), text="<line>"))
+        session.refuse_read_only(st.g, st.p, pending_only=block is None)
         if block is not None or text:
             raise BadInput("--with answers every pending compression itself; give no "
                            "block or text with it")
-        targets = [pstore] if (explicit and pstore) else [gstore] + ([pstore] if pstore else [])
+        targets = session.pay_targets(st)
         for k, target in enumerate(targets):
             _pay_with(target, with_cmd, last=k == len(targets) - 1)
         return
-    if block is None:
-        if pstore is not None:
-            prompt = two.handover(sc, gstore, pstore)
-            view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
-            click.echo(prompt)
-            return
-        prompt = two.follow(sc, gstore, None, handover.compression(gstore)) or view.NOTHING_LEFT
-        view.strict_damage(prompt)  # the next compression needs a damaged summary: exit 1
-        click.echo(prompt)
-        return
-    # ``--global`` where a project is active: the hand-over after a saved
-    # summary is still both stores' (global first, each order with its
-    # flag), so the project's work is never hidden behind
-    # ``Nothing left to compress.`` nor handed over without its scope.
-    follow = None
-    if pstore is None and sc.forced_global:
-        from optmem.scope import resolve
-        ambient = resolve(None)
-        if ambient.project:
-            pfollow = _store(ambient.project_root)
-            follow = lambda: two.handover(ambient, gstore, pfollow)  # noqa: E731
+    st = _stores(notice=block is None)
     if block == "-":
-        if pstore is None:
-            _answer_batch(gstore, text, after=follow)
-        else:
-            _answer_batch(None, text, pick=lambda name: two.sleep_store(
-                sc, gstore, pstore, name, explicit), after=lambda: two.handover(
-                sc, gstore, pstore))
+        _show(session.sleep(st, batch=lambda: _batch_lines(text), kept=keeping))
         return
-    view.parse_block(block)
-    if not text:
-        raise BadInput(f"give your summary line after the block, as the last lines of the "
-                       f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
-    store = gstore
-    if pstore is not None:
-        store = two.sleep_store(sc, gstore, pstore, block, explicit)
-    keeping("nothing was saved")
-    said, prompt = core.sleep(store, block, text_arg(text, "summary", store.config().ENTRY_CHARS))
-    keeping(f"the summary of {block} was saved")
-    if pstore is not None:
-        from optmem.blocks import block_name
-        if said == protocol.saved_block(block_name(*view.parse_block(block))):
-            with pstore.locked(repair=False):
-                two.forget_handover(sc, block)
-        prompt = two.handover(sc, gstore, pstore)
-    elif follow is not None and not (prompt or "").startswith("memo: "):
-        prompt = follow()
-    else:
-        prompt = two.follow(sc, gstore, None, prompt) or view.NOTHING_LEFT
-    click.echo(said)
-    view.strict_damage(prompt)  # saved; the next compression needs a damaged summary: exit 1
-    if prompt != view.NOTHING_LEFT:  # the seed: a blank line, then the next prompt
-        click.echo("")
-    click.echo(prompt)
+
+    def summary(limit):
+        if not text:
+            raise BadInput(f"give your summary line after the block, as the last lines of the "
+                           f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
+        return text_arg(text, "summary", limit)
+
+    _show(session.sleep(st, block, summary if block is not None else None, kept=keeping,
+                        strict=True))
 
 
-def _answer_batch(store, items: tuple, pick=None, after=None) -> None:
-    """``memo sleep -``: store a batched answer, print the reply. With two
-    stores (docs/scopes.md), ``pick(first block name)`` chooses the store and
-    ``after()`` gives the next hand-over of both."""
+def _batch_lines(items: tuple) -> list:
+    """``memo sleep -``'s answer: one ``LO-HI <line>`` per quoted argument,
+    else the lines on standard input."""
     if items:
-        lines = [undo_surrogates(item) for item in items]
-    else:
-        lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
-                            1 << 24, "a batch answer is one short line per block",
-                            line_limit=STDIN_LIMIT).split("\n")
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    items = handover.parse_items(lines)
-    if pick is not None:
-        first = next((arg for arg, _ in items if arg), None)
-        store = pick(first) if first else None
-        if store is None:
-            raise BadInput("the answer holds no 'LO-HI <line>' line; write one per block, "
-                           "as the order shows. Run: memo sleep")
-    result = handover.store_batch(store, items)
-    if after is not None:
-        result.prompt = after()
-    for line in handover.reply_lines(result):
-        click.echo(line)
-    if result.refused is not None:
-        sys.exit(1)
+        return [undo_surrogates(item) for item in items]
+    lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+                       1 << 24, "a batch answer is one short line per block",
+                       line_limit=STDIN_LIMIT).split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 class _LateBar:
@@ -538,47 +454,7 @@ def recall(pattern, as_json, fixed):
     both memories are searched, each in its own headed section.
     """
     from optmem import session
-    sc = _scope()
-    store = _store(sc.root)
-    if sc.project:
-        if _explicit():
-            store = _store(sc.project_root)
-        else:
-            return _recall_both(sc, store, _store(sc.project_root), pattern, as_json, fixed)
-    if as_json:
-        text, notice = session.recall_json(store, undo_surrogates(pattern), fixed)
-        click.echo(text)
-        if notice:
-            click.echo(f"memo: {notice}", err=True)
-        return
-    budget = store.config().PART_CHARS
-    # The closing count line is part of the output, so it gets its room.
-    result = core.recall(store, undo_surrogates(pattern), max(budget - 200, budget // 2),
-                         fixed)
-    for line in result.lines:
-        click.echo(line)
-    click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
-
-
-def _recall_both(sc, gstore, pstore, pattern, as_json, fixed=False):
-    """``recall`` over both stores: two headed sections, each with its own
-    count line (JSON: ``{"global": [...], "project": [...]}``)."""
-    from optmem import session as two
-    if as_json:
-        text, notice = two.recall_json_both(sc, gstore, pstore, undo_surrogates(pattern),
-                                            fixed)
-        click.echo(text)
-        if notice:
-            click.echo(f"memo: {notice}", err=True)
-        return
-    budget = gstore.config().PART_CHARS
-    sections = two.recall_sections(sc, gstore, pstore, undo_surrogates(pattern), budget - 400,
-                                   fixed)
-    for heading, result in sections:
-        click.echo(heading)
-        for line in result.lines:
-            click.echo(line)
-        click.echo(protocol.recall_count(len(result.lines), result.total, result.cut))
+    _show(session.recall(_stores(), undo_surrogates(pattern), fixed, as_json))
 
 
 def _flagged(command: str, rest: str) -> str:
@@ -597,18 +473,6 @@ def _flagged(command: str, rest: str) -> str:
     return f"{command}{flag} {rest}"
 
 
-def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
-    """The store ``zoom``/``forget``/``redact`` act on: the flag's; with a
-    project active and no flag, refused with both runnable forms (ids
-    restart at #0 in every store)."""
-    sc = _scope()
-    explicit = _explicit()
-    if sc.project and not explicit:
-        from optmem import session as two
-        raise two.refuse_guess(command, arg, sc, person, rest)
-    return _store(sc.project_root if sc.project else sc.root)
-
-
 @cli.command()
 @click.argument("block")
 @click.option("--dry-run", is_flag=True,
@@ -617,16 +481,9 @@ def _one_store(command: str, arg: str, person: bool = False, rest: tuple = ()):
 @scoped
 def forget(block, dry_run):
     """Drop the summary LO-HI and every one built on it (the log is untouched)."""
-    _named_scope("this forget", protocol.Order("forget", (view.block_arg(block),)))
-    store = _one_store("forget", view.block_arg(block))
-    if dry_run:
-        from optmem.blocks import block_name
-        click.echo(protocol.forget_cost(core.forget_count(store, block),
-                                        block_name(*view.parse_block(block))))
-        return
-    gone = core.forget(store, block)
-    from optmem.blocks import block_name
-    click.echo(protocol.forgot(gone, block_name(*view.parse_block(block))))
+    from optmem import session
+    view.block_arg(block)  # a block refused before the scope is read
+    _show(session.forget(_stores(notice=False), block, dry_run))
 
 
 def _spool_lines(source, sink) -> None:
@@ -751,9 +608,8 @@ def zoom(block):
     if block is None:  # exit 1, as the later OptMem: a client checks it
         raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
                        "memory: memo zoom 7). Run: memo wake")
-    store = _one_store("zoom", view.block_arg(block, allow_memory=True))
-    for line in core.zoom(store, block, strict=True):
-        click.echo(line)
+    from optmem import session
+    _show(session.zoom(_stores(), block, strict=True))
 
 
 @cli.command("config")
@@ -790,27 +646,8 @@ def stats(as_json):
     """Memories, summaries, pending work, bytes on disk and the wake shape.
 
     With a project active and no flag: the global memory, then the project's."""
-    sc = _scope()
-    explicit = _explicit()
-    if sc.project and not explicit:
-        from optmem import session as two
-        ginfo, pinfo = core.stats(_store(sc.root)), core.stats(_store(sc.project_root))
-        if as_json:
-            import json
-            click.echo(json.dumps({"global": ginfo, "project": dict(pinfo, name=sc.project)}))
-            return
-        click.echo(two.heading_global(sc))
-        click.echo(core.stats_text(ginfo))
-        click.echo(two.heading_project(sc))
-        click.echo(core.stats_text(pinfo))
-        return
-    store = _store(sc.project_root or sc.root)
-    info = core.stats(store)
-    if as_json:
-        import json
-        click.echo(json.dumps(info))
-    else:
-        click.echo(core.stats_text(info))
+    from optmem import session
+    _show(session.stats(_stores(), as_json))
 
 
 @cli.command()
@@ -877,7 +714,8 @@ def redact(memory_id, yes):
     """
     i = view.parse_count(memory_id.lstrip("#"), "ID")
     _named_scope("this redaction", protocol.Order("redact", (str(i), "--yes")))
-    store = _one_store("redact", str(i), person=True, rest=("--yes",))
+    from optmem import session
+    store = session.one_store(_stores(), "redact", str(i), person=True, rest=("--yes",))
     if not yes:
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
                        f"agent never runs it), confirmed with --yes. "

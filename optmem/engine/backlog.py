@@ -177,8 +177,8 @@ def pay(store, command: str, progress=None) -> Paid:
             result = handover.store_batch(store, handover.parse_items(lines))
             saved += len(result.saved)
             if result.refused is not None:
-                name, why = result.refused
-                stop(name or first, why)
+                name, why, order = result.refused
+                stop(name or first, why if order is None else f"{why} {order.line()}")
             if not result.saved:
                 stop(first, "the answer stored nothing new")
         else:

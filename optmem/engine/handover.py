@@ -234,9 +234,10 @@ def parse_items(lines) -> list:
 
 class BatchResult:
     """What ``store_batch`` did: ``saved`` and ``already`` (block names, in
-    answer order), ``refused`` (None, or ``(name_or_None, why)`` for the
-    first line refused; nothing after it was stored), and ``prompt`` (the
-    next hand-over, or ``view.NOTHING_LEFT``)."""
+    answer order), ``refused`` (None, or ``(name_or_None, why, order)`` for
+    the first line refused, ``order`` the ``protocol.Order`` that closes
+    ``why`` or None; nothing after it was stored), and ``prompt`` (the next
+    hand-over, or ``view.NOTHING_LEFT``)."""
 
     __slots__ = ("saved", "already", "refused", "prompt")
 
@@ -273,7 +274,7 @@ def store_batch(store, items) -> BatchResult:
                 raise BadInput(f"there is no summary after {name}")
             clean = view.clean_text(text, cfg.ENTRY_CHARS, "summary")
         except MemoError as err:
-            refused = (arg, str(err))
+            refused = _refusal(arg, err)
             break
         checked.append((lo, hi, clean))
     saved, already = [], []
@@ -298,7 +299,7 @@ def store_batch(store, items) -> BatchResult:
                             if built.get(size // 2, 0) * (size // 2) < h[1])
                 why = (f"{name} needs the summary of {blocks.block_name(*half)} first")
             if why is not None:
-                refused = (name, why)
+                refused = (name, why, None)
                 break
             try:
                 view.refuse_damaged(store, lo, hi)
@@ -311,11 +312,21 @@ def store_batch(store, items) -> BatchResult:
                 store.put_summary(lo, hi, text)
                 settle(store, [(lo, hi)])
             except MemoError as err:
-                refused = (name, str(err))
+                refused = _refusal(name, err)
                 break
             built[size] = built.get(size, 0) + 1
             saved.append(name)
     return BatchResult(saved, already, refused, compression(store))
+
+
+def _refusal(name, err: MemoError) -> tuple:
+    """``BatchResult.refused`` for ``err``: its sentence and its closing
+    order (``MemoError.then``) apart, so the order can stand on a line of
+    its own; a message that does not end a sentence before its order stays
+    whole."""
+    if err.then is not None and err.sentence.endswith("."):
+        return name, err.sentence, err.then
+    return name, str(err), None
 
 
 def reply_lines(result: BatchResult) -> list:
@@ -326,14 +337,13 @@ def reply_lines(result: BatchResult) -> list:
     out = [protocol.saved_block(name) for name in result.saved]
     out += [protocol.already_wrote(name) for name in result.already]
     if result.refused is not None:
-        name, why = result.refused
+        name, why, order = result.refused
         what = f"{name}" if name else "a line"
-        why, order = protocol.split_order(why)
         after = ("Nothing is pending now." if result.prompt == protocol.NOTHING_LEFT
                  else "What is still pending is handed over again below.")
         out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). {after}")
-        if order and not protocol.is_waiting(result.prompt):  # the hand-over says it
-            out.append(order)
+        if order is not None and not protocol.is_waiting(result.prompt):  # the hand-over says it
+            out.append(order.line())
     if out:
         out.append("")
     out.append(result.prompt)

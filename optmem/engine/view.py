@@ -152,13 +152,20 @@ def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
                 return protocol.half_waits(blocks.block_name(lo, hi), blocks.block_name(a, b),
                                            err.sentence, flag, form)
         return None
+    parts = _raw_waits(store, lo, hi, flag)
+    return None if parts is None else "\n".join([*parts[:2], protocol.run(parts[2], form)])
+
+
+def _raw_waits(store: Store, lo: int, hi: int, flag: str = ""):
+    """``protocol.compression_waits_parts`` for block ``[lo, hi)`` of raw
+    memories holding a damaged record, else None."""
     bad = damaged_in(store, lo, hi)
     if not bad:
         return None
     i, why = bad[0]
     where = f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}"
-    return protocol.compression_waits(blocks.block_name(lo, hi), i, where,
-                                      store.restorable(i) is not None, flag, form)
+    return protocol.compression_waits_parts(blocks.block_name(lo, hi), i, where,
+                                            store.restorable(i) is not None, flag)
 
 
 def refuse_damaged(store: Store, lo: int, hi: int) -> None:
@@ -168,10 +175,10 @@ def refuse_damaged(store: Store, lo: int, hi: int) -> None:
     message is the hand-over's first line and its last (the step)."""
     if hi - lo > RAW_PROMPT_MAX:
         return
-    waits = waits_for_repair(store, lo, hi)
-    if waits is not None:
-        lines = waits.split("\n")
-        raise Damaged(f"nothing was saved: {lines[0][0].lower()}{lines[0][1:]} {lines[-1]}")
+    parts = _raw_waits(store, lo, hi)
+    if parts is not None:
+        head, _, order = parts
+        raise Damaged(f"nothing was saved: {head[0].lower()}{head[1:]}", then=order)
 
 
 def next_waits(store: Store, T: int | None = None, built: dict | None = None,
