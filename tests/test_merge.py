@@ -353,7 +353,7 @@ def test_the_guard_judges_what_one_side_lacks_and_a_person_decides(tmp_path):
     shutil.copytree(laptop, laptop2)
     done = merge(ws, "--drop-refused", laptop)
     assert done.exit_code == 0, done.stderr
-    assert "1 refused by the write guard left out" in done.stdout
+    assert "Left out as refused: 1 memory (ids as first merged: #" in done.stdout
     assert HIDDEN not in texts(ws) and texts(ws) == MERGED
     assert merge(laptop2, "--drop-refused", ws2).exit_code == 0
     assert (laptop2 / "LOG.txt").read_bytes() == (ws / "LOG.txt").read_bytes()

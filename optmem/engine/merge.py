@@ -410,6 +410,8 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     ours = _read_ours(store)
     mine, yours = ours.records, theirs.records
     mine, yours, killed = merging.apply_tombstones(mine, yours)
+    redacted = [i for side, i in killed if side == "ours"]  # this store's, as it was
+    plain = [i for i in redacted if mine[i][1] == merging.PLAIN_REDACTED]
     if mine and yours and not unrelated and not merging.related(mine, yours):
         raise BadInput(f"this store and {other} share no memory: they look like two "
                        f"identities, not two replicas of one, so nothing was written; merge "
@@ -417,7 +419,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
                            _again(again, other, "--unrelated")))
     plan = merging.plan_merge(mine, yours)
     refused = _refusals(plan, mine, yours)
-    dropped = 0
+    dropped = []
     long = [i for i, why in refused if why.startswith(TOO_LONG)]
     if refused and not (drop_refused or keep_refused):
         listed = "; ".join(f"#{i} {why}" for i, why in refused[:LISTED])
@@ -449,7 +451,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
         # The same records leave both sides, so either side merging gives one log.
         mine, yours = _without(mine, gone), _without(yours, gone)
         plan = merging.plan_merge(mine, yours)
-        dropped = len(refused)
+        dropped = [i for i, _ in refused]
     records = plan.records
     T_old, T = len(ours.records), len(records)
     old_bytes = [ours.log[k:k + LOG_RECORD] for k in range(0, len(ours.log), LOG_RECORD)]
@@ -486,12 +488,11 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     renumbered = plan.renumbered
     reused = sum(len(v) for v in target.values())
     if log_same and levels_same:
-        missing = f" and {len(killed)} redactions applied" if killed else ""
         lines = [f"Nothing to merge: this store already holds every memory of {other} "
-                 f"({_plural(T, 'memory', 'memories')}){missing}; nothing was written."]
+                 f"({_plural(T, 'memory', 'memories')}); nothing was written."]
         if pending:
             lines.append(protocol.pending_after_import(pending))
-        return Report(lines, None, 0, 0, pending, False, T, None, dropped)
+        return Report(lines, None, 0, 0, pending, False, T, None, len(dropped))
     if pending > ASK_ABOVE and pending > pending_before and not yes:
         raise BadInput(
             f"the merge leaves {pending:,} compressions pending, more than the "
@@ -502,10 +503,12 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     head = "Would merge" if dry_run else "Merged"
     lines = [f"{head} {other} into {store.root}: {_plural(T, 'memory', 'memories')} "
              f"(this store held {T_old:,}), {added:,} of them new from the other side"
-             + (f", {dropped:,} refused by the write guard left out" if dropped else "")
-             + (f", {len(killed):,} redacted as the other side redacted them" if killed else "")
-             + "."]
-    plain = [i for side, i in killed if side == "ours" and mine[i][1] == merging.PLAIN_REDACTED]
+             + (f", {len(redacted):,} redacted as the other side redacted them"
+                if redacted else "") + "."]
+    if dropped:
+        lines.append(f"Left out as refused: {_plural(len(dropped), 'memory', 'memories')} "
+                     f"(ids as first merged: " + ", ".join(f"#{i}" for i in dropped[:LISTED])
+                     + (", ..." if len(dropped) > LISTED else "") + ").")
     if plain:
         lines.append(f"{_plural(len(plain), 'memory', 'memories')} of this store (before the "
                      f"merge: " + ", ".join(f"#{i}" for i in plain[:LISTED])
@@ -521,11 +524,11 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
                  f"{_plural(pending, 'compression', 'compressions')} pending.")
     if dry_run:
         lines.append("Dry run: nothing was written.")
-        return Report(lines, None, added, renumbered, pending, False, T, None, dropped)
+        return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
     backup = _write(store, other, old_bytes, first, new_bytes, log_same, ours.raw_levels,
                     keep, target)
     undo = _undo_command(store, backup, T_old, first, log_same, ours.raw_levels, keep, target)
-    if killed and T_old:
+    if redacted:
         lines.append(f"{backup} still holds the text of memories this merge redacted; a person "
                      f"deletes that folder once the merge is settled.")
     lines.append(f"What this merge replaced is kept in {backup}; to put the store back as it "
@@ -533,7 +536,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     lines.append(protocol.person_can_run(undo))
     if pending:
         lines.append(protocol.pending_after_import(pending))
-    return Report(lines, undo, added, renumbered, pending, True, T, backup, dropped)
+    return Report(lines, undo, added, renumbered, pending, True, T, backup, len(dropped))
 
 
 # -- writing ---------------------------------------------------------------------
