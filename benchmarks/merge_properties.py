@@ -43,7 +43,7 @@ DATES = ["2026-01-01", "2026-01-02", "2026-01-03"]
 TOPOLOGIES = ("mesh", "hub", "folders")
 
 
-def quick_hash(record, salt):
+def quick_hash(record, salt, scheme="scrypt"):
     """A fast stand-in for the slow tombstone hash."""
     date, text = merge_key(record)
     return hashlib.sha256(salt + date.encode() + b" " + text).digest()[:merging.HASH_BYTES]
@@ -63,8 +63,11 @@ def in_order(log) -> bool:
 
 
 def checked_merge(a, b, counts):
+    b2, a2, _ = apply_tombstones(b, a)
     a, b, _ = apply_tombstones(a, b)
     m = plan_merge(a, b).records
+    if (a2, b2) != (a, b):
+        raise Broken("asymmetric")
     counts["merges"] += 1
     if Counter(map(merge_key, m)) != union(a, b):
         raise Broken("lost")

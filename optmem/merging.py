@@ -10,12 +10,15 @@ memory.
 
 1. ``P`` = the longest prefix of records equal on both sides (same bytes).
 2. After ``P`` each side's suffix is a chain of order constraints. The two
-   suffixes are aligned by a longest common subsequence of their keys (so a
+   suffixes are aligned by a longest common subsequence of their keys, so a
    text repeated on one side is matched where the orders agree, never by
-   occurrence number, which would invent cycles: ``[a, b]`` against
-   ``[b, a, b]``); what the alignment leaves over is paired key by key, in
-   order, so a memory both sides hold ``n`` and ``m`` times is there
-   ``max(n, m)`` times (a multiset union).
+   occurrence number, which would invent cycles (``[a, b]`` against
+   ``[b, a, b]``). When the alignment cannot pair every memory both sides
+   hold, the orders conflict somewhere, and repeated texts are matched by
+   occurrence number instead (so merging the result with either side again
+   finds the same groups and changes nothing). What is left over is a
+   side's own record: a memory one side holds ``n`` times and the other
+   ``m`` times is there ``max(n, m)`` times (a multiset union).
 3. The union of both chains is emitted in canonical topological order:
    Kahn's algorithm, always taking the free record with the smallest
    ``(date, text bytes)`` first. Where the two sides hold the same memories
@@ -23,8 +26,9 @@ memory.
    component is emitted whole, its members in key order.
 4. Both orientations are computed and the smaller result (as a list of
    ``(date, text bytes)``) is taken, so ``plan_merge(a, b)`` and
-   ``plan_merge(b, a)`` give the same records byte for byte. A memory the
-   two sides hold with different bytes (NFC against NFD) is written in NFC.
+   ``plan_merge(b, a)`` give the same records byte for byte. The merged
+   records after ``P`` are written in NFC, so a memory the two sides hold
+   with different bytes (NFC against NFD) comes out one way.
 
 Dates stay non-decreasing when both inputs' are: a record is only ever held
 back by a record of no later date, and a cycle only forms within one date.
@@ -45,7 +49,7 @@ import bisect
 import hashlib
 import heapq
 import re
-from collections import Counter
+from collections import Counter, deque
 from typing import NamedTuple, Optional
 
 from optmem.textform import nfc
@@ -60,11 +64,20 @@ SALT_BYTES = 16
 #: Bytes of a tombstone's hash.
 HASH_BYTES = 16
 _B64 = r"[A-Za-z0-9_-]{22}"  # 16 bytes, base64url without padding
-_TOMBSTONE = re.compile(r"\[redacted (" + _B64 + "):(" + _B64 + r")\]")
-#: scrypt's cost: 2**14 * 8 * 128 bytes = 16 MiB and some 50 ms per hash.
+#: ``[redacted SALT:HASH]`` (scrypt), or ``[redacted pbkdf2 SALT:HASH]``
+#: from a Python whose hashlib has no scrypt.
+_TOMBSTONE = re.compile(r"\[redacted (?:(pbkdf2) )?(" + _B64 + "):(" + _B64 + r")\]")
+#: scrypt's cost: 2**14 * 8 * 128 bytes = 16 MiB, and 40-70 ms per hash on
+#: a loaded 2-core machine (``slow_hash``; fixed: a tombstone made with other
+#: parameters would never match).
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20}
-#: PBKDF2-HMAC-SHA256 iterations where hashlib has no scrypt.
-_PBKDF2_ROUNDS = 600_000
+#: Most pairs of equal records (over both suffixes) the alignment looks at;
+#: past it (thousands of one text on one date on both sides) repeated texts
+#: are matched by occurrence. 1,000,000 pairs take about a second.
+_MAX_PAIRS = 1_000_000
+#: PBKDF2-HMAC-SHA256 iterations where hashlib has no scrypt: about 100 ms
+#: a hash on the same machine (fixed too).
+_PBKDF2_ROUNDS = 200_000
 
 
 class Plan(NamedTuple):
@@ -208,24 +221,27 @@ def _merge_suffixes(sa: list, sb: list) -> list:
     node_a = [-1] * len(sa)
     node_b = [-1] * len(sb)
     nodes = []  # (ia, ib)
-    pairs = _lcs_pairs(ka, kb)
     ca, cb = Counter(ka), Counter(kb)
-    if len(pairs) < sum(min(n, cb[k]) for k, n in ca.items()):
-        pairs = []  # the two orders conflict: match by occurrence (below)
+    if sum(n * cb[k] for k, n in ca.items()) > _MAX_PAIRS:
+        pairs = []  # thousands of one text on one date on both sides: by occurrence
+    else:
+        pairs = _lcs_pairs(ka, kb)
+        if len(pairs) < sum(min(n, cb[k]) for k, n in ca.items()):
+            pairs = []  # the two orders conflict: match by occurrence (below)
     for i, j in pairs:
         node_a[i] = node_b[j] = len(nodes)
         nodes.append((i, j))
-    # What the alignment left over: paired key by key, in order (these are
-    # the memories the two sides hold in opposite orders).
+    # What the alignment left over (everything, when matching by occurrence):
+    # paired key by key, in order; a record with no partner is one side's own.
     left = {}
     for j, k in enumerate(kb):
         if node_b[j] < 0:
-            left.setdefault(k, []).append(j)
+            left.setdefault(k, deque()).append(j)
     for i, k in enumerate(ka):
         if node_a[i] < 0:
             js = left.get(k)
             if js:
-                j = js.pop(0)
+                j = js.popleft()
                 node_a[i] = node_b[j] = len(nodes)
                 nodes.append((i, j))
             else:
@@ -396,37 +412,56 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def slow_hash(record, salt: bytes) -> bytes:
-    """``HASH_BYTES`` bytes: a deliberately slow salted hash of the
-    record's ``merge_key`` (scrypt, 16 MiB and tens of milliseconds; where
-    hashlib lacks scrypt, PBKDF2-HMAC-SHA256 with many rounds)."""
+def slow_hash(record, salt: bytes, scheme: str = "scrypt") -> bytes:
+    """``HASH_BYTES`` bytes: a deliberately slow salted hash of the record's
+    ``merge_key``, the bytes ``YYYY-MM-DD <NFC text as UTF-8>``.
+
+    ``scheme`` ``"scrypt"``: scrypt with N = 2**14, r = 8, p = 1 (16 MiB,
+    tens of milliseconds); ``"pbkdf2"``: PBKDF2-HMAC-SHA256 with
+    ``_PBKDF2_ROUNDS`` rounds, what a Python without scrypt writes. Raises
+    ``MemoError`` (one line) for scrypt on a Python whose hashlib lacks it:
+    a redaction made elsewhere cannot be matched here, so nothing may be
+    merged."""
     date, text = merge_key(record)
     data = date.encode("ascii", "surrogateescape") + b" " + text
-    if hasattr(hashlib, "scrypt"):
-        try:
-            return hashlib.scrypt(data, salt=salt, dklen=HASH_BYTES, **_SCRYPT)
-        except (ValueError, MemoryError):  # a build whose OpenSSL refuses the cost
-            pass
-    return hashlib.pbkdf2_hmac("sha256", data, salt, _PBKDF2_ROUNDS, dklen=HASH_BYTES)
+    if scheme == "pbkdf2":
+        return hashlib.pbkdf2_hmac("sha256", data, salt, _PBKDF2_ROUNDS, dklen=HASH_BYTES)
+    if not hasattr(hashlib, "scrypt"):
+        from optmem.errors import MemoError
+        raise MemoError("this Python's hashlib has no scrypt (it comes with OpenSSL 1.1 or "
+                        "later), which a redaction's tombstone from another machine needs to "
+                        "be matched; nothing was changed. A person runs memo with a Python "
+                        "built with OpenSSL 1.1 or later")
+    return hashlib.scrypt(data, salt=salt, dklen=HASH_BYTES, **_SCRYPT)
 
 
 def tombstone(record, salt: bytes) -> str:
     """The text a redaction leaves: ``[redacted <salt>:<hash>]`` (56 ASCII
-    bytes), naming the memory by ``slow_hash`` without revealing it. The
-    salt travels in the text, so a lone log is enough to match it.
-    ``salt`` must be ``SALT_BYTES`` bytes (``ValueError`` otherwise)."""
+    bytes; ``[redacted pbkdf2 <salt>:<hash>]``, 63, on a Python without
+    scrypt), naming the memory by ``slow_hash`` without revealing it. Salt
+    and hash are base64url without padding. The salt travels in the text,
+    so a lone log is enough to match it. ``salt`` must be ``SALT_BYTES``
+    bytes (``ValueError`` otherwise)."""
     if len(salt) != SALT_BYTES:
         raise ValueError(f"a tombstone's salt is {SALT_BYTES} bytes, not {len(salt)}")
-    return f"[redacted {_b64(salt)}:{_b64(slow_hash(record, salt))}]"
+    if hasattr(hashlib, "scrypt"):
+        return f"[redacted {_b64(salt)}:{_b64(slow_hash(record, salt))}]"
+    return f"[redacted pbkdf2 {_b64(salt)}:{_b64(slow_hash(record, salt, 'pbkdf2'))}]"
+
+
+def _parse(text: str):
+    """``(scheme, salt, hash)`` of a tombstone text, or None."""
+    m = _TOMBSTONE.fullmatch(text)
+    if m is None:
+        return None
+    return m.group(1) or "scrypt", _unb64(m.group(2)), _unb64(m.group(3))
 
 
 def parse_tombstone(text: str):
     """``(salt, hash)`` (bytes) of a tombstone text, or None (for any other
     text, the plain ``[redacted]`` included)."""
-    m = _TOMBSTONE.fullmatch(text)
-    if m is None:
-        return None
-    return _unb64(m.group(1)), _unb64(m.group(2))
+    parsed = _parse(text)
+    return None if parsed is None else parsed[1:]
 
 
 def is_redacted(text: str) -> bool:
@@ -449,9 +484,12 @@ def apply_tombstones(ours, theirs) -> tuple:
 
     A record on one side becomes the other side's tombstone record when it
     has the tombstone's date and its ``slow_hash`` under the tombstone's
-    salt matches (only same-date records are hashed; a tombstone the side
-    already holds is taken as applied there, so a copy that side kept is
-    not touched). A plain ``[redacted]`` (no hash) on one side blanks the
+    salt matches. Only records that side holds more often than the
+    tombstone's side does are hashed (the redacted memory is one the
+    tombstone's side no longer holds), and only those of the tombstone's
+    date, so a merge pays one slow hash per such record and salt, not one
+    per record; a tombstone the other side already holds is taken as
+    applied there. A plain ``[redacted]`` (no hash) on one side blanks the
     record at the same position on the other when it has the same date and
     both logs agree on the records around it; that record becomes
     ``[redacted]`` too. ``killed`` lists ``(side, position)`` of every record
@@ -460,35 +498,46 @@ def apply_tombstones(ours, theirs) -> tuple:
     by position shows in its new text (a tombstone, or ``[redacted]``: the
     latter is for a person to confirm). The lists keep their lengths.
     """
-    sides = [list(ours), list(theirs)]
+    before = [list(ours), list(theirs)]
     names = ("ours", "theirs")
-    killed = []
+    found = {}  # (side, position) -> the tombstone record it becomes
     cache = {}
+    # Both directions are decided on the logs as given, so the outcome does
+    # not depend on which side is "ours".
     for s in (0, 1):
-        src, dst = sides[s], sides[1 - s]
-        held = {r for r in dst if is_redacted(r[1])}
-        for rec in src:
-            parsed = parse_tombstone(rec[1])
-            if parsed is None or rec in held:
-                continue
-            salt, digest = parsed
+        src, dst = before[s], before[1 - s]
+        stones = {r for r in src if r[1].startswith("[redacted ")} - set(dst)
+        stones = [(r, _parse(r[1])) for r in sorted(stones)]
+        stones = [(r, parsed) for r, parsed in stones if parsed is not None]
+        if not stones:
+            continue
+        extra = Counter(map(merge_key, dst)) - Counter(map(merge_key, src))
+        for rec, (scheme, salt, digest) in stones:
             for j, cand in enumerate(dst):
                 if cand[0] != rec[0] or is_redacted(cand[1]):
                     continue
-                key = (salt, merge_key(cand))
-                if key not in cache:
-                    cache[key] = slow_hash(cand, salt)
-                if cache[key] == digest:
-                    dst[j] = rec
-                    killed.append((names[1 - s], j))
+                k = merge_key(cand)
+                if not extra[k]:
+                    continue
+                if (scheme, salt, k) not in cache:
+                    cache[(scheme, salt, k)] = slow_hash(cand, salt, scheme)
+                if cache[(scheme, salt, k)] == digest:
+                    at = (1 - s, j)
+                    found[at] = min(found.get(at, rec), rec)  # two salts: the smaller text
+    hashed = [list(side) for side in before]
+    for (side, j), rec in found.items():
+        hashed[side][j] = rec
     for s in (0, 1):
-        src, dst = sides[s], sides[1 - s]
+        src, dst = hashed[s], hashed[1 - s]
         for i, rec in enumerate(src):
             if rec[1] != PLAIN_REDACTED or i >= len(dst):
                 continue
             cand = dst[i]
             if cand[0] == rec[0] and not is_redacted(cand[1]) and _neighbours_agree(src, dst, i):
-                dst[i] = (cand[0], PLAIN_REDACTED)
-                killed.append((names[1 - s], i))
+                found[(1 - s, i)] = (cand[0], PLAIN_REDACTED)
+    sides = [list(side) for side in before]
+    for (side, j), rec in found.items():
+        sides[side][j] = rec
+    killed = [(names[side], j) for side, j in found]
     killed.sort(key=lambda k: (names.index(k[0]), k[1]))
     return sides[0], sides[1], killed
