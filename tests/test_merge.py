@@ -383,6 +383,29 @@ def test_dry_run_prints_the_report_and_writes_nothing(pair):
     assert snapshot(ws) == before
 
 
+def levels(root: Path) -> dict:
+    """``files`` less the levels that hold no summary."""
+    return {name: data for name, data in files(root).items() if data or name == "LOG.txt"}
+
+
+@pytest.mark.parametrize("summarised", [True, False])
+def test_the_undo_also_holds_after_memo_sleep(tmp_path, summarised):
+    """The report says to run memo sleep; the undo printed before it still
+    gives back the store as it was, summaries and all."""
+    ws = make(tmp_path / "ws", BASE + WS, summarise=summarised)
+    laptop = make(tmp_path / "laptop", BASE + LAPTOP)
+    before = levels(ws)
+    done = merge(ws, laptop)
+    assert done.exit_code == 0, done.stderr
+    answer_all(at(ws))
+    undo = [line for line in done.stdout.splitlines() if line.startswith("A person can run: ")]
+    ran = subprocess.run(["sh", "-c", undo[0][len("A person can run: "):]], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert levels(ws) == before
+    whole(ws)
+
+
 def test_the_printed_undo_puts_the_store_back_byte_for_byte(pair, tmp_path):
     ws, laptop = pair
     before = files(ws)

@@ -527,7 +527,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
         return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
     backup = _write(store, other, old_bytes, first, new_bytes, log_same, ours.raw_levels,
                     keep, target)
-    undo = _undo_command(store, backup, T_old, first, log_same, ours.raw_levels, keep, target)
+    undo = _undo_command(store, backup, T, first, log_same, ours.raw_levels, keep, target)
     if redacted:
         lines.append(f"{backup} still holds the text of memories this merge redacted; a person "
                      f"deletes that folder once the merge is settled.")
@@ -612,17 +612,23 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     return backup
 
 
-def _undo_command(store, backup, T_old, first, log_same, raw_levels, keep, target) -> str:
-    """One shell line that puts the log and levels back as they were:
-    each file cut to what the merge kept, then the kept tail appended."""
+def _undo_command(store, backup, T, first, log_same, raw_levels, keep, target) -> str:
+    """One shell line that puts the log and levels back as they were, also
+    after ``memo sleep`` stored summaries over the merged log (``T``: its
+    memories): each file the store had is cut to what the merge kept and
+    its kept tail appended; every other level the merged log can have is
+    emptied (``truncate -c`` creates none)."""
     rel = os.path.relpath(backup, store.root)
     steps = [f"cd -- {_q(store.root)}"]
     if not log_same:
         steps.append(f"truncate -s {first * LOG_RECORD} {LOG_NAME}")
         steps.append(f"cat {_q(os.path.join(rel, 'LOG.tail'))} >> {LOG_NAME}")
-    for size in sorted(set(raw_levels) | set(target)):
+    for size in sorted(set(raw_levels) | set(target) | set(blocks.level_sizes(T))):
         level = f"{TREE_NAME}/{size}"
-        steps.append(f"truncate -s {keep.get(size, 0) * TREE_RECORD} {level}")
-        if size in raw_levels and len(raw_levels[size]) > keep[size] * TREE_RECORD:
+        if size not in raw_levels:
+            steps.append(f"truncate -c -s 0 {level}")
+            continue
+        steps.append(f"truncate -s {keep[size] * TREE_RECORD} {level}")
+        if len(raw_levels[size]) > keep[size] * TREE_RECORD:
             steps.append(f"cat {_q(os.path.join(rel, TREE_NAME, f'{size}.tail'))} >> {level}")
     return " && ".join(steps)
