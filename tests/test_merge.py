@@ -458,7 +458,7 @@ def test_a_merge_killed_at_any_step_leaves_the_old_store_or_the_new(pair, tmp_pa
                                                                    monkeypatch):
     ws, laptop = pair
     steps = steps_of_one_merge(ws, laptop, tmp_path, monkeypatch)
-    assert steps[0] == "backup" and "log" in steps and "swap" in steps and steps[-1] == "done"
+    assert steps[:2] == ["backup", "log"] and "swap" in steps and steps[-1] == "done"
     assert steps.count("level") >= 1 and steps.count("cut") >= 2
     old = (ws / "LOG.txt").read_bytes()
     new = log_of(MERGED)
@@ -471,12 +471,33 @@ def test_a_merge_killed_at_any_step_leaves_the_old_store_or_the_new(pair, tmp_pa
         assert done.returncode == -9, (k, steps[k - 1], done.stderr)
         log = (store / "LOG.txt").read_bytes()
         assert log in (old, new), (k, steps[k - 1])
-        assert log == (new if k > steps.index("log") + 1 else old), (k, steps[k - 1])
+        assert log == (new if k > steps.index("swap") else old), (k, steps[k - 1])
         whole(store)
         # and the merge run again finishes it
         assert merge(store, laptop).exit_code == 0
         assert (store / "LOG.txt").read_bytes() == new
         whole(store)
+
+
+def test_a_full_disk_while_the_new_log_is_written_leaves_the_store_as_it_was(pair,
+                                                                           monkeypatch):
+    ws, laptop = pair
+    before = files(ws)
+    real = merge_mod._write_new
+
+    def full(path, data):
+        if path.endswith("LOG.new"):
+            import errno
+            raise OSError(errno.ENOSPC, "No space left on device", path)
+        return real(path, data)
+
+    monkeypatch.setattr(merge_mod, "_write_new", full)
+    done = merge(ws, laptop)
+    assert done.exit_code == 1 and done.stdout == ""
+    assert "No space left on device" in one_line(done.stderr) or "disk" in done.stderr
+    assert files(ws) == before
+    assert not list((ws / "merge-backup").glob("*/LOG.new"))
+    whole(ws)
 
 
 # -- writers and readers meanwhile ---------------------------------------------------

@@ -10,7 +10,8 @@ result so that nothing is lost at any moment:
 1. Everything is done under the store lock (a ``note`` meanwhile waits).
 2. The log records that change and the summaries that go are copied first
    into ``merge-backup/<stamp>/`` in the store (``LOG.tail``,
-   ``TREE/<size>.tail``, and ``merge.txt`` saying where they belong).
+   ``TREE/<size>.tail``, and ``merge.txt`` saying where they belong), and
+   the new log is written whole beside them (``LOG.new``).
 3. The levels are cut back to the summaries both logs share, the log is
    replaced whole by a rename (``optmem.atomic``), then the levels are
    extended with every summary that still holds. Readers take no lock: a
@@ -590,13 +591,23 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     atomic.sync_folder(backup)
     atomic.sync_folder(os.path.dirname(backup))
     _reached("backup")
+    new_log = os.path.join(backup, "LOG.new")  # in the store: one filesystem with the log
+    if not log_same:
+        # Written whole before anything of the store changes: a full disk
+        # stops the merge here, with the store as it was.
+        try:
+            _write_new(new_log, b"".join(new_bytes))
+        except BaseException:
+            try:
+                os.unlink(new_log)
+            except OSError:
+                pass
+            raise
+        _reached("log")
     for size in sorted(raw_levels, reverse=True):  # parents before halves
         store.cut_level(size, keep[size])
         _reached("cut")
     if not log_same:
-        new_log = os.path.join(backup, "LOG.new")  # beside the log: one filesystem
-        _write_new(new_log, b"".join(new_bytes))
-        _reached("log")
         os.replace(new_log, store.log_path)
         atomic.sync_folder(store.root)
         store.close()  # read the new log from here on
