@@ -353,7 +353,7 @@ def test_the_guard_judges_what_one_side_lacks_and_a_person_decides(tmp_path):
     shutil.copytree(laptop, laptop2)
     done = merge(ws, "--drop-refused", laptop)
     assert done.exit_code == 0, done.stderr
-    assert "1 refused by the write guard left out" in done.stdout
+    assert "Left out as refused: 1 memory (ids as first merged: #" in done.stdout
     assert HIDDEN not in texts(ws) and texts(ws) == MERGED
     assert merge(laptop2, "--drop-refused", ws2).exit_code == 0
     assert (laptop2 / "LOG.txt").read_bytes() == (ws / "LOG.txt").read_bytes()
@@ -381,6 +381,29 @@ def test_dry_run_prints_the_report_and_writes_nothing(pair):
     assert done.stdout.startswith("Would merge ")
     assert done.stdout.rstrip().endswith("Dry run: nothing was written.")
     assert snapshot(ws) == before
+
+
+def levels(root: Path) -> dict:
+    """``files`` less the levels that hold no summary."""
+    return {name: data for name, data in files(root).items() if data or name == "LOG.txt"}
+
+
+@pytest.mark.parametrize("summarised", [True, False])
+def test_the_undo_also_holds_after_memo_sleep(tmp_path, summarised):
+    """The report says to run memo sleep; the undo printed before it still
+    gives back the store as it was, summaries and all."""
+    ws = make(tmp_path / "ws", BASE + WS, summarise=summarised)
+    laptop = make(tmp_path / "laptop", BASE + LAPTOP)
+    before = levels(ws)
+    done = merge(ws, laptop)
+    assert done.exit_code == 0, done.stderr
+    answer_all(at(ws))
+    undo = [line for line in done.stdout.splitlines() if line.startswith("A person can run: ")]
+    ran = subprocess.run(["sh", "-c", undo[0][len("A person can run: "):]], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert levels(ws) == before
+    whole(ws)
 
 
 def test_the_printed_undo_puts_the_store_back_byte_for_byte(pair, tmp_path):
@@ -435,7 +458,7 @@ def test_a_merge_killed_at_any_step_leaves_the_old_store_or_the_new(pair, tmp_pa
                                                                    monkeypatch):
     ws, laptop = pair
     steps = steps_of_one_merge(ws, laptop, tmp_path, monkeypatch)
-    assert steps[0] == "backup" and "log" in steps and "swap" in steps and steps[-1] == "done"
+    assert steps[:2] == ["backup", "log"] and "swap" in steps and steps[-1] == "done"
     assert steps.count("level") >= 1 and steps.count("cut") >= 2
     old = (ws / "LOG.txt").read_bytes()
     new = log_of(MERGED)
@@ -448,12 +471,33 @@ def test_a_merge_killed_at_any_step_leaves_the_old_store_or_the_new(pair, tmp_pa
         assert done.returncode == -9, (k, steps[k - 1], done.stderr)
         log = (store / "LOG.txt").read_bytes()
         assert log in (old, new), (k, steps[k - 1])
-        assert log == (new if k > steps.index("log") + 1 else old), (k, steps[k - 1])
+        assert log == (new if k > steps.index("swap") else old), (k, steps[k - 1])
         whole(store)
         # and the merge run again finishes it
         assert merge(store, laptop).exit_code == 0
         assert (store / "LOG.txt").read_bytes() == new
         whole(store)
+
+
+def test_a_full_disk_while_the_new_log_is_written_leaves_the_store_as_it_was(pair,
+                                                                           monkeypatch):
+    ws, laptop = pair
+    before = files(ws)
+    real = merge_mod._write_new
+
+    def full(path, data):
+        if path.endswith("LOG.new"):
+            import errno
+            raise OSError(errno.ENOSPC, "No space left on device", path)
+        return real(path, data)
+
+    monkeypatch.setattr(merge_mod, "_write_new", full)
+    done = merge(ws, laptop)
+    assert done.exit_code == 1 and done.stdout == ""
+    assert "No space left on device" in one_line(done.stderr) or "disk" in done.stderr
+    assert files(ws) == before
+    assert not list((ws / "merge-backup").glob("*/LOG.new"))
+    whole(ws)
 
 
 # -- writers and readers meanwhile ---------------------------------------------------

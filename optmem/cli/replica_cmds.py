@@ -29,10 +29,13 @@ def _store_and_command(other: str):
     runnable forms (ids restart at #0 in every store)."""
     import shlex
 
-    from optmem import session
+    from optmem import protocol, session
     from optmem.store.memory import Store
     sc = _scope()
     flag = click.get_current_context().meta.get("optmem.scope_flag")
+    # Where git could not be asked which project this is: name the memory.
+    session.write_scope(sc, flag is not None, "this merge",
+                        protocol.Order("merge", ("--", shlex.quote(other)), person=True))
     if sc.project and flag is None:
         raise session.refuse_guess("merge", "--", sc, person=True, rest=(shlex.quote(other),))
     if flag is None:

@@ -10,7 +10,8 @@ result so that nothing is lost at any moment:
 1. Everything is done under the store lock (a ``note`` meanwhile waits).
 2. The log records that change and the summaries that go are copied first
    into ``merge-backup/<stamp>/`` in the store (``LOG.tail``,
-   ``TREE/<size>.tail``, and ``merge.txt`` saying where they belong).
+   ``TREE/<size>.tail``, and ``merge.txt`` saying where they belong), and
+   the new log is written whole beside them (``LOG.new``).
 3. The levels are cut back to the summaries both logs share, the log is
    replaced whole by a rename (``optmem.atomic``), then the levels are
    extended with every summary that still holds. Readers take no lock: a
@@ -410,6 +411,8 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     ours = _read_ours(store)
     mine, yours = ours.records, theirs.records
     mine, yours, killed = merging.apply_tombstones(mine, yours)
+    redacted = [i for side, i in killed if side == "ours"]  # this store's, as it was
+    plain = [i for i in redacted if mine[i][1] == merging.PLAIN_REDACTED]
     if mine and yours and not unrelated and not merging.related(mine, yours):
         raise BadInput(f"this store and {other} share no memory: they look like two "
                        f"identities, not two replicas of one, so nothing was written; merge "
@@ -417,7 +420,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
                            _again(again, other, "--unrelated")))
     plan = merging.plan_merge(mine, yours)
     refused = _refusals(plan, mine, yours)
-    dropped = 0
+    dropped = []
     long = [i for i, why in refused if why.startswith(TOO_LONG)]
     if refused and not (drop_refused or keep_refused):
         listed = "; ".join(f"#{i} {why}" for i, why in refused[:LISTED])
@@ -449,7 +452,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
         # The same records leave both sides, so either side merging gives one log.
         mine, yours = _without(mine, gone), _without(yours, gone)
         plan = merging.plan_merge(mine, yours)
-        dropped = len(refused)
+        dropped = [i for i, _ in refused]
     records = plan.records
     T_old, T = len(ours.records), len(records)
     old_bytes = [ours.log[k:k + LOG_RECORD] for k in range(0, len(ours.log), LOG_RECORD)]
@@ -486,12 +489,11 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     renumbered = plan.renumbered
     reused = sum(len(v) for v in target.values())
     if log_same and levels_same:
-        missing = f" and {len(killed)} redactions applied" if killed else ""
         lines = [f"Nothing to merge: this store already holds every memory of {other} "
-                 f"({_plural(T, 'memory', 'memories')}){missing}; nothing was written."]
+                 f"({_plural(T, 'memory', 'memories')}); nothing was written."]
         if pending:
             lines.append(protocol.pending_after_import(pending))
-        return Report(lines, None, 0, 0, pending, False, T, None, dropped)
+        return Report(lines, None, 0, 0, pending, False, T, None, len(dropped))
     if pending > ASK_ABOVE and pending > pending_before and not yes:
         raise BadInput(
             f"the merge leaves {pending:,} compressions pending, more than the "
@@ -502,10 +504,12 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     head = "Would merge" if dry_run else "Merged"
     lines = [f"{head} {other} into {store.root}: {_plural(T, 'memory', 'memories')} "
              f"(this store held {T_old:,}), {added:,} of them new from the other side"
-             + (f", {dropped:,} refused by the write guard left out" if dropped else "")
-             + (f", {len(killed):,} redacted as the other side redacted them" if killed else "")
-             + "."]
-    plain = [i for side, i in killed if side == "ours" and mine[i][1] == merging.PLAIN_REDACTED]
+             + (f", {len(redacted):,} redacted as the other side redacted them"
+                if redacted else "") + "."]
+    if dropped:
+        lines.append(f"Left out as refused: {_plural(len(dropped), 'memory', 'memories')} "
+                     f"(ids as first merged: " + ", ".join(f"#{i}" for i in dropped[:LISTED])
+                     + (", ..." if len(dropped) > LISTED else "") + ").")
     if plain:
         lines.append(f"{_plural(len(plain), 'memory', 'memories')} of this store (before the "
                      f"merge: " + ", ".join(f"#{i}" for i in plain[:LISTED])
@@ -521,11 +525,11 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
                  f"{_plural(pending, 'compression', 'compressions')} pending.")
     if dry_run:
         lines.append("Dry run: nothing was written.")
-        return Report(lines, None, added, renumbered, pending, False, T, None, dropped)
+        return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
     backup = _write(store, other, old_bytes, first, new_bytes, log_same, ours.raw_levels,
                     keep, target)
-    undo = _undo_command(store, backup, T_old, first, log_same, ours.raw_levels, keep, target)
-    if killed and T_old:
+    undo = _undo_command(store, backup, T, first, log_same, ours.raw_levels, keep, target)
+    if redacted:
         lines.append(f"{backup} still holds the text of memories this merge redacted; a person "
                      f"deletes that folder once the merge is settled.")
     lines.append(f"What this merge replaced is kept in {backup}; to put the store back as it "
@@ -533,7 +537,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     lines.append(protocol.person_can_run(undo))
     if pending:
         lines.append(protocol.pending_after_import(pending))
-    return Report(lines, undo, added, renumbered, pending, True, T, backup, dropped)
+    return Report(lines, undo, added, renumbered, pending, True, T, backup, len(dropped))
 
 
 # -- writing ---------------------------------------------------------------------
@@ -587,13 +591,23 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     atomic.sync_folder(backup)
     atomic.sync_folder(os.path.dirname(backup))
     _reached("backup")
+    new_log = os.path.join(backup, "LOG.new")  # in the store: one filesystem with the log
+    if not log_same:
+        # Written whole before anything of the store changes: a full disk
+        # stops the merge here, with the store as it was.
+        try:
+            _write_new(new_log, b"".join(new_bytes))
+        except BaseException:
+            try:
+                os.unlink(new_log)
+            except OSError:
+                pass
+            raise
+        _reached("log")
     for size in sorted(raw_levels, reverse=True):  # parents before halves
         store.cut_level(size, keep[size])
         _reached("cut")
     if not log_same:
-        new_log = os.path.join(backup, "LOG.new")  # beside the log: one filesystem
-        _write_new(new_log, b"".join(new_bytes))
-        _reached("log")
         os.replace(new_log, store.log_path)
         atomic.sync_folder(store.root)
         store.close()  # read the new log from here on
@@ -609,17 +623,23 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     return backup
 
 
-def _undo_command(store, backup, T_old, first, log_same, raw_levels, keep, target) -> str:
-    """One shell line that puts the log and levels back as they were:
-    each file cut to what the merge kept, then the kept tail appended."""
+def _undo_command(store, backup, T, first, log_same, raw_levels, keep, target) -> str:
+    """One shell line that puts the log and levels back as they were, also
+    after ``memo sleep`` stored summaries over the merged log (``T``: its
+    memories): each file the store had is cut to what the merge kept and
+    its kept tail appended; every other level the merged log can have is
+    emptied (``truncate -c`` creates none)."""
     rel = os.path.relpath(backup, store.root)
     steps = [f"cd -- {_q(store.root)}"]
     if not log_same:
         steps.append(f"truncate -s {first * LOG_RECORD} {LOG_NAME}")
         steps.append(f"cat {_q(os.path.join(rel, 'LOG.tail'))} >> {LOG_NAME}")
-    for size in sorted(set(raw_levels) | set(target)):
+    for size in sorted(set(raw_levels) | set(target) | set(blocks.level_sizes(T))):
         level = f"{TREE_NAME}/{size}"
-        steps.append(f"truncate -s {keep.get(size, 0) * TREE_RECORD} {level}")
-        if size in raw_levels and len(raw_levels[size]) > keep[size] * TREE_RECORD:
+        if size not in raw_levels:
+            steps.append(f"truncate -c -s 0 {level}")
+            continue
+        steps.append(f"truncate -s {keep[size] * TREE_RECORD} {level}")
+        if len(raw_levels[size]) > keep[size] * TREE_RECORD:
             steps.append(f"cat {_q(os.path.join(rel, TREE_NAME, f'{size}.tail'))} >> {level}")
     return " && ".join(steps)

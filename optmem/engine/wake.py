@@ -59,14 +59,19 @@ def stamped_read(store, read, *args, **kwargs):
     return out
 
 
+def stamped(read):
+    """``read`` (a function of a store first) made a ``stamped_read``."""
+    import functools
+
+    @functools.wraps(read)
+    def again_if_swapped(store, *args, **kwargs):
+        return stamped_read(store, read, *args, **kwargs)
+    return again_if_swapped
+
+
+@stamped
 def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
                    waiting: str | None = None) -> str:
-    """``_wake_max_bytes``, read again once if the log changed meanwhile."""
-    return stamped_read(store, _wake_max_bytes, max_bytes, read_only, waiting)
-
-
-def _wake_max_bytes(store, max_bytes: int, read_only: bool = False,
-                    waiting: str | None = None) -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
     the smallest document fits, naming the smallest ``max_bytes`` that does.
@@ -234,14 +239,9 @@ def wake_intro(store: Store, T: int) -> str:
             f"#lo-hi lines summarise memories lo..hi; #id lines are memories verbatim.")
 
 
+@stamped
 def wake(store: Store, part: int, T: int | None, form: str | None = None,
          flag: str = "", strict: bool = False) -> tuple:
-    """``_wake``, read again once if the log changed meanwhile."""
-    return stamped_read(store, _wake, part, T, form, flag, strict)
-
-
-def _wake(store: Store, part: int, T: int | None, form: str | None = None,
-          flag: str = "", strict: bool = False) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
     At most ``WAKE_LINES`` lines of document, memo's intro line among them
