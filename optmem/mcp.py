@@ -521,19 +521,14 @@ def wake_document(root: str | None = None) -> tuple:
             TP = store.p.count() if store.p is not None else None
             parts, k = [], 1
             while True:
-                result = session.wake(store, k, T, TP)
-                ok, text = result.exit_code == 0, result.text
-                lines = text.split("\n")
-                if not ok or (T == 0 and not TP) or protocol.AWAKE in lines:
-                    parts.append(text)
-                    break
-                # A part's closing order asks for the next part, which the
-                # resource holds already: leave it out, so the resource has
+                # A part that is not the last comes without the order for the
+                # next part, which the resource holds already: the resource has
                 # no order an agent would follow for nothing.
-                while lines and (not lines[-1] or lines[-1].startswith("Run: wake ")
-                                     or protocol.is_part_footer(lines[-1])):
-                    lines.pop()
-                parts.append("\n".join(lines))
+                result = session.wake(store, k, T, TP, closed=False)
+                parts.append(result.text)
+                if result.exit_code or (T == 0 and not TP) \
+                        or protocol.AWAKE in result.text.split("\n"):
+                    break
                 k += 1
             return _wire_text("\n\n".join(parts)), False
         except Exception as err:

@@ -271,6 +271,27 @@ class Order:
         return "\n".join(self.lines(form))
 
 
+class Problem(str):
+    """One problem line (``memo check``) whose closing step is a value:
+    the text is ``sentence``, a space and ``then`` rendered in the form in
+    force (``Order.line``), or ``sentence`` alone when ``then`` is None. A
+    ``str``, so it prints and compares as the line it is; code that needs
+    the step reads ``then``, never the text."""
+
+    sentence: str
+    then: Order | None
+
+    def __new__(cls, sentence: str, then: Order | None = None):
+        line = super().__new__(cls, sentence if then is None else f"{sentence} {then.line()}")
+        line.sentence, line.then = sentence, then
+        return line
+
+    @classmethod
+    def of(cls, err) -> Problem:
+        """The problem line of a ``MemoError`` (its ``sentence`` and ``then``)."""
+        return cls(err.sentence, err.then)
+
+
 def batch_call(names: list, scope: str | None = None) -> str:
     """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
     ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-from dataclasses import dataclass, field
 
 from optmem import blocks, protocol
 from optmem.engine import core, pager, view
@@ -30,7 +29,6 @@ from optmem.errors import BadInput, MemoError, NotBuilt
 GLOBAL_FLAG = "--global"
 
 
-@dataclass
 class Result:
     """What one command answers, built once here and rendered by each front end.
 
@@ -42,12 +40,23 @@ class Result:
     client sees an error result (MCP ``isError``). The two differ for a
     wake blocked on a compression: exit 1 on the command line, where a
     script checks it, and no error over MCP, where it is a step to take.
+    (A plain class: ``dataclass`` would cost every command's start-up.)
     """
 
-    lines: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
-    exit_code: int = 0
-    error: bool = False
+    __slots__ = ("lines", "notes", "exit_code", "error")
+
+    def __init__(self, lines=None, notes=None, exit_code: int = 0, error: bool = False):
+        self.lines = list(lines or [])
+        self.notes = list(notes or [])
+        self.exit_code, self.error = exit_code, error
+
+    def __repr__(self) -> str:
+        return (f"Result(lines={self.lines!r}, notes={self.notes!r}, "
+                f"exit_code={self.exit_code!r}, error={self.error!r})")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Result) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
     @property
     def text(self) -> str:
@@ -219,7 +228,8 @@ def _at(store, T, what: str, flag: str) -> int:
     return T
 
 
-def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False) -> tuple:
+def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False,
+              closed: bool = True) -> tuple:
     """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
     project is read at its current count).
@@ -232,7 +242,8 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     ``BadInput`` for a ``T`` past a log or a part that does not exist. With
     ``strict`` (the CLI) a damaged summary the document shows, or one the
     next compression needs, raises ``Damaged`` as ``waking.wake`` does, its
-    ``memo forget`` order carrying the store's flag."""
+    ``memo forget`` order carrying the store's flag. ``closed`` as for
+    ``waking.wake``."""
     flag = scope.flag
     Tg = _at(gstore, Tg, "global memory", flag)
     Tp = _at(pstore, Tp, f"project {scope.project}", flag)
@@ -243,7 +254,7 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
         prompt = handover(scope, gstore, pstore, form)
         if prompt == view.NOTHING_LEFT:  # another session just built it
-            return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict)
+            return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict, closed)
         if strict:
             view.strict_damage(prompt)
         if protocol.is_waiting(prompt):  # a repair first: show what is built
@@ -260,7 +271,7 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
         body += [heading_project(scope), waking.wake_intro(pstore, Tp)]
         body += waking.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
-        return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict)
+        return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict, closed)
     if strict and gdamaged:
         raise view.damaged_error(gstore, gdamaged, global_flag(scope))
     if strict and pdamaged:
@@ -268,7 +279,8 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     name = scope.project
     parts = pager.paginate(body, heading_global(scope), Tg, cfg.PART_LINES, cfg.PART_CHARS,
                            head=protocol.part_header,
-                           foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name))
+                           foot=lambda k, n: protocol.part_footer_scoped(k, n, Tg, Tp, name),
+                           closed=closed)
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={Tg}, project T={Tp} "
                        f"has {len(parts)} part{'s' if len(parts) > 1 else ''}.",
@@ -830,7 +842,7 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
 # -- wake ----------------------------------------------------------------------
 
 def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
-         max_bytes: int | None = None, strict: bool = False) -> Result:
+         max_bytes: int | None = None, strict: bool = False, closed: bool = True) -> Result:
     """``memo wake``: part ``part`` of the document at ``T`` memories (None:
     the current count; ``TP`` the project's, with a project active:
     ``wake_both``), or with ``max_bytes`` the whole memory as one part of
@@ -839,7 +851,8 @@ def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
     is a step to take. Where git could not be asked which project this is,
     the hand-over's order names the global memory. ``strict`` (the CLI): a
     damaged summary the document or the hand-over needs raises
-    ``Damaged``. Raises ``BadInput`` for a ``T`` past a log or a part that
+    ``Damaged``. ``closed`` False: a part that is not the last ends without
+    the order for the next one (``waking.wake``). Raises ``BadInput`` for a ``T`` past a log or a part that
     does not exist."""
     st.g  # noqa: B018 - the global store is opened first
     if max_bytes is not None:
@@ -847,8 +860,8 @@ def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
             return Result([wake_max_bytes(st.sc, st.g, st.p, max_bytes)])
         return Result([waking.wake_max_bytes(st.g, max_bytes)])
     if st.p is not None:
-        ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict)
+        ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict, closed=closed)
     else:
         ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if st.sc.problem else "",
-                               strict=strict)
+                               strict=strict, closed=closed)
     return Result([text], exit_code=0 if ok else 1)

@@ -308,3 +308,30 @@ def test_a_digit_column_is_the_digits_of_the_ids(exponent, start, n):
     place = 10 ** exponent
     column = check._digit_column(place, start, n)
     assert column == bytes(48 + (i // place) % 10 for i in range(start, start + n))
+
+
+def test_a_conflict_copy_turns_each_problems_step_into_a_persons_step(memo, inited):
+    """While a sync tool's conflict copy stands, no order may drop anything:
+    a damaged summary's ``memo forget`` and a damaged memory's ``memo
+    redact`` become a person's steps after "Settle the findings above
+    first." (the step is the problem's value, never cut from its text)."""
+    notes(memo, 4)
+    ok(memo("sleep", "0-1", "dm zero and one"))
+    ok(memo("sleep", "2-3", "dm two and three"))
+    level = inited / "TREE" / "2"
+    tree = bytearray(level.read_bytes())
+    tree[20] = 0xFF  # the summary of 0-1: not UTF-8
+    level.write_bytes(bytes(tree))
+    poke(inited, 3 * LOG + 20, b"\xff")  # memory #3's text: not UTF-8
+    (inited / "LOG.sync-conflict-20240101-120000-ABC.txt").write_bytes(
+        (inited / "LOG.txt").read_bytes())
+    out = memo("check")
+    assert out.exit_code == 1
+    lines = out.stdout.splitlines()
+    summary = next(x for x in lines if "the summary of 0-1" in x)
+    assert summary.endswith(", is not valid UTF-8. Settle the findings above first. "
+                            "A person can run: memo forget 0-1")
+    memory = next(x for x in lines if "record #3 " in x)
+    assert memory.endswith("or blanks this record. Settle the findings above first. "
+                           "A person can run: memo redact 3 --yes")
+    assert not any(x.startswith("Run: ") or " Run: memo forget" in x for x in lines)

@@ -16,6 +16,7 @@ import re
 from optmem import atomic, blocks
 from optmem.engine import replicas
 from optmem.errors import ConfigError, Damaged, MemoError
+from optmem.protocol import Order, Problem
 from optmem.store.memory import (
     JOURNAL_NAME,
     KEPT_NAME,
@@ -168,7 +169,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
             st = os.stat(path)
             f = open(path, "rb")
         except (Damaged, MemoError) as err:
-            problems.append(str(err))
+            problems.append(Problem.of(err))
             continue
         except PermissionError as err:
             problems.append(unreadable(path, err))
@@ -201,18 +202,20 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
                     why = problem_in_summary(record)
                     if why:
                         lo = k * size
-                        problems.append(f"{path} record {k} (offset {k * TREE_RECORD}), the "
-                                        f"summary of {blocks.block_name(lo, lo + size)}, {why}. "
-                                        f"Run: memo forget {blocks.block_name(lo, lo + size)}")
+                        problems.append(Problem(
+                            f"{path} record {k} (offset {k * TREE_RECORD}), the summary of "
+                            f"{blocks.block_name(lo, lo + size)}, {why}.",
+                            Order("forget", (blocks.block_name(lo, lo + size),))))
     if stand_ins:
         size, k = min(stand_ins)
         name = blocks.block_name(k * size, (k + 1) * size)
         more = len(stand_ins) - 1
-        problems.append(f"{store.level_path(size)} record {k}, the summary of {name}, quotes the "
-                        f"stand-in line of a damaged record instead of the memory"
-                        f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "  # noqa: E501
-                        f"forgotten, it is written again from the log once the record is "
-                        f"repaired. Run: memo forget {name}")
+        problems.append(Problem(
+            f"{store.level_path(size)} record {k}, the summary of {name}, quotes the "
+            f"stand-in line of a damaged record instead of the memory"
+            f"{f' ({more} more summaries do too; memo check names the next once this is gone)' if more else ''}: "  # noqa: E501
+            f"forgotten, it is written again from the log once the record is repaired.",
+            Order("forget", (name,))))
     for size, n in sorted(lengths.items()):
         if size == 2:
             continue
@@ -220,9 +223,10 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         if min(n, T // size) > below // 2:
             k = below // 2
             lo = k * size
-            problems.append(f"{store.level_path(size)} holds summary {blocks.block_name(lo, lo + size)} "
-                            f"but not both of its halves in TREE/{size // 2}. Run: memo forget "
-                            f"{blocks.block_name(lo, lo + size)}")
+            problems.append(Problem(
+                f"{store.level_path(size)} holds summary {blocks.block_name(lo, lo + size)} "
+                f"but not both of its halves in TREE/{size // 2}.",
+                Order("forget", (blocks.block_name(lo, lo + size),))))
 
 
 def _side_files(store: Store) -> list:
@@ -310,7 +314,7 @@ def check(store: Store) -> tuple:
         notes.append(f"{len(odd)} date{'s' if len(odd) > 1 else ''} in the log "
                      f"{'are' if len(odd) > 1 else 'is'} not a calendar date ({shown}), as "
                      f"another tool wrote them; they are shown as they are")
-    problems += [str(store.damaged_memory(i, why)) for i, why in damage.in_itself]
+    problems += [Problem.of(store.damaged_memory(i, why)) for i, why in damage.in_itself]
     over = {}
     _check_tree(store, T, problems, notes, over)
     # What sync tools and merges left comes first: it explains the rest, and

@@ -35,7 +35,7 @@ def _size(line: str) -> int:
 
 
 def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars: int,
-             head=None, foot=None, intro_counts: bool = True) -> list:
+             head=None, foot=None, intro_counts: bool = True, closed: bool = True) -> list:
     """Split ``intro`` + ``lines`` into parts; return each part's text
     (``intro`` None: ``lines`` alone).
 
@@ -52,7 +52,10 @@ def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars
     lines than ``WAKE_LINES``, the intro stands beside the later OptMem's
     document instead of in the place of one of its lines). ``head(k, n)``
     and ``foot(k, n)`` replace ``header``/``footer`` for a document of two
-    stores (docs/scopes.md: the footer carries both snapshots).
+    stores (docs/scopes.md: the footer carries both snapshots). With
+    ``closed`` False a part that is not the last has no footer (the order
+    for the next part: a reader holding every part needs none); the parts
+    split where they do with it.
     """
     head = head or (lambda k, n: header(k, n, T))
     foot = foot or (lambda k, n: footer(k, n, T))
@@ -76,6 +79,6 @@ def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars
     n = len(chunks)
     parts = []
     for k, chunk in enumerate(chunks, 1):
-        body = ([head(k, n)] if n > 1 else []) + chunk + [foot(k, n)]
+        body = ([head(k, n)] if n > 1 else []) + chunk + ([foot(k, n)] if closed or k == n else [])
         parts.append("\n".join(body))
     return parts

@@ -867,18 +867,20 @@ def surroundings(store: Store) -> list:
 
 
 def defer(problem: str) -> str:
-    """A problem line whose last step (``Run: memo forget ...``, ``Run: memo
-    check --repair``, a person's ``memo redact``) waits until the copies are
-    settled: a person's step then, never an agent's order."""
-    from optmem.store.memory import PERSON_REDACT, RESTORE_ORDER
-    for word in ("Run: memo forget", RESTORE_ORDER, PERSON_REDACT):
-        at = problem.rfind(word)
-        if at >= 0:
-            cmd = problem[at:].split(": ", 1)[1]
-            lead = problem[:at].rstrip()
-            lead = lead if lead.endswith(".") else lead.rstrip(";,") + "."
-            return f"{lead} Settle the findings above first. A person can run: {cmd}"
-    return problem
+    """A problem line whose last step (``protocol.Problem.then``: ``memo
+    forget ...``, ``memo check --repair``, a person's ``memo redact``) waits
+    until the copies are settled: a person's step then, never an agent's
+    order. Any other line is returned as it is."""
+    order = getattr(problem, "then", None)
+    if order is None or not ((order.verb == "forget" and not order.person)
+                             or (order.verb == "check" and order.words == ("--repair",)
+                                 and not order.person)
+                             or (order.verb == "redact" and order.person)):
+        return problem
+    command = order.command() if order.person else order.command(protocol.orders_form())
+    lead = problem.sentence.rstrip()
+    lead = lead if lead.endswith(".") else lead.rstrip(";,") + "."
+    return f"{lead} Settle the findings above first. {protocol.person_can_run(command)}"
 
 
 def _unmerged_problem(store: Store, damage: LogDamage) -> str | None:

@@ -241,7 +241,7 @@ def wake_intro(store: Store, T: int) -> str:
 
 @stamped
 def wake(store: Store, part: int, T: int | None, form: str | None = None,
-         flag: str = "", strict: bool = False) -> tuple:
+         flag: str = "", strict: bool = False, closed: bool = True) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
     At most ``WAKE_LINES`` lines of document, memo's intro line among them
@@ -268,7 +268,9 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     session-start hook, MCP). With ``strict`` (the CLI's ``memo wake``) a
     damaged summary the document shows, or one the hand-over's next
     compression needs, raises ``Damaged`` instead (exit 1, ``Run: memo
-    forget LO-HI``), as the later OptMem refuses.
+    forget LO-HI``), as the later OptMem refuses. With ``closed`` False a
+    part that is not the last ends without the order for the next one
+    (``pager.paginate``; the ``memo://wake`` resource holds every part).
     """
     cfg = store.config()  # a bad config stops every command (as in the reference)
     count = store.count()
@@ -293,7 +295,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     if missing_in(T, tiling, store.built(T)):
         prompt = compression(store, form=form, flag=flag, force=True)  # the document needs it
         if prompt == NOTHING_LEFT:  # another session just built it
-            return wake(store, part, T, form, flag, strict)
+            return wake(store, part, T, form, flag, strict, closed)
         if strict:
             strict_damage(prompt)
         if protocol.is_waiting(prompt):
@@ -307,7 +309,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     try:
         body = wake_lines(store, T, budget, damaged)
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(store, part, T, form, flag, strict)
+        return wake(store, part, T, form, flag, strict, closed)
     if damaged and strict:
         raise damaged_error(store, damaged)
     # The warning stands after the first line of every part: room for it is
@@ -315,7 +317,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     room = len(warning.encode("utf-8")) + 1 if warning else 0
     parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
                            cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
-                           intro_counts=T > budget)  # it took the place of a line
+                           intro_counts=T > budget,  # it took the place of a line
+                           closed=closed)
     parts = [replicas.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "

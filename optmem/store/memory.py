@@ -745,7 +745,7 @@ class Store:
                            f"nothing.", then=Order("check", ("--repair",)))
         return Damaged(f"{where}, so its text cannot be read whole (memo check lists every "
                        f"damaged record). A person restores {LOG_NAME} from a copy, or blanks "
-                       f"this record. {PERSON_REDACT} {i} --yes")
+                       f"this record.", then=Order("redact", (str(i), "--yes"), person=True))
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
