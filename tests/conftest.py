@@ -58,9 +58,12 @@ def data_file(name: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def memory_dir(tmp_path, monkeypatch) -> Path:
-    """``MEMORY_DIR`` points at ``tmp_path/"mem"``, which does not exist yet."""
+    """``MEMORY_DIR`` points at ``tmp_path/"mem"``, which does not exist yet,
+    and memo's per-user state (hand-over records, listing marks) goes to
+    ``tmp_path/"state"``, never to the real ``~/.local/state``."""
     path = tmp_path / "mem"
     monkeypatch.setenv("MEMORY_DIR", str(path))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return path
 
 
