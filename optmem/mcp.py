@@ -5,9 +5,10 @@ each tool call opens the store(s) ``optmem.scope.resolve`` picks
 (``MEMORY_DIR`` from the server's environment; the ``scope`` argument, or
 the project of the client's first workspace root when the client offers
 the roots capability, else of the server's working directory, docs/scopes.md),
-calls the same ``core`` function the command of the same name calls, and
-returns the text that command prints. Orders in that text are rendered by ``optmem.protocol`` in
-its ``mcp`` form (``Run: sleep {"block": "0-15", "summary": "<your line>"}``):
+calls the session layer's function of the same name (``optmem.session``),
+which the command of that name calls too, and returns its ``Result``: the
+text the command prints, and ``isError``. Orders in that text are rendered
+by ``optmem.protocol`` in its ``mcp`` form (``Run: sleep {"block": "0-15", "summary": "<your line>"}``):
 no heredoc and no ``Run: memo`` line reaches a client.
 
 Layers, top-down:

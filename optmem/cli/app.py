@@ -1,8 +1,12 @@
 """The ``memo`` command: the click group and its commands.
 
-Each command reads its arguments (``optmem.cli.argv``, ``optmem.cli.stdio``),
-chooses its stores (``optmem.scope``, ``optmem.session``), calls the engine
-(``optmem.engine``) and prints what it returns. ``MemoGroup`` turns every
+Each command reads its arguments (``optmem.cli.argv``, ``optmem.cli.stdio``);
+``wake``, ``note``, ``sleep``, ``recall``, ``zoom``, ``forget`` and ``stats``
+then call their function in the session layer (``optmem.session``), which
+the MCP server calls too, and print the ``Result`` it returns (``_show``:
+lines on stdout, notes on stderr, its exit code); the commands a person
+runs (``init``, ``config``, ``check``, ``import``, ...) call the engine
+(``optmem.engine``) themselves. ``MemoGroup`` turns every
 failure into one line on stderr in one place (``optmem.cli.render``):
 ``MemoError`` and ``OSError`` exit 1, usage errors exit 2, and nothing ever
 shows a traceback. ``main`` is the console entry point.
