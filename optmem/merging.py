@@ -391,9 +391,9 @@ def reusable_summaries(records, sources, sizes=None) -> dict:
                     break
             text = None
             for (src, built), n in zip(sources, same):
-                if (lo, hi) not in built or hi > len(src):
+                if hi > len(src) or not (hi <= n or src[lo:hi] == records[lo:hi]):
                     continue
-                if hi <= n or src[lo:hi] == records[lo:hi]:
+                if (lo, hi) in built:  # asked only over the same records
                     found = built[(lo, hi)]
                     text = found if text is None else pick_summary(text, found)
             if text is None:

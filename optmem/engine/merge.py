@@ -333,6 +333,51 @@ def _without(records: list, keys: dict) -> list:
     return out
 
 
+class _Judged(dict):
+    """The other side's built summaries, each judged by the write guard
+    ``memo sleep`` applies (``view.clean_text``) the first time the merge
+    looks at it: a refused one is not there, so it is never taken over
+    (``memo sleep`` builds that block), and its block is in ``refused``.
+    A summary this store already holds for the same block is not judged."""
+
+    def __init__(self, built: dict, ours: dict, limit: int):
+        super().__init__(built)
+        self.ours = ours
+        self.limit = limit
+        self.refused = set()
+        self.judged = {}
+
+    def _ok(self, block) -> bool:
+        if block not in self.judged:
+            text = dict.__getitem__(self, block)
+            self.judged[block] = text == self.ours.get(block) or \
+                _summary_problem(text, self.limit) is None
+            if not self.judged[block]:
+                self.refused.add(block)
+        return self.judged[block]
+
+    def __contains__(self, block) -> bool:
+        return dict.__contains__(self, block) and self._ok(block)
+
+    def __getitem__(self, block):
+        if not self._ok(block):
+            raise KeyError(block)
+        return dict.__getitem__(self, block)
+
+
+def _summary_problem(text: str, limit: int) -> str | None:
+    """Why ``memo sleep`` would refuse ``text`` as a summary (one line), or
+    None: the write guard (credentials, frame tags, control characters),
+    an order written as the summary, more than ``limit`` bytes."""
+    from optmem.engine.view import clean_text
+    try:
+        if clean_text(text, limit, "summary") != text:
+            return "the summary is not in the form memo sleep stores"
+    except MemoError as err:
+        return str(err)
+    return None
+
+
 def _targets(records: list, sources: list) -> dict:
     """``{size: [summary, ...]}``: each level of the merged log as it is
     to be, contiguous from its start (``merging.reusable_summaries``)."""
@@ -464,8 +509,12 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     first = next((i for i, (a, b) in enumerate(zip(old_bytes, new_bytes)) if a != b),
                  min(T_old, T))
     log_same = T == T_old and first == T
-    sources = [(ours.records, ours.built), (theirs.records, theirs.built)]
+    judged = _Judged(theirs.built, ours.built, store.config().ENTRY_CHARS)
+    sources = [(ours.records, ours.built), (theirs.records, judged)]
     target = _targets(records, sources)
+    # A refused summary of the other side counts where it would have been taken.
+    refused_summaries = sum(1 for lo, hi in judged.refused
+                            if lo // (hi - lo) >= len(target.get(hi - lo, [])))
     keep = {}
     for size, data in ours.raw_levels.items():
         want = target.get(size, [])
@@ -523,6 +572,10 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
                      f"the merge wakes again before it uses them.")
     lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over, "
                  f"{_plural(pending, 'compression', 'compressions')} pending.")
+    if refused_summaries:
+        lines.append(f"{_plural(refused_summaries, 'summary', 'summaries')} of the other side "
+                     f"the write guard refuses (as memo sleep would) {'was' if refused_summaries == 1 else 'were'} "
+                     f"not taken over; memo sleep builds {'that block' if refused_summaries == 1 else 'those blocks'} here.")
     if dry_run:
         lines.append("Dry run: nothing was written.")
         return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
