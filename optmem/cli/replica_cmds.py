@@ -27,21 +27,27 @@ def _store_and_command(other: str):
     or the project's), and ``memo merge`` with that flag for the steps a
     refusal prints. With a project active and no flag, refused with both
     runnable forms (ids restart at #0 in every store)."""
-    import shlex
-
-    from optmem import protocol, session
+    from optmem import protocol, session, textform
+    from optmem.errors import BadInput
     from optmem.store.memory import Store
     sc = _scope()
     flag = click.get_current_context().meta.get("optmem.scope_flag")
+    word = textform.quoted(other)
     # Where git could not be asked which project this is: name the memory.
     session.write_scope(sc, flag is not None, "this merge",
-                        protocol.Order("merge", ("--", shlex.quote(other)), person=True))
+                        protocol.Order("merge", ("--", word), person=True))
     if sc.project and flag is None:
-        raise session.refuse_guess("merge", "--", sc, person=True, rest=(shlex.quote(other),))
+        raise BadInput(f"ids restart at #0 in the global and the project memory, so memo "
+                       f"does not guess which one to merge {textform.shown(other)} into; "
+                       f"name the memory with one of:",
+                       orders=protocol.one_of(
+                           [protocol.Order("merge", ("--", word), where, person=True,
+                                           flag_first=True)
+                            for where in ("global", sc.project)]))
     if flag is None:
         command = "memo merge"
     elif sc.project:
-        command = f"memo merge --project {shlex.quote(sc.project)}"
+        command = f"memo merge --project {textform.quoted(sc.project)}"
     else:
         command = "memo merge --global"
     store = Store.open(sc.project_root if sc.project else sc.root)

@@ -27,11 +27,10 @@ to put the store back from ``merge-backup/``.
 from __future__ import annotations
 
 import os
-import shlex
 import stat as stat_mod
 from typing import NamedTuple
 
-from optmem import atomic, blocks, protocol
+from optmem import atomic, blocks, protocol, textform
 from optmem.engine.backlog import IMPORT_ASK_ABOVE
 from optmem.errors import BadInput, MemoError
 from optmem.store.memory import (
@@ -94,7 +93,14 @@ def _reached(step: str) -> None:
 
 
 def _q(path: str) -> str:
-    return shlex.quote(path)
+    """``path`` as one shell word of an order (``textform.quoted``)."""
+    return textform.quoted(path)
+
+
+def _s(path: str) -> str:
+    """``path`` as a sentence shows it (``textform.shown``): never a line
+    break or a control character of its own."""
+    return textform.shown(path)
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -133,17 +139,17 @@ def _other_log(store, other: str) -> tuple:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise BadInput(f"{other}: no such file or directory; give another store's directory "
+        raise BadInput(f"{_s(other)}: no such file or directory; give another store's directory "
                        f"or a copy of its {LOG_NAME}") from None
     except OSError as err:
-        raise BadInput(f"{other} cannot be read ({err.strerror}); give another store's "
+        raise BadInput(f"{_s(other)} cannot be read ({err.strerror}); give another store's "
                        f"directory or a copy of its {LOG_NAME} that this user can read") from None
     try:
         ours = os.stat(store.root)
         our_log = os.stat(store.log_path)
     except OSError:
         ours = our_log = None
-    this = (f"{other} is this store itself ({store.root}); nothing was written. Give "
+    this = (f"{_s(other)} is this store itself ({_s(store.root)}); nothing was written. Give "
             f"another store's directory, or a copy of another machine's {LOG_NAME}")
     if stat_mod.S_ISDIR(st.st_mode):
         if ours is not None and os.path.samestat(st, ours):
@@ -152,13 +158,13 @@ def _other_log(store, other: str) -> tuple:
         try:
             lst = os.stat(log)
         except OSError:
-            raise BadInput(f"{other} holds no {LOG_NAME}, so it is no memory store; give "
+            raise BadInput(f"{_s(other)} holds no {LOG_NAME}, so it is no memory store; give "
                            f"another store's directory, or a copy of its {LOG_NAME}") from None
         if our_log is not None and os.path.samestat(lst, our_log):
             raise BadInput(this)
         return log, os.path.join(path, TREE_NAME), True
     if not stat_mod.S_ISREG(st.st_mode):
-        raise BadInput(f"{other} is a {atomic.kind_of(st.st_mode)}, not a store's directory "
+        raise BadInput(f"{_s(other)} is a {atomic.kind_of(st.st_mode)}, not a store's directory "
                        f"or a log file; give another store's directory or a copy of its "
                        f"{LOG_NAME}")
     if our_log is not None and os.path.samestat(st, our_log):
@@ -175,7 +181,7 @@ def _read_other(store, other: str) -> _Side:
         with atomic.open_file(log) as f:
             data = f.read()
     except OSError as err:
-        raise BadInput(f"{log} cannot be read ({err.strerror or err}); nothing was "
+        raise BadInput(f"{_s(log)} cannot be read ({err.strerror or err}); nothing was "
                        f"written") from None
     while len(data) >= LOG_RECORD and len(data) % LOG_RECORD == 0 \
             and not data[-LOG_RECORD:].strip(b"\x00"):
@@ -183,12 +189,12 @@ def _read_other(store, other: str) -> _Side:
     shown = other if is_dir else log
     if len(data) % LOG_RECORD:
         raise _refuse_damaged_other(
-            shown, is_dir, f"{log} is {len(data):,} bytes, not a whole number of "
+            shown, is_dir, f"{_s(log)} is {len(data):,} bytes, not a whole number of "
                            f"{LOG_RECORD}-byte records (a torn copy, or one a tool edited)")
 
     def bad(i, why, record):
         return _refuse_damaged_other(
-            shown, is_dir, f"{log} record #{i} (offset {i * LOG_RECORD:,}) {why}")
+            shown, is_dir, f"{_s(log)} record #{i} (offset {i * LOG_RECORD:,}) {why}")
 
     records = decode_log(data, bad)
     built = {}
@@ -266,7 +272,7 @@ def _read_ours(store) -> _Side:
     T = store.count()
     over = replicas.level_overruns(store, T)
     if over:
-        raise BadInput(f"this store's summaries reach past its log ({store.tree_path}), so "
+        raise BadInput(f"this store's summaries reach past its log ({_s(store.tree_path)}), so "
                        f"it is not merged until that is settled; nothing was written. "
                        f"{protocol.run(protocol.Order('check'))}")
     log = store.read_log(0, T * LOG_RECORD)
@@ -432,7 +438,7 @@ def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = Fals
                                protocol.person_can_run(_again(again, other, "--keep-refused"))])
     theirs = _read_other(store, other)
     if not dry_run and not store.writable():
-        raise MemoError(f"this store ({store.root}) is read-only for this user (uid "
+        raise MemoError(f"this store ({_s(store.root)}) is read-only for this user (uid "
                         f"{os.getuid()}), so nothing can be merged into it; nothing was "
                         f"changed. A person makes the store writable, then runs memo merge "
                         f"again")
@@ -459,7 +465,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     redacted = [i for side, i in killed if side == "ours"]  # this store's, as it was
     plain = [i for i in redacted if mine[i][1] == merging.PLAIN_REDACTED]
     if mine and yours and not unrelated and not merging.related(mine, yours):
-        raise BadInput(f"this store and {other} share no memory: they look like two "
+        raise BadInput(f"this store and {_s(other)} share no memory: they look like two "
                        f"identities, not two replicas of one, so nothing was written; merge "
                        f"them only if they are one memory. " + protocol.person_can_run(
                            _again(again, other, "--unrelated")))
@@ -538,7 +544,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     renumbered = plan.renumbered
     reused = sum(len(v) for v in target.values())
     if log_same and levels_same:
-        lines = [f"Nothing to merge: this store already holds every memory of {other} "
+        lines = [f"Nothing to merge: this store already holds every memory of {_s(other)} "
                  f"({_plural(T, 'memory', 'memories')}); nothing was written."]
         if pending:
             lines.append(protocol.pending_after_import(pending))
@@ -551,7 +557,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
             f"then pays them with memo sleep --with CMD (see memo sleep --help). "
             + protocol.person_can_run(_again(again, other, "--yes")))
     head = "Would merge" if dry_run else "Merged"
-    lines = [f"{head} {other} into {store.root}: {_plural(T, 'memory', 'memories')} "
+    lines = [f"{head} {_s(other)} into {_s(store.root)}: {_plural(T, 'memory', 'memories')} "
              f"(this store held {T_old:,}), {added:,} of them new from the other side"
              + (f", {len(redacted):,} redacted as the other side redacted them"
                 if redacted else "") + "."]
@@ -573,9 +579,11 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over, "
                  f"{_plural(pending, 'compression', 'compressions')} pending.")
     if refused_summaries:
+        one = refused_summaries == 1
         lines.append(f"{_plural(refused_summaries, 'summary', 'summaries')} of the other side "
-                     f"the write guard refuses (as memo sleep would) {'was' if refused_summaries == 1 else 'were'} "
-                     f"not taken over; memo sleep builds {'that block' if refused_summaries == 1 else 'those blocks'} here.")
+                     f"the write guard refuses (as memo sleep would) {'was' if one else 'were'} "
+                     f"not taken over; memo sleep builds {'that block' if one else 'those blocks'} "
+                     f"here.")
     if dry_run:
         lines.append("Dry run: nothing was written.")
         return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
@@ -583,9 +591,9 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
                     keep, target)
     undo = _undo_command(store, backup, T, first, log_same, ours.raw_levels, keep, target)
     if redacted:
-        lines.append(f"{backup} still holds the text of memories this merge redacted; a person "
+        lines.append(f"{_s(backup)} still holds the text of memories this merge redacted; a person "
                      f"deletes that folder once the merge is settled.")
-    lines.append(f"What this merge replaced is kept in {backup}; to put the store back as it "
+    lines.append(f"What this merge replaced is kept in {_s(backup)}; to put the store back as it "
                  f"was, before any new note is written:")
     lines.append(protocol.person_can_run(undo))
     if pending:
@@ -636,7 +644,7 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     for size, data in sorted(raw_levels.items()):
         _write_new(os.path.join(backup, TREE_NAME, f"{size}.tail"),
                    data[keep[size] * TREE_RECORD:])
-    info = [f"other {other}", f"log_records_before {len(old_bytes)}",
+    info = [f"other {_s(other)}", f"log_records_before {len(old_bytes)}",
             f"log_kept {tail_from}"] + [f"level {s} kept {keep[s]} of {len(d) // TREE_RECORD}"
                                         for s, d in sorted(raw_levels.items())]
     _write_new(os.path.join(backup, "merge.txt"), ("\n".join(info) + "\n").encode("utf-8"))
