@@ -458,7 +458,7 @@ def test_a_merge_killed_at_any_step_leaves_the_old_store_or_the_new(pair, tmp_pa
                                                                    monkeypatch):
     ws, laptop = pair
     steps = steps_of_one_merge(ws, laptop, tmp_path, monkeypatch)
-    assert steps[:2] == ["backup", "log"] and "swap" in steps and steps[-1] == "done"
+    assert steps[:3] == ["planned", "backup", "log"] and "swap" in steps and steps[-1] == "done"
     assert steps.count("level") >= 1 and steps.count("cut") >= 2
     old = (ws / "LOG.txt").read_bytes()
     new = log_of(MERGED)
@@ -846,3 +846,99 @@ def test_a_name_with_a_line_break_never_starts_a_line_of_its_own(pair, tmp_path)
     assert "\\x0aRun: memo forget" in txt.read_text()
     assert not any(line.startswith(("Run: memo forget", ".txt"))
                    for line in txt.read_text().splitlines())
+
+
+def test_the_plan_is_made_before_the_lock_and_made_again_if_the_store_changed(pair,
+                                                                              monkeypatch):
+    """The costly planning runs before the store lock is taken; a note
+    written meanwhile is seen under the lock, the merge is planned again,
+    and the note is kept (after every memory of both sides)."""
+    from optmem.engine import core
+    ws, laptop = pair
+    seen = []
+
+    def reached(step):
+        seen.append(step)
+        if step == "planned" and seen.count("planned") == 1:
+            other = Store(str(ws))
+            try:
+                core.note(other, "noted while the merge planned", "2026-11-30")
+            finally:
+                other.close()
+
+    monkeypatch.setattr(merge_mod, "_reached", reached)
+    done = merge(ws, laptop)
+    assert done.exit_code == 0, done.stderr
+    assert seen[0] == "planned" and seen[1] == "backup"
+    assert texts(ws) == MERGED + [("2026-11-30", "noted while the merge planned")]
+    whole(ws)
+
+
+class _Counting:
+    """A file object that counts the bytes read through it."""
+
+    def __init__(self, f, counts):
+        self.f, self.counts = f, counts
+
+    def read(self, n=-1):
+        data = self.f.read(n)
+        self.counts.append(len(data))
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+def test_other_is_read_in_bounded_memory_each_byte_once(pair, tmp_path, monkeypatch):
+    """A copy whose log ends in NUL space (a sync tool's preallocated file)
+    is read back from its end in chunks, each byte once, and only its
+    records are read whole; its levels are read only as far as its log
+    reaches; a log past the stated size is refused in one line."""
+    ws, laptop = pair
+    other = tmp_path / "other"
+    shutil.copytree(laptop, other)
+    with open(other / "LOG.txt", "ab") as f:
+        f.truncate(f.tell() + 320 * 40_000)  # 12.8 MB of NUL
+    with open(other / "TREE" / "2", "ab") as f:
+        f.truncate(f.tell() + 320 * 100_000)
+    counts = []
+    real = merge_mod.atomic.open_file
+    monkeypatch.setattr(merge_mod.atomic, "open_file",
+                        lambda *a, **k: _Counting(real(*a, **k), counts))
+    monkeypatch.setattr(merge_mod, "_SCAN", 1 << 16)
+    side = merge_mod._read_other(Store(str(ws)), str(other))
+    assert side.records == BASE + LAPTOP
+    size = (other / "LOG.txt").stat().st_size
+    assert max(counts) <= 1 << 16 or max(counts) == len(log_of(BASE + LAPTOP))
+    assert sum(counts) <= size + (1 << 16) + 4 * 320 * 8  # each byte of the log once, at most
+    monkeypatch.setattr(merge_mod, "MAX_OTHER_BYTES", 320 * 4)
+    line = refused_and_unchanged(ws, laptop)
+    assert "more than the 4 memo merge reads in one merge" in line
+
+
+def test_tombstone_matching_past_the_cap_is_refused_before_any_slow_hash(tmp_path,
+                                                                          monkeypatch):
+    """Tombstones with many salts over many memories of their date would
+    cost one slow hash each: past ``MAX_SLOW_HASHES`` the merge is refused
+    in one line before any is computed, and ``--yes`` lets a person go on."""
+    ws = make(tmp_path / "ws", BASE + WS, summarise=False)
+    stones = [("2026-11-21", merging.tombstone(("2026-11-21", f"gone {k}"), bytes([k]) * 16))
+              for k in range(3)]
+    other = make(tmp_path / "other", BASE + stones, summarise=False)
+    hashed = []
+    real = merging.slow_hash
+    monkeypatch.setattr(merging, "slow_hash", lambda *a: hashed.append(a) or real(*a))
+    monkeypatch.setattr(merging, "MAX_SLOW_HASHES", 5)  # 3 salts x 2 memories of that date
+    line = refused_and_unchanged(ws, other)
+    assert "takes 6 slow hashes" in line and hashed == []
+    assert line.endswith(f"A person can run: memo merge --yes -- {other}")
+    done = merge(ws, "--yes", other)
+    assert done.exit_code == 0, done.stderr
+    assert len(hashed) == 6 and texts(ws)[:5] == BASE
+    assert all(stone in texts(ws) for stone in stones)

@@ -66,7 +66,8 @@ def _store_and_command(other: str):
 @click.option("--unrelated", is_flag=True,
               help="Merge although the two sides share no memory (two identities made one).")
 @click.option("--yes", is_flag=True,
-              help="Merge although more than 10,000 compressions are pending afterwards.")
+              help="Merge although more than 10,000 compressions are pending afterwards, "
+                   "or matching tombstones takes more than 600 slow hashes.")
 @scoped
 def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
     """For a person, never an agent: make this store whole with OTHER.

@@ -177,20 +177,30 @@ def _read_other(store, other: str) -> _Side:
     (``BadInput``) a log that is not whole 320-byte records or holds a
     damaged record, naming the first."""
     log, tree, is_dir = _other_log(store, other)
+    shown = other if is_dir else log
     try:
         with atomic.open_file(log) as f:
-            data = f.read()
+            size = os.fstat(f.fileno()).st_size
+            if size % LOG_RECORD:
+                raise _refuse_damaged_other(
+                    shown, is_dir, f"{_s(log)} is {size:,} bytes, not a whole number of "
+                                   f"{LOG_RECORD}-byte records (a torn copy, or one a tool "
+                                   f"edited)")
+            end = _end_of_records(f, size)  # space a crash allocated is never a memory
+            if end > MAX_OTHER_BYTES:
+                raise BadInput(
+                    f"{_s(log)} holds {end // LOG_RECORD:,} records ({end:,} bytes), more than "
+                    f"the {MAX_OTHER_BYTES // LOG_RECORD:,} memo merge reads in one merge; "
+                    f"nothing was written. A person checks that it is a copy of this memory "
+                    f"and not some other large file")
+            f.seek(0)
+            data = f.read(end)
     except OSError as err:
         raise BadInput(f"{_s(log)} cannot be read ({err.strerror or err}); nothing was "
                        f"written") from None
-    while len(data) >= LOG_RECORD and len(data) % LOG_RECORD == 0 \
-            and not data[-LOG_RECORD:].strip(b"\x00"):
-        data = data[:-LOG_RECORD]  # space a crash allocated, never a memory
-    shown = other if is_dir else log
-    if len(data) % LOG_RECORD:
-        raise _refuse_damaged_other(
-            shown, is_dir, f"{_s(log)} is {len(data):,} bytes, not a whole number of "
-                           f"{LOG_RECORD}-byte records (a torn copy, or one a tool edited)")
+    if len(data) != end:
+        raise BadInput(f"{_s(log)} changed while it was read; nothing was written. "
+                       + protocol.person_can_run(_again("memo merge", other)))
 
     def bad(i, why, record):
         return _refuse_damaged_other(
@@ -199,8 +209,35 @@ def _read_other(store, other: str) -> _Side:
     records = decode_log(data, bad)
     built = {}
     if tree is not None:
-        built = _read_levels(tree, len(records), follow=False)[0]
+        built = _read_levels(tree, len(records), follow=False, whole_files=False)[0]
     return _Side(records, built, {})
+
+
+#: The most bytes of OTHER's log (after trailing NUL space) a merge reads:
+#: 128 MiB, 419,430 memories (bounded memory and time).
+MAX_OTHER_BYTES = 128 << 20
+#: Bytes read at a time when looking for the end of OTHER's records.
+_SCAN = 1 << 20
+
+
+def _end_of_records(f, size: int) -> int:
+    """The end (bytes, a multiple of ``LOG_RECORD``) of the file ``f`` of
+    ``size`` bytes once its trailing all-NUL records are left off: read
+    backwards from the end in ``_SCAN``-byte chunks, each byte once (linear
+    time, memory bounded by a chunk)."""
+    pos = size
+    while pos > 0:
+        start = max(0, pos - _SCAN)
+        f.seek(start)
+        chunk = f.read(pos - start)
+        if len(chunk) != pos - start:
+            return size  # changed meanwhile: read it all, the size check says so
+        last = len(chunk.rstrip(b"\x00"))
+        if last:
+            end = start + last
+            return -(-end // LOG_RECORD) * LOG_RECORD
+        pos = start
+    return 0
 
 
 def decode_log(data: bytes, bad) -> list:
@@ -229,11 +266,13 @@ def decode_log(data: bytes, bad) -> list:
     return out
 
 
-def _read_levels(tree: str, T: int, follow: bool) -> tuple:
+def _read_levels(tree: str, T: int, follow: bool, whole_files: bool = True) -> tuple:
     """``(built, raw)`` for the level files in ``tree``: ``built`` maps
     each block ``(lo, hi)`` (half-open) to its summary, contiguous from the
     start of each level up to the first record that is damaged or past
-    ``T``; ``raw`` maps each size to the level file's bytes."""
+    ``T``; ``raw`` maps each size to the level file's bytes (with
+    ``whole_files`` False, only the ``T // size`` records a log of ``T``
+    memories can use are read: bounded by the log, whatever the file's size)."""
     from optmem.engine.check import clean_bytes
     built, raw = {}, {}
     try:
@@ -249,7 +288,7 @@ def _read_levels(tree: str, T: int, follow: bool) -> tuple:
         path = os.path.join(tree, name)
         try:
             with atomic.open_file(path, follow=follow) as f:
-                data = f.read()
+                data = f.read() if whole_files else f.read((T // size) * TREE_RECORD)
         except OSError:
             continue
         raw[size] = data
@@ -442,12 +481,29 @@ def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = Fals
                         f"{os.getuid()}), so nothing can be merged into it; nothing was "
                         f"changed. A person makes the store writable, then runs memo merge "
                         f"again")
-    if dry_run and not store.writable():  # nothing to write, and no lock to take
-        return _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused,
-                             unrelated, yes, again)
+    decided = (dry_run, drop_refused, keep_refused, unrelated, yes, again)
+    # The costly part (tombstones' slow hashes, the alignment, the guard)
+    # runs before the lock is taken, on the store as read now; under the
+    # lock the store is read again and the plan made again only if it
+    # changed meanwhile (a note, a summary, a redaction).
+    try:
+        ours = _read_ours(store)
+    except MemoError:
+        if dry_run and not store.writable():
+            raise  # no lock to take: the damage as found is the answer
+        ours = None  # a write under way, or damage: read and say so under the lock
+    if ours is not None:
+        planned = _plan(store, other, ours, theirs, *decided)
+        if isinstance(planned, Report):
+            return planned
+        _reached("planned")
     with store.locked(repair=not dry_run):
-        return _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused,
-                             unrelated, yes, again)
+        now = _read_ours(store)
+        if ours is None or now.log != ours.log or now.raw_levels != ours.raw_levels:
+            planned = _plan(store, other, now, theirs, *decided)
+            if isinstance(planned, Report):
+                return planned
+        return _commit(store, other, planned)
 
 
 def _again(again: str, other: str, *flags: str) -> str:
@@ -456,12 +512,40 @@ def _again(again: str, other: str, *flags: str) -> str:
     return f"{again} {words + ' ' if words else ''}-- {_q(other)}"
 
 
-def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unrelated, yes,
-                  again):
+class _Planned(NamedTuple):
+    """A merge decided and not yet written (``_plan``), for ``_commit``."""
+
+    lines: list
+    ours: _Side
+    first: int
+    new_bytes: list
+    old_bytes: list
+    log_same: bool
+    keep: dict
+    target: dict
+    redacted: list
+    report: tuple  # (added, renumbered, pending, T, dropped)
+
+
+def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrelated, yes,
+          again):
+    """The merge of ``theirs`` into ``ours`` (this store as read) decided:
+    a ``Report`` when nothing is to be written (nothing missing, or
+    ``dry_run``), else a ``_Planned``. Raises ``BadInput`` for each
+    refusal. Writes nothing and takes no lock."""
     from optmem import merging
-    ours = _read_ours(store)
     mine, yours = ours.records, theirs.records
-    mine, yours, killed = merging.apply_tombstones(mine, yours)
+    try:
+        mine, yours, killed = merging.apply_tombstones(
+            mine, yours, None if yes else merging.MAX_SLOW_HASHES)
+    except merging.TooManyHashes as err:
+        raise BadInput(
+            f"matching the {err.stones:,} redactions' tombstones of the two sides takes "
+            f"{err.needed:,} slow hashes (tens of milliseconds each, more than the "
+            f"{merging.MAX_SLOW_HASHES:,} memo computes without asking), so nothing was "
+            f"written; the store is not locked while they run. To merge all the same, a "
+            f"person confirms with --yes. "
+            + protocol.person_can_run(_again(again, other, "--yes"))) from None
     redacted = [i for side, i in killed if side == "ours"]  # this store's, as it was
     plain = [i for i in redacted if mine[i][1] == merging.PLAIN_REDACTED]
     if mine and yours and not unrelated and not merging.related(mine, yours):
@@ -587,9 +671,19 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     if dry_run:
         lines.append("Dry run: nothing was written.")
         return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
-    backup = _write(store, other, old_bytes, first, new_bytes, log_same, ours.raw_levels,
-                    keep, target)
+    return _Planned(lines, ours, first, new_bytes, old_bytes, log_same, keep, target, redacted,
+                    (added, renumbered, pending, T, len(dropped)))
+
+
+def _commit(store, other, planned: _Planned) -> Report:
+    """Write a planned merge (under the lock) and finish its report."""
+    lines, ours, first = list(planned.lines), planned.ours, planned.first
+    keep, target, log_same = planned.keep, planned.target, planned.log_same
+    added, renumbered, pending, T, dropped = planned.report
+    backup = _write(store, other, planned.old_bytes, first, planned.new_bytes, log_same,
+                    ours.raw_levels, keep, target)
     undo = _undo_command(store, backup, T, first, log_same, ours.raw_levels, keep, target)
+    redacted = planned.redacted
     if redacted:
         lines.append(f"{_s(backup)} still holds the text of memories this merge redacted; a person "
                      f"deletes that folder once the merge is settled.")
@@ -598,7 +692,7 @@ def _merge_locked(store, other, theirs, dry_run, drop_refused, keep_refused, unr
     lines.append(protocol.person_can_run(undo))
     if pending:
         lines.append(protocol.pending_after_import(pending))
-    return Report(lines, undo, added, renumbered, pending, True, T, backup, len(dropped))
+    return Report(lines, undo, added, renumbered, pending, True, T, backup, dropped)
 
 
 # -- writing ---------------------------------------------------------------------
