@@ -118,7 +118,7 @@ def test_both_ways_give_one_log_and_merging_again_writes_nothing(pair, tmp_path)
     assert out.startswith(f"Merged {laptop} into {ws}: 11 memories (this store held 8), 3 of "
                           f"them new from the other side.\n"), out
     assert "3 memories of this store changed id (ids from #5 on are new)" in out
-    assert "A person can run: cd -- " in out and out.endswith("Run: memo sleep\n")
+    assert "A person can run: memo merge --undo -- " in out and out.endswith("Run: memo sleep\n")
     two = merge(laptop2, ws2)
     assert two.exit_code == 0, two.stderr
     assert (ws / "LOG.txt").read_bytes() == (laptop2 / "LOG.txt").read_bytes()
@@ -399,11 +399,49 @@ def test_the_undo_also_holds_after_memo_sleep(tmp_path, summarised):
     assert done.exit_code == 0, done.stderr
     answer_all(at(ws))
     undo = [line for line in done.stdout.splitlines() if line.startswith("A person can run: ")]
-    ran = subprocess.run(["sh", "-c", undo[0][len("A person can run: "):]], cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
+    ran = run_undo(ws, undo[0])
+    assert ran.exit_code == 0, ran.stderr
     assert levels(ws) == before
     whole(ws)
+
+
+def run_undo(root: Path, line: str):
+    """Run the printed ``A person can run: memo merge --undo -- DIR`` on ``root``."""
+    import shlex
+    words = shlex.split(line[len("A person can run: "):])
+    assert words[:3] == ["memo", "merge", "--undo"], words
+    return at(root)(*words[1:])
+
+
+def test_the_undo_after_sleep_and_a_note_keeps_the_note_and_leaves_a_clean_store(tmp_path):
+    """The merge grows the log across a new level (8 -> 16 memories), memo
+    sleep builds it as the report orders, a note follows: the undo gives
+    the old log and summaries back, the note kept after them, no level past
+    the log, and memo check clean."""
+    recs = [("2026-01-01", f"common memory {k}") for k in range(4)]
+    ours = make(tmp_path / "ours", recs + [("2026-01-02", f"zz memory {k}") for k in range(4)])
+    other = make(tmp_path / "other", recs + [("2026-01-02", f"aa memory {k}") for k in range(8)])
+    before = files(ours)
+    done = merge(ours, other)
+    assert done.exit_code == 0, done.stderr
+    answer_all(at(ours))
+    assert (ours / "TREE" / "16").stat().st_size > 0
+    assert at(ours)("note", "noted after the merge").exit_code == 0
+    undo = [line for line in done.stdout.splitlines() if line.startswith("A person can run: ")]
+    ran = run_undo(ours, undo[0])
+    assert ran.exit_code == 0, ran.stderr
+    assert "1 memory noted after the merge is kept, now #8" in ran.stdout
+    after = files(ours)
+    assert after["LOG.txt"][:8 * LOG] == before["LOG.txt"]
+    assert texts(ours)[8][1] == "noted after the merge" and len(texts(ours)) == 9
+    assert {k: v for k, v in after.items() if k != "LOG.txt" and v} == \
+        {k: v for k, v in before.items() if k != "LOG.txt"}
+    whole(ours)
+    woke = at(ours)("wake").stdout
+    assert "Warning" not in woke
+    # a second undo of the same merge finds the log changed and refuses
+    line = refused_and_unchanged(ours, "--undo", undo[0].rsplit(" ", 1)[1])
+    assert "no longer starts with the log the merge wrote" in line
 
 
 def test_the_printed_undo_puts_the_store_back_byte_for_byte(pair, tmp_path):
@@ -419,10 +457,9 @@ def test_the_printed_undo_puts_the_store_back_byte_for_byte(pair, tmp_path):
     assert (backups[0] / "LOG.tail").read_bytes() == before["LOG.txt"][5 * LOG:]
     assert files(ws) != before
     whole(ws)  # merge-backup/ is the store's own: no conflict copy, no problem
-    ran = subprocess.run(["sh", "-c", undo[0][len("A person can run: "):]], cwd=tmp_path,
-                         capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
-    assert files(ws) == before
+    ran = run_undo(ws, undo[0])
+    assert ran.exit_code == 0, ran.stderr
+    assert {k: v for k, v in files(ws).items() if v} == before
     whole(ws)
 
 

@@ -68,8 +68,11 @@ def _store_and_command(other: str):
 @click.option("--yes", is_flag=True,
               help="Merge although more than 10,000 compressions are pending afterwards, "
                    "or matching tombstones takes more than 600 slow hashes.")
+@click.option("--undo", is_flag=True,
+              help="Put the store back as the merge whose merge-backup/ folder is OTHER "
+                   "found it (its report prints this); memories noted since are kept.")
 @scoped
-def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
+def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo):
     """For a person, never an agent: make this store whole with OTHER.
 
     OTHER is another replica of this memory: another store's directory, or
@@ -80,16 +83,27 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
     their memories did not move; `memo sleep` builds the rest.
 
     What the merge replaces is kept first in merge-backup/ in the store, and
-    the report prints how to put the store back. Memories only one side
+    the report prints how to put the store back (memo merge --undo). Memories only one side
     holds pass the write guard; refused ones stop the merge until a person
     chooses --drop-refused or --keep-refused. With a project active, name
     the memory with --project NAME or --global.
     """
     from optmem.engine.merge import merge as run_merge
+    from optmem.engine.merge import undo as run_undo
     store, command = _store_and_command(other)
-    report = run_merge(store, other, dry_run=dry_run, drop_refused=drop_refused,
-                       keep_refused=keep_refused, unrelated=unrelated, yes=yes, again=command)
-    for line in report.lines:
+    if undo:
+        if dry_run or drop_refused or keep_refused or unrelated or yes:
+            from optmem import protocol, textform
+            from optmem.errors import BadInput
+            raise BadInput("--undo takes no other option; nothing was changed. "
+                           + protocol.person_can_run(
+                               f"{command} --undo -- {textform.quoted(other)}"))
+        lines = run_undo(store, other)
+    else:
+        lines = run_merge(store, other, dry_run=dry_run, drop_refused=drop_refused,
+                          keep_refused=keep_refused, unrelated=unrelated, yes=yes,
+                          again=command).lines
+    for line in lines:
         click.echo(line)
     for line in store.notices:
         click.echo(f"memo: {line}", err=True)

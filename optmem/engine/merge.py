@@ -135,6 +135,9 @@ def _other_log(store, other: str) -> tuple:
     """``(log path, tree path or None, is_dir)`` of OTHER; refuses
     (``BadInput``) a path that is missing, not a store or a regular file,
     or this very store (the same folder, a link to it, or its log)."""
+    if not other:
+        raise BadInput("OTHER is empty; give another store's directory or a copy of its "
+                       f"{LOG_NAME}")
     path = os.path.abspath(other)
     try:
         st = os.stat(path)
@@ -525,6 +528,7 @@ class _Planned(NamedTuple):
     target: dict
     redacted: list
     report: tuple  # (added, renumbered, pending, T, dropped)
+    again: str = "memo merge"
 
 
 def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrelated, yes,
@@ -672,7 +676,7 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
         lines.append("Dry run: nothing was written.")
         return Report(lines, None, added, renumbered, pending, False, T, None, len(dropped))
     return _Planned(lines, ours, first, new_bytes, old_bytes, log_same, keep, target, redacted,
-                    (added, renumbered, pending, T, len(dropped)))
+                    (added, renumbered, pending, T, len(dropped)), again)
 
 
 def _commit(store, other, planned: _Planned) -> Report:
@@ -682,13 +686,13 @@ def _commit(store, other, planned: _Planned) -> Report:
     added, renumbered, pending, T, dropped = planned.report
     backup = _write(store, other, planned.old_bytes, first, planned.new_bytes, log_same,
                     ours.raw_levels, keep, target)
-    undo = _undo_command(store, backup, T, first, log_same, ours.raw_levels, keep, target)
+    undo = _undo_command(store, backup, planned.again)
     redacted = planned.redacted
     if redacted:
         lines.append(f"{_s(backup)} still holds the text of memories this merge redacted; a person "
                      f"deletes that folder once the merge is settled.")
     lines.append(f"What this merge replaced is kept in {_s(backup)}; to put the store back as it "
-                 f"was, before any new note is written:")
+                 f"was (memories noted after the merge are kept, at new ids):")
     lines.append(protocol.person_can_run(undo))
     if pending:
         lines.append(protocol.pending_after_import(pending))
@@ -738,9 +742,13 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     for size, data in sorted(raw_levels.items()):
         _write_new(os.path.join(backup, TREE_NAME, f"{size}.tail"),
                    data[keep[size] * TREE_RECORD:])
+    import hashlib
+    after = b"".join(old_bytes) if log_same else b"".join(new_bytes)
     info = [f"other {_s(other)}", f"log_records_before {len(old_bytes)}",
-            f"log_kept {tail_from}"] + [f"level {s} kept {keep[s]} of {len(d) // TREE_RECORD}"
-                                        for s, d in sorted(raw_levels.items())]
+            f"log_kept {tail_from}", f"log_records_after {len(after) // LOG_RECORD}",
+            f"log_sha256_after {hashlib.sha256(after).hexdigest()}"] + [
+                f"level {s} kept {keep[s]} of {len(d) // TREE_RECORD}"
+                for s, d in sorted(raw_levels.items())]
     _write_new(os.path.join(backup, "merge.txt"), ("\n".join(info) + "\n").encode("utf-8"))
     atomic.sync_folder(os.path.join(backup, TREE_NAME))
     atomic.sync_folder(backup)
@@ -778,23 +786,137 @@ def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep
     return backup
 
 
-def _undo_command(store, backup, T, first, log_same, raw_levels, keep, target) -> str:
-    """One shell line that puts the log and levels back as they were, also
-    after ``memo sleep`` stored summaries over the merged log (``T``: its
-    memories): each file the store had is cut to what the merge kept and
-    its kept tail appended; every other level the merged log can have is
-    emptied (``truncate -c`` creates none)."""
-    rel = os.path.relpath(backup, store.root)
-    steps = [f"cd -- {_q(store.root)}"]
-    if not log_same:
-        steps.append(f"truncate -s {first * LOG_RECORD} {LOG_NAME}")
-        steps.append(f"cat {_q(os.path.join(rel, 'LOG.tail'))} >> {LOG_NAME}")
-    for size in sorted(set(raw_levels) | set(target) | set(blocks.level_sizes(T))):
-        level = f"{TREE_NAME}/{size}"
-        if size not in raw_levels:
-            steps.append(f"truncate -c -s 0 {level}")
-            continue
-        steps.append(f"truncate -s {keep[size] * TREE_RECORD} {level}")
-        if len(raw_levels[size]) > keep[size] * TREE_RECORD:
-            steps.append(f"cat {_q(os.path.join(rel, TREE_NAME, f'{size}.tail'))} >> {level}")
-    return " && ".join(steps)
+def _undo_command(store, backup: str, again: str = "memo merge") -> str:
+    """The person's command that puts the store back as the merge found it
+    (``undo``): ``again`` (``memo merge`` with its scope flag) ``--undo``
+    and the backup folder."""
+    return f"{again} --undo -- {_q(backup)}"
+
+
+def _read_info(backup: str) -> dict:
+    """``merge.txt`` of a merge's backup folder as ``{key: value}`` (the
+    ``level`` lines as ``{"levels": {size: kept}}``). Raises ``BadInput``
+    when the folder holds no usable ``merge.txt``."""
+    info = {"levels": {}}
+    try:
+        with atomic.open_file(os.path.join(backup, "merge.txt"), follow=False) as f:
+            text = f.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "level":
+            words = value.split()
+            if len(words) >= 3 and words[0].isdigit() and words[2].isdigit():
+                info["levels"][int(words[0])] = int(words[2])
+        elif key:
+            info[key] = value
+    need = ("log_records_before", "log_kept", "log_records_after", "log_sha256_after")
+    if not all(k in info for k in need) or not all(
+            info[k].isdigit() for k in need[:3]):
+        raise BadInput(f"{_s(backup)} holds no merge.txt this memo can undo (a folder of "
+                       f"another memo version, or not a merge's backup); nothing was changed. "
+                       f"A person puts the store back by hand from that folder's LOG.tail and "
+                       f"TREE/ tails")
+    return info
+
+
+def undo(store, backup: str) -> list:
+    """Put the store back as the merge whose ``merge-backup/<stamp>``
+    folder is ``backup`` found it; return the report's lines.
+
+    Under the store lock: the log must still start with the merged log
+    byte for byte (``merge.txt`` keeps its length and SHA-256); memories
+    noted after the merge are kept, appended after the restored ones at new
+    ids (the report names them). The levels are cut back to what the merge
+    kept and their old summaries appended again from the backup; a level
+    the store did not have before is emptied, and summaries over the
+    appended notes are pending (``memo sleep``). A crash leaves the store
+    before or after the undo, with at most summaries missing. Raises
+    ``BadInput`` (one line) when the folder is not this store's merge
+    backup or the log changed otherwise since (a redaction, another merge).
+    """
+    import hashlib
+    if not backup:
+        raise BadInput("the backup folder is empty; give the merge-backup/ folder the "
+                       "merge's report named")
+    path = os.path.abspath(backup)
+    top = os.path.join(os.path.abspath(store.root), BACKUP_DIR)
+    if os.path.dirname(path.rstrip(os.sep)) != top:
+        raise BadInput(f"{_s(backup)} is not a folder in this store's {BACKUP_DIR}/ ({_s(top)}); "
+                       f"nothing was changed. Give the folder the merge's report named")
+    info = _read_info(path)
+    before, kept = int(info["log_records_before"]), int(info["log_kept"])
+    after = int(info["log_records_after"])
+    try:
+        with atomic.open_file(os.path.join(path, "LOG.tail"), follow=False) as f:
+            tail = f.read()
+    except OSError as err:
+        raise BadInput(f"{_s(path)}/LOG.tail cannot be read ({err.strerror or err}); nothing "
+                       f"was changed") from None
+    if len(tail) != (before - kept) * LOG_RECORD:
+        raise BadInput(f"{_s(path)}/LOG.tail is not the {before - kept:,} records merge.txt "
+                       f"names; nothing was changed. A person puts the store back by hand")
+    with store.locked():
+        T = store.count()
+        log = store.read_log(0, T * LOG_RECORD)
+        merged = log[:after * LOG_RECORD]
+        if T < after or hashlib.sha256(merged).hexdigest() != info["log_sha256_after"]:
+            raise BadInput(
+                f"{LOG_NAME} no longer starts with the log the merge wrote (a redaction, "
+                f"another merge or a log put back since), so this merge cannot be undone "
+                f"without losing what changed; nothing was changed. {_s(path)} keeps what "
+                f"the merge replaced. {protocol.run(protocol.Order('check'))}")
+        later = decode_log(log, lambda i, why, record: store.damaged_memory(
+            i, why, record))[after:]
+        restored = log[:kept * LOG_RECORD] + tail
+        new_log = restored + b"".join(encode_memory(before + k, d, t)
+                                      for k, (d, t) in enumerate(later))
+        levels = info["levels"]
+        tails = {}
+        for size in levels:
+            try:
+                with atomic.open_file(os.path.join(path, TREE_NAME, f"{size}.tail"),
+                                      follow=False) as f:
+                    tails[size] = f.read()
+            except OSError:
+                tails[size] = b""
+        for size in sorted(set(store.level_bytes()) | set(levels), reverse=True):
+            have = store.level_len(size)
+            store.cut_level(size, min(levels.get(size, 0), have))
+        work = os.path.join(path, "LOG.undo")
+        try:
+            os.unlink(work)
+        except FileNotFoundError:
+            pass
+        _write_new(work, new_log)
+        os.replace(work, store.log_path)
+        atomic.sync_folder(store.root)
+        store.close()
+        for size in sorted(levels):
+            if store.level_len(size) != levels[size]:
+                continue  # cut shorter meanwhile: memo sleep builds the rest
+            data = tails[size]
+            k0 = levels[size]
+            for k in range(len(data) // TREE_RECORD):
+                lo = (k0 + k) * size
+                if lo + size > before:
+                    break
+                text = data[k * TREE_RECORD:(k + 1) * TREE_RECORD].rstrip(b" \n").decode(
+                    "utf-8", "replace")
+                store.put_summary(lo, lo + size, text)
+        if os.path.isdir(store.tree_path):
+            atomic.sync_folder(store.tree_path)
+    lines = [f"Put the store back as the merge found it: {_plural(before, 'memory', 'memories')}"
+             f" (the merge had made {after:,})."]
+    if later:
+        lines.append(f"{_plural(len(later), 'memory', 'memories')} noted after the merge "
+                     f"{'is' if len(later) == 1 else 'are'} kept, now "
+                     + (f"#{before}" if len(later) == 1 else f"#{before}-#{before + len(later) - 1}")
+                     + " (an agent that holds ids from before wakes again before it uses them).")
+    lines.append(f"{_s(path)} still holds the merge's copies; a person deletes it once the "
+                 f"store is settled.")
+    pending = blocks.pending_count(before + len(later), store.built(before + len(later)))
+    if pending:
+        lines.append(protocol.pending_after_import(pending))
+    return lines
