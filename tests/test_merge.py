@@ -341,22 +341,23 @@ def test_the_guard_judges_what_one_side_lacks_and_a_person_decides(tmp_path):
     done = merge(ws, laptop)
     assert done.exit_code == 1 and done.stdout == ""
     err = done.stderr.splitlines()
-    assert err[0].startswith("memo: the write guard refuses 1 memory that only one side "
-                             "holds (ids as merged): #"), err
+    assert err[0].startswith("memo: the write guard refuses 1 memory that only the other "
+                             "side holds (ids as merged): #"), err
     assert "RIGHT-TO-LEFT OVERRIDE" in err[0]
     assert err[1:] == [f"A person can run: memo merge --drop-refused -- {laptop}",
                        f"A person can run: memo merge --keep-refused -- {laptop}"]
     assert snapshot(ws) == before
-    # dropped: the same record leaves whichever side holds it, so both ways agree
+    # dropped: left out of this store only; the laptop, which holds it, keeps it
     ws2, laptop2 = tmp_path / "ws2", tmp_path / "laptop2"
     shutil.copytree(ws, ws2)
     shutil.copytree(laptop, laptop2)
     done = merge(ws, "--drop-refused", laptop)
     assert done.exit_code == 0, done.stderr
-    assert "Left out as refused: 1 memory (ids as first merged: #" in done.stdout
+    assert ("Left out as refused: 1 memory of the other side, never in this store (ids as "
+            "first merged: #") in done.stdout
     assert HIDDEN not in texts(ws) and texts(ws) == MERGED
     assert merge(laptop2, "--drop-refused", ws2).exit_code == 0
-    assert (laptop2 / "LOG.txt").read_bytes() == (ws / "LOG.txt").read_bytes()
+    assert HIDDEN in texts(laptop2) and len(texts(laptop2)) == len(MERGED) + 1
     # kept: a person's decision, as it is
     keep = make(tmp_path / "keep", BASE + WS)
     assert merge(keep, "--keep-refused", laptop).exit_code == 0
@@ -979,3 +980,37 @@ def test_tombstone_matching_past_the_cap_is_refused_before_any_slow_hash(tmp_pat
     assert done.exit_code == 0, done.stderr
     assert len(hashed) == 6 and texts(ws)[:5] == BASE
     assert all(stone in texts(ws) for stone in stones)
+
+
+def test_this_stores_own_memories_are_never_judged_or_dropped(tmp_path):
+    """Memories this store already holds (kept earlier with --keep-refused,
+    or written before a guard rule existed) are not judged again: the merge
+    takes the other side's new memory and drops none of this store's."""
+    common = BASE[:3]
+    own = [("2026-11-21", f"ws: own memory {k}") for k in range(3)] + [HIDDEN]
+    ws = make(tmp_path / "ws", common + own, summarise=False)
+    other = make(tmp_path / "other", common + [("2026-11-23", "other: new")], summarise=False)
+    for flag in ((), ("--drop-refused",)):
+        probe = tmp_path / f"probe{len(flag)}"
+        shutil.copytree(ws, probe)
+        done = merge(probe, *flag, other)
+        assert done.exit_code == 0, done.stderr
+        assert "Left out" not in done.stdout
+        assert HIDDEN in texts(probe) and len(texts(probe)) == len(common + own) + 1
+
+
+def test_a_memory_of_the_other_side_past_entry_chars_is_refused_as_a_note_is(tmp_path):
+    big = ("2026-11-23", "x" * 300)  # fits a record at its id, not a note
+    ws = make(tmp_path / "ws", BASE, summarise=False)
+    other = make(tmp_path / "other", BASE + [big], summarise=False)
+    before = snapshot(ws)
+    done = merge(ws, other)
+    assert done.exit_code == 1 and snapshot(ws) == before
+    assert "#5 is 300 bytes, more than the 280 a memory may hold here (ENTRY_CHARS)" in done.stderr
+    assert merge(ws, "--drop-refused", other).exit_code == 0
+    assert texts(ws) == BASE
+
+
+def test_an_empty_other_is_refused(tmp_path):
+    line = refused_and_unchanged(make(tmp_path / "ws", BASE, summarise=False), "")
+    assert "OTHER is empty" in line

@@ -59,8 +59,8 @@ def _store_and_command(other: str):
 @click.argument("other", metavar="OTHER", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Print the report; write nothing.")
 @click.option("--drop-refused", is_flag=True,
-              help="Leave out the memories the write guard refuses (whichever side holds "
-                   "them); the report lists them.")
+              help="Leave out the other side's memories the write guard refuses (this "
+                   "store's own are never judged); the report lists them.")
 @click.option("--keep-refused", is_flag=True,
               help="Keep the memories the write guard refuses, as they are.")
 @click.option("--unrelated", is_flag=True,

@@ -327,10 +327,12 @@ def _read_ours(store) -> _Side:
 
 # -- deciding ------------------------------------------------------------------
 
-def _refusals(plan, ours: list, theirs: list) -> list:
-    """``[(position, why)]``: records of the merged log that only one side
-    holds and that the write guard refuses, and records too long for their
-    new id. The same list whichever side merges which (symmetric)."""
+def _refusals(plan, ours: list, theirs: list, limit: int) -> list:
+    """``[(position, why, side)]``: records of the merged log this store
+    lacks (``side`` ``"theirs"``) that the write guard refuses or that are
+    longer than ``limit`` bytes (``ENTRY_CHARS``, as a note would be), and
+    records of either side too long for a record at their new id. Records
+    this store already holds are never judged by the guard."""
     from optmem import merging
     from optmem.guard.text import find_problem
     P = plan.prefix  # held by both, byte for byte, at the same ids
@@ -340,21 +342,26 @@ def _refusals(plan, ours: list, theirs: list) -> list:
     for i in range(P, len(plan.records)):
         date, text = plan.records[i]
         key = merging.merge_key((date, text))
-        if ours_keys.get(key, 0) and theirs_keys.get(key, 0):
-            # Held by both: take one occurrence of each so repeats still count.
+        if ours_keys.get(key, 0):
+            # This store holds it: one occurrence of each side's, so repeats count.
             ours_keys[key] -= 1
-            theirs_keys[key] -= 1
-            lone = False
+            if theirs_keys.get(key, 0):
+                theirs_keys[key] -= 1
+            side = "ours"
         else:
-            lone = True
-            for keys in (ours_keys, theirs_keys):
-                if keys.get(key, 0):
-                    keys[key] -= 1
-        why = find_problem(text) if lone and not merging.is_redacted(text) else None
-        if why is None and len(f"#{i} {date} {text}".encode("utf-8")) > LOG_RECORD - 1:
-            why = f"{TOO_LONG} #{i}"
+            theirs_keys[key] = theirs_keys.get(key, 0) - 1
+            side = "theirs"
+        why = None
+        if len(f"#{i} {date} {text}".encode("utf-8", "surrogatepass")) > LOG_RECORD - 1:
+            why = f"{TOO_LONG} #{i}"  # cannot be written at all: before any judgement
+        elif side == "theirs" and not merging.is_redacted(text):
+            why = find_problem(text)
+            size = len(text.encode("utf-8", "surrogatepass"))
+            if why is None and size > limit:
+                why = (f"is {size} bytes, more than the {limit} a memory may hold here "
+                       f"(ENTRY_CHARS)")
         if why is not None:
-            out.append((i, why))
+            out.append((i, why, side))
     return out
 
 
@@ -456,9 +463,9 @@ def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = Fals
 
     The merged log holds every memory of both sides (``optmem.merging``):
     the first ids both logs share stay, later ones may change. Records only
-    one side holds pass the write guard; a refused one is listed and
-    nothing is written unless ``drop_refused`` (leave it out, whichever
-    side holds it) or ``keep_refused`` (keep it) is given. Summaries are
+    this store lacks pass the write guard (its own are never judged again);
+    a refused one is listed and nothing is written unless ``drop_refused``
+    (leave it out of this store) or ``keep_refused`` (keep it) is given. Summaries are
     kept where their memories did not change and taken from OTHER where it
     built the same block; the rest are pending compressions.
 
@@ -558,17 +565,17 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
                        f"them only if they are one memory. " + protocol.person_can_run(
                            _again(again, other, "--unrelated")))
     plan = merging.plan_merge(mine, yours)
-    refused = _refusals(plan, mine, yours)
+    refused = _refusals(plan, mine, yours, store.config().ENTRY_CHARS)
     dropped = []
-    long = [i for i, why in refused if why.startswith(TOO_LONG)]
+    long = [i for i, why, _ in refused if why.startswith(TOO_LONG)]
     if refused and not (drop_refused or keep_refused):
-        listed = "; ".join(f"#{i} {why}" for i, why in refused[:LISTED])
+        listed = "; ".join(f"#{i} {why}" for i, why, _ in refused[:LISTED])
         more = f"; and {len(refused) - LISTED} more" if len(refused) > LISTED else ""
         judged = len(refused) - len(long)
         what = []
         if judged:
             what.append(f"the write guard refuses {_plural(judged, 'memory', 'memories')} that "
-                        f"only one side holds")
+                        f"only the other side holds")
         if long:
             what.append(f"{_plural(len(long), 'memory is', 'memories are')} too long for a "
                         f"record at {'its' if len(long) == 1 else 'their'} new id")
@@ -586,12 +593,17 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
                        f"kept; nothing was written. A person leaves it out (the report lists "
                        f"what is dropped). "
                        + protocol.person_can_run(_again(again, other, "--drop-refused")))
+    dropped_ours = []
     if refused and drop_refused:
-        gone = _multiset([plan.records[i] for i, _ in refused])
-        # The same records leave both sides, so either side merging gives one log.
-        mine, yours = _without(mine, gone), _without(yours, gone)
+        # Each record leaves only the side it was judged on: what this store
+        # holds stays unless it cannot be written at its new id at all.
+        mine = _without(mine, _multiset([plan.records[i] for i, _, side in refused
+                                         if side == "ours"]))
+        yours = _without(yours, _multiset([plan.records[i] for i, _, side in refused
+                                           if side == "theirs"]))
+        dropped = [i for i, _, side in refused if side == "theirs"]
+        dropped_ours = [i for i, _, side in refused if side == "ours"]
         plan = merging.plan_merge(mine, yours)
-        dropped = [i for i, _ in refused]
     records = plan.records
     T_old, T = len(ours.records), len(records)
     old_bytes = [ours.log[k:k + LOG_RECORD] for k in range(0, len(ours.log), LOG_RECORD)]
@@ -650,9 +662,17 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
              + (f", {len(redacted):,} redacted as the other side redacted them"
                 if redacted else "") + "."]
     if dropped:
-        lines.append(f"Left out as refused: {_plural(len(dropped), 'memory', 'memories')} "
-                     f"(ids as first merged: " + ", ".join(f"#{i}" for i in dropped[:LISTED])
+        lines.append(f"Left out as refused: {_plural(len(dropped), 'memory', 'memories')} of "
+                     f"the other side, never in this store (ids as first merged: "
+                     + ", ".join(f"#{i}" for i in dropped[:LISTED])
                      + (", ..." if len(dropped) > LISTED else "") + ").")
+    if dropped_ours:
+        lines.append(f"Left out: {_plural(len(dropped_ours), 'memory', 'memories')} of this "
+                     f"store too long for a record at the new id (ids as first merged: "
+                     + ", ".join(f"#{i}" for i in dropped_ours[:LISTED])
+                     + (", ..." if len(dropped_ours) > LISTED else "")
+                     + "); the merge's backup keeps the text.")
+    dropped = dropped + dropped_ours
     if plain:
         lines.append(f"{_plural(len(plain), 'memory', 'memories')} of this store (before the "
                      f"merge: " + ", ".join(f"#{i}" for i in plain[:LISTED])
