@@ -1014,3 +1014,21 @@ def test_a_memory_of_the_other_side_past_entry_chars_is_refused_as_a_note_is(tmp
 def test_an_empty_other_is_refused(tmp_path):
     line = refused_and_unchanged(make(tmp_path / "ws", BASE, summarise=False), "")
     assert "OTHER is empty" in line
+
+
+def test_old_redactions_of_the_other_side_never_blank_this_store_silently(tmp_path):
+    """A lone log with plain [redacted] records (no hash: nothing shows they
+    are the same memories) at this store's positions: the merge refuses,
+    writing nothing, lists the positions and names the person's flag."""
+    recs = [("2026-01-05", f"memory {k}") for k in range(6)]
+    ws = make(tmp_path / "ws", recs, summarise=False)
+    blanked = [(d, "[redacted]" if k % 2 else t) for k, (d, t) in enumerate(recs)]
+    lone = tmp_path / "other.txt"
+    lone.write_bytes(log_of(blanked))
+    line = refused_and_unchanged(ws, lone)
+    assert "holds old redactions" in line and "3 memories (#1, #3, #5)" in line
+    assert line.endswith(f"A person can run: memo merge --accept-old-redactions -- {lone}")
+    assert "--accept-old-redactions" in at(ws)("merge", "--help").stdout
+    done = merge(ws, "--accept-old-redactions", lone)
+    assert done.exit_code == 0, done.stderr
+    assert texts(ws) == blanked

@@ -71,8 +71,13 @@ def _store_and_command(other: str):
 @click.option("--undo", is_flag=True,
               help="Put the store back as the merge whose merge-backup/ folder is OTHER "
                    "found it (its report prints this); memories noted since are kept.")
+@click.option("--accept-old-redactions", is_flag=True,
+              help="Blank this store's memories where OTHER holds an old redaction "
+                   "([redacted], no hash) at the same place; without it the merge refuses "
+                   "and lists them.")
 @scoped
-def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo):
+def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
+          accept_old_redactions):
     """For a person, never an agent: make this store whole with OTHER.
 
     OTHER is another replica of this memory: another store's directory, or
@@ -92,7 +97,7 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo):
     from optmem.engine.merge import undo as run_undo
     store, command = _store_and_command(other)
     if undo:
-        if dry_run or drop_refused or keep_refused or unrelated or yes:
+        if dry_run or drop_refused or keep_refused or unrelated or yes or accept_old_redactions:
             from optmem import protocol, textform
             from optmem.errors import BadInput
             raise BadInput("--undo takes no other option; nothing was changed. "
@@ -102,7 +107,7 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo):
     else:
         lines = run_merge(store, other, dry_run=dry_run, drop_refused=drop_refused,
                           keep_refused=keep_refused, unrelated=unrelated, yes=yes,
-                          again=command).lines
+                          again=command, old_redactions=accept_old_redactions).lines
     for line in lines:
         click.echo(line)
     for line in store.notices:

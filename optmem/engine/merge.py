@@ -457,7 +457,7 @@ def _targets(records: list, sources: list) -> dict:
 
 def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = False,
           keep_refused: bool = False, unrelated: bool = False, yes: bool = False,
-          again: str = "memo merge") -> Report:
+          again: str = "memo merge", old_redactions: bool = False) -> Report:
     """Merge OTHER (a path: another store's directory, or a lone log file)
     into ``store``, holding its lock throughout; OTHER is only read.
 
@@ -491,7 +491,7 @@ def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = Fals
                         f"{os.getuid()}), so nothing can be merged into it; nothing was "
                         f"changed. A person makes the store writable, then runs memo merge "
                         f"again")
-    decided = (dry_run, drop_refused, keep_refused, unrelated, yes, again)
+    decided = (dry_run, drop_refused, keep_refused, unrelated, yes, again, old_redactions)
     # The costly part (tombstones' slow hashes, the alignment, the guard)
     # runs before the lock is taken, on the store as read now; under the
     # lock the store is read again and the plan made again only if it
@@ -539,7 +539,7 @@ class _Planned(NamedTuple):
 
 
 def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrelated, yes,
-          again):
+          again, old_redactions=False):
     """The merge of ``theirs`` into ``ours`` (this store as read) decided:
     a ``Report`` when nothing is to be written (nothing missing, or
     ``dry_run``), else a ``_Planned``. Raises ``BadInput`` for each
@@ -559,6 +559,16 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
             + protocol.person_can_run(_again(again, other, "--yes"))) from None
     redacted = [i for side, i in killed if side == "ours"]  # this store's, as it was
     plain = [i for i in redacted if mine[i][1] == merging.PLAIN_REDACTED]
+    if plain and not old_redactions:
+        listed = ", ".join(f"#{i}" for i in plain[:LISTED]) + (
+            f" and {len(plain) - LISTED:,} more" if len(plain) > LISTED else "")
+        raise BadInput(
+            f"{_s(other)} holds old redactions ([redacted], with no hash to show they are "
+            f"the same memories) where this store holds "
+            f"{_plural(len(plain), 'memory', 'memories')} ({listed}), which the merge would "
+            f"blank; nothing was written. A person compares those memories with the copy, "
+            f"then lets the merge blank them all the same. "
+            + protocol.person_can_run(_again(again, other, "--accept-old-redactions")))
     if mine and yours and not unrelated and not merging.related(mine, yours):
         raise BadInput(f"this store and {_s(other)} share no memory: they look like two "
                        f"identities, not two replicas of one, so nothing was written; merge "
