@@ -1032,3 +1032,29 @@ def test_old_redactions_of_the_other_side_never_blank_this_store_silently(tmp_pa
     done = merge(ws, "--accept-old-redactions", lone)
     assert done.exit_code == 0, done.stderr
     assert texts(ws) == blanked
+
+
+def test_two_conflict_copies_get_their_own_folders_and_both_merge(pair, tmp_path):
+    """memo check's steps for two conflict copies of the log name two
+    folders; run in order, as printed, they merge both copies' memories."""
+    ws, laptop = pair
+    (ws / SYNCTHING).write_bytes(log_of(BASE + [("2026-11-23", "there: syncthing")]))
+    (ws / DROPBOX).write_bytes(log_of(BASE + [("2026-11-23", "there: dropbox")]))
+    checked = at(ws)("check")
+    out = checked.stdout + checked.stderr
+    orders = [line.split("a person can run: ", 1)[1] for line in out.splitlines()
+              if "a person can run: mkdir" in line or "a person can run: memo merge" in line]
+    folders = [o.split()[3] for o in orders if o.startswith("mkdir")]
+    assert len(folders) == 2 and len(set(folders)) == 2, orders
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "memo").write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
+    (bin_dir / "memo").chmod(0o755)
+    env = {**os.environ, "MEMORY_DIR": str(ws),
+           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for order in orders:
+        ran = subprocess.run(["bash", "-c", order], cwd=tmp_path, env=env,
+                             capture_output=True, text=True)
+        assert ran.returncode == 0, (order, ran.stderr)
+    got = [t for _, t in texts(ws)]
+    assert "there: syncthing" in got and "there: dropbox" in got

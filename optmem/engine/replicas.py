@@ -302,11 +302,7 @@ def keep_and_merge(store: Store, copy: str) -> str:
     """The person's command that keeps the conflict copy ``copy`` of the log
     as a store of its own beside this one (a folder name not taken yet)
     and merges it into this store (``memo merge``)."""
-    other_dir = _aside(store, "other")
-    n = 1
-    while os.path.lexists(other_dir):
-        n += 1
-        other_dir = _aside(store, f"other-{n}")
+    other_dir = _free_asides(store, 1)[0]
     return (f"mkdir -m 700 {_q(other_dir)} && mv {_q(copy)} "
             f"{_q(os.path.join(other_dir, LOG_NAME))} && memo merge -- {_q(other_dir)}")
 
@@ -663,11 +659,25 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
     return None if any(codes) else out
 
 
-def _log_copy_problem(store: Store, c: Copy) -> str:
+def _free_asides(store: Store, n: int) -> list:
+    """``n`` distinct folder names beside the store for copies kept as
+    stores of their own (``<store>-other``, ``<store>-other-2``, ...), none
+    taken yet, so each copy's steps run as printed."""
+    out, k = [], 1
+    while len(out) < n:
+        path = _aside(store, "other" if k == 1 else f"other-{k}")
+        if not os.path.lexists(path):
+            out.append(path)
+        k += 1
+    return out
+
+
+def _log_copy_problem(store: Store, c: Copy, other_dir: str | None = None) -> str:
     agree, ours, theirs = _compare(store, c.path)
     log = store.log_path
     head = f"{_s(c.path)} is a conflict copy of {LOG_NAME} left by {c.tool}: two machines wrote this store."
-    other_dir = _aside(store, "other")
+    if other_dir is None:
+        other_dir = _free_asides(store, 1)[0]
     keep_copy = (f"keep the copy as a store of its own, outside this one{{}}: a person can "
                  f"run: mkdir -m 700 {_q(other_dir)} && mv {_q(c.path)} "
                  f"{_q(os.path.join(other_dir, LOG_NAME))}")
@@ -963,9 +973,9 @@ def findings(store: Store, T: int, copies: list, damage: LogDamage, over: dict) 
     for problem in (_log_problem(store, T, damage), _unmerged_problem(store, damage)):
         if problem:
             out.append(problem)
-    for c in copies:
-        if c.of == LOG_NAME:
-            out.append(_log_copy_problem(store, c))
+    logs = [c for c in copies if c.of == LOG_NAME]
+    for c, other_dir in zip(logs, _free_asides(store, len(logs))):
+        out.append(_log_copy_problem(store, c, other_dir))
     others = [c for c in copies if c.of != LOG_NAME]
     if others:
         out.append(_other_copies_problem(store, others))
