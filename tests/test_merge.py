@@ -534,7 +534,7 @@ def test_a_full_disk_while_the_new_log_is_written_leaves_the_store_as_it_was(pai
     assert done.exit_code == 1 and done.stdout == ""
     assert "No space left on device" in one_line(done.stderr) or "disk" in done.stderr
     assert files(ws) == before
-    assert not list((ws / "merge-backup").glob("*/LOG.new"))
+    assert not list((ws / "merge-backup").glob("*"))  # nothing half-made is left
     whole(ws)
 
 
@@ -1058,3 +1058,15 @@ def test_two_conflict_copies_get_their_own_folders_and_both_merge(pair, tmp_path
         assert ran.returncode == 0, (order, ran.stderr)
     got = [t for _, t in texts(ws)]
     assert "there: syncthing" in got and "there: dropbox" in got
+
+
+def test_an_other_path_that_is_not_utf8_merges_and_is_shown_escaped(pair, tmp_path):
+    ws, laptop = pair
+    lone = os.fsdecode(os.fsencode(str(tmp_path)) + b"/copy\xff.txt")
+    shutil.copy2(laptop / "LOG.txt", lone)
+    done = merge(ws, lone)
+    assert done.exit_code == 0, done.stderr
+    assert "copy\\xff.txt" in done.stdout  # $'...\xff...'
+    [txt] = (ws / "merge-backup").glob("*/merge.txt")
+    assert "copy\\xff.txt" in txt.read_text()
+    assert texts(ws) == MERGED

@@ -764,39 +764,40 @@ def _write_new(path: str, data: bytes) -> None:
 def _write(store, other, old_bytes, first, new_bytes, log_same, raw_levels, keep,
            target) -> str:
     """Back up, cut the levels, swap the log, extend the levels; return the
-    backup folder. Under the lock."""
-    backup = _new_backup(store)
-    tail_from = len(old_bytes) if log_same else first
-    _write_new(os.path.join(backup, "LOG.tail"), b"".join(old_bytes[tail_from:]))
-    os.makedirs(os.path.join(backup, TREE_NAME), mode=0o700, exist_ok=True)
-    for size, data in sorted(raw_levels.items()):
-        _write_new(os.path.join(backup, TREE_NAME, f"{size}.tail"),
-                   data[keep[size] * TREE_RECORD:])
+    backup folder. Under the lock. Everything the backup holds is made
+    before the folder is; a failure before any level is cut removes the
+    folder again (the store is as it was)."""
     import hashlib
+    tail_from = len(old_bytes) if log_same else first
     after = b"".join(old_bytes) if log_same else b"".join(new_bytes)
     info = [f"other {_s(other)}", f"log_records_before {len(old_bytes)}",
             f"log_kept {tail_from}", f"log_records_after {len(after) // LOG_RECORD}",
             f"log_sha256_after {hashlib.sha256(after).hexdigest()}"] + [
                 f"level {s} kept {keep[s]} of {len(d) // TREE_RECORD}"
                 for s, d in sorted(raw_levels.items())]
-    _write_new(os.path.join(backup, "merge.txt"), ("\n".join(info) + "\n").encode("utf-8"))
-    atomic.sync_folder(os.path.join(backup, TREE_NAME))
-    atomic.sync_folder(backup)
-    atomic.sync_folder(os.path.dirname(backup))
-    _reached("backup")
+    text = ("\n".join(info) + "\n").encode("utf-8", "surrogateescape")
+    backup = _new_backup(store)
     new_log = os.path.join(backup, "LOG.new")  # in the store: one filesystem with the log
-    if not log_same:
-        # Written whole before anything of the store changes: a full disk
-        # stops the merge here, with the store as it was.
-        try:
-            _write_new(new_log, b"".join(new_bytes))
-        except BaseException:
-            try:
-                os.unlink(new_log)
-            except OSError:
-                pass
-            raise
-        _reached("log")
+    try:
+        _write_new(os.path.join(backup, "LOG.tail"), b"".join(old_bytes[tail_from:]))
+        os.makedirs(os.path.join(backup, TREE_NAME), mode=0o700, exist_ok=True)
+        for size, data in sorted(raw_levels.items()):
+            _write_new(os.path.join(backup, TREE_NAME, f"{size}.tail"),
+                       data[keep[size] * TREE_RECORD:])
+        _write_new(os.path.join(backup, "merge.txt"), text)
+        atomic.sync_folder(os.path.join(backup, TREE_NAME))
+        atomic.sync_folder(backup)
+        atomic.sync_folder(os.path.dirname(backup))
+        _reached("backup")
+        if not log_same:
+            # Written whole before anything of the store changes: a full disk
+            # stops the merge here, with the store as it was.
+            _write_new(new_log, after)
+            _reached("log")
+    except BaseException:
+        import shutil
+        shutil.rmtree(backup, ignore_errors=True)
+        raise
     for size in sorted(raw_levels, reverse=True):  # parents before halves
         store.cut_level(size, keep[size])
         _reached("cut")
