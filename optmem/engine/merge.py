@@ -7,7 +7,10 @@ order, which summaries still hold) is ``optmem.merging``; this module reads
 both sides, judges what one side lacks with the write guard, and writes the
 result so that nothing is lost at any moment:
 
-1. Everything is done under the store lock (a ``note`` meanwhile waits).
+1. The merge is planned first without the lock (the slow hashes of
+   tombstones, the alignment, the guard), then made under the store lock
+   (a ``note`` meanwhile waits); if the store changed between the two, the
+   plan is made again under the lock.
 2. The log records that change and the summaries that go are copied first
    into ``merge-backup/<stamp>/`` in the store (``LOG.tail``,
    ``TREE/<size>.tail``, and ``merge.txt`` saying where they belong), and
@@ -21,7 +24,7 @@ result so that nothing is lost at any moment:
 
 A process killed at any step leaves the old store or the new one (only
 summaries may be missing, which ``memo sleep`` builds). The report says how
-to put the store back from ``merge-backup/``.
+to put the store back from ``merge-backup/`` (``undo``: ``memo merge --undo``).
 """
 
 from __future__ import annotations
@@ -459,24 +462,29 @@ def merge(store, other: str, *, dry_run: bool = False, drop_refused: bool = Fals
           keep_refused: bool = False, unrelated: bool = False, yes: bool = False,
           again: str = "memo merge", old_redactions: bool = False) -> Report:
     """Merge OTHER (a path: another store's directory, or a lone log file)
-    into ``store``, holding its lock throughout; OTHER is only read.
+    into ``store``: planned without the lock, written holding it (planned
+    again under it if the store changed meanwhile); OTHER is only read.
 
     The merged log holds every memory of both sides (``optmem.merging``):
     the first ids both logs share stay, later ones may change. Records only
     this store lacks pass the write guard (its own are never judged again);
     a refused one is listed and nothing is written unless ``drop_refused``
-    (leave it out of this store) or ``keep_refused`` (keep it) is given. Summaries are
-    kept where their memories did not change and taken from OTHER where it
-    built the same block; the rest are pending compressions.
+    (leave it out of this store) or ``keep_refused`` (keep it) is given.
+    Summaries are kept where their memories did not change and taken from
+    OTHER where it built the same block and the guard passes them; the rest
+    are pending compressions.
 
     Returns a ``Report``. With ``dry_run`` nothing is written (``wrote`` is
     False) and the report says what would be. Raises ``BadInput`` (one
     line and what to run) for every refusal: OTHER missing, damaged, not
     whole 320-byte records, or this store itself; the two sides hold
     memories and share none (unless ``unrelated``); refused records without
-    a decision; more than ``ASK_ABOVE`` compressions pending after the merge
-    without ``yes``. ``again`` is the command the refusals' steps repeat
-    (the CLI adds its scope flag: ``memo merge --project NAME``). Raises
+    a decision; more than ``ASK_ABOVE`` compressions pending after the merge,
+    or more than ``merging.MAX_SLOW_HASHES`` tombstone hashes, without
+    ``yes``; old plain redactions of OTHER that would blank this store's
+    memories without ``old_redactions``; OTHER past ``MAX_OTHER_BYTES``.
+    ``again`` is the command the refusals' steps repeat (the CLI adds its
+    scope flag: ``memo merge --project NAME``). Raises
     ``Damaged`` for a damaged record in this store, ``Busy`` when the lock
     cannot be had, ``OSError`` for the filesystem.
     """
