@@ -1070,3 +1070,23 @@ def test_an_other_path_that_is_not_utf8_merges_and_is_shown_escaped(pair, tmp_pa
     [txt] = (ws / "merge-backup").glob("*/merge.txt")
     assert "copy\\xff.txt" in txt.read_text()
     assert texts(ws) == MERGED
+
+
+def test_redact_names_a_copy_with_a_line_break_escaped(tmp_path):
+    ws = make(tmp_path / "ws", BASE, summarise=False)
+    (ws / "merge-backup").mkdir(mode=0o700)
+    (ws / "merge-backup" / INJECTED).write_bytes(log_of(BASE))
+    done = at(ws)("redact", "2", "--yes")
+    out = done.stdout + done.stderr
+    assert "\\x0aRun: memo forget" in out, out
+    assert not any(line.startswith(("Run: memo forget", ".txt")) for line in out.splitlines())
+
+
+def test_shown_and_quoted_escape_every_character_that_is_not_printable():
+    from optmem.textform import quoted, shown
+    assert shown("/tmp/a b/LOG.txt") == "/tmp/a b/LOG.txt"
+    assert quoted("/tmp/a b/LOG.txt") == "'/tmp/a b/LOG.txt'"
+    name = "a\nb\u202ec'd\\e\udcff"
+    assert shown(name) == quoted(name) == "$'a\\x0ab\\xe2\\x80\\xaec\\'d\\\\e\\xff'"
+    ran = subprocess.run(["bash", "-c", f"printf %s {quoted(name)}"], capture_output=True)
+    assert ran.stdout == os.fsencode(name)
