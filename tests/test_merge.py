@@ -1090,3 +1090,13 @@ def test_shown_and_quoted_escape_every_character_that_is_not_printable():
     assert shown(name) == quoted(name) == "$'a\\x0ab\\xe2\\x80\\xaec\\'d\\\\e\\xff'"
     ran = subprocess.run(["bash", "-c", f"printf %s {quoted(name)}"], capture_output=True)
     assert ran.stdout == os.fsencode(name)
+
+
+def test_a_store_whose_log_is_a_fifo_is_refused_in_one_line_ending_the_sentence(pair, tmp_path):
+    ws, _ = pair
+    other = tmp_path / "fifodir"
+    other.mkdir()
+    os.mkfifo(other / "LOG.txt")
+    line = refused_and_unchanged(ws, other)
+    assert "fifo" in line.lower()
+    assert "mv --" not in line and line.endswith("a copy of its LOG.txt")

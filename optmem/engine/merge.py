@@ -201,6 +201,11 @@ def _read_other(store, other: str) -> _Side:
                     f"and not some other large file")
             f.seek(0)
             data = f.read(end)
+    except atomic.NotRegular:
+        kind = atomic.kind_of(os.stat(log).st_mode) if os.path.exists(log) else "special file"
+        raise BadInput(f"{_s(log)} is a {kind}, not a log file, so nothing was read and "
+                       f"nothing was written; give another store's directory or a copy of "
+                       f"its {LOG_NAME}") from None
     except OSError as err:
         raise BadInput(f"{_s(log)} cannot be read ({err.strerror or err}); nothing was "
                        f"written") from None
@@ -633,11 +638,11 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
     first = next((i for i, (a, b) in enumerate(zip(old_bytes, new_bytes)) if a != b),
                  min(T_old, T))
     log_same = T == T_old and first == T
-    judged = _Judged(theirs.built, ours.built, store.config().ENTRY_CHARS)
-    sources = [(ours.records, ours.built), (theirs.records, judged)]
+    their_built = _Judged(theirs.built, ours.built, store.config().ENTRY_CHARS)
+    sources = [(ours.records, ours.built), (theirs.records, their_built)]
     target = _targets(records, sources)
     # A refused summary of the other side counts where it would have been taken.
-    refused_summaries = sum(1 for lo, hi in judged.refused
+    refused_summaries = sum(1 for lo, hi in their_built.refused
                             if lo // (hi - lo) >= len(target.get(hi - lo, [])))
     keep = {}
     for size, data in ours.raw_levels.items():
