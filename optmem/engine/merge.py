@@ -235,8 +235,25 @@ def _end_of_records(f, size: int) -> int:
     """The end (bytes, a multiple of ``LOG_RECORD``) of the file ``f`` of
     ``size`` bytes once its trailing all-NUL records are left off: read
     backwards from the end in ``_SCAN``-byte chunks, each byte once (linear
-    time, memory bounded by a chunk)."""
+    time, memory bounded by a chunk); a sparse file's trailing hole, which
+    the system reports (``SEEK_HOLE``), is skipped unread."""
     pos = size
+    if hasattr(os, "SEEK_DATA") and size:
+        try:  # the end of the last data run: a hole after it reads as NUL
+            fd, at, last = f.fileno(), 0, 0
+            for _ in range(1 << 16):
+                try:
+                    at = os.lseek(fd, at, os.SEEK_DATA)
+                except OSError:
+                    break  # ENXIO: no data after ``at``
+                at = last = os.lseek(fd, at, os.SEEK_HOLE)
+                if at >= size:
+                    break
+            else:
+                last = size  # too many runs to walk: read them
+            pos = min(size, last)
+        except OSError:
+            pos = size
     while pos > 0:
         start = max(0, pos - _SCAN)
         f.seek(start)
