@@ -1100,3 +1100,13 @@ def test_a_store_whose_log_is_a_fifo_is_refused_in_one_line_ending_the_sentence(
     line = refused_and_unchanged(ws, other)
     assert "fifo" in line.lower()
     assert "mv --" not in line and line.endswith("a copy of its LOG.txt")
+
+
+def test_the_report_spells_the_pending_count_one_way(tmp_path):
+    ws = make(tmp_path / "ws", BASE, summarise=False)
+    other = make(tmp_path / "other", BASE + [("2026-11-21", f"memory {k}") for k in range(2100)],
+                 summarise=False)
+    done = merge(ws, other)
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.count("2100 compressions pending") == 2, done.stdout
+    assert "2,100 compressions" not in done.stdout

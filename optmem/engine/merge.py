@@ -725,7 +725,8 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
                      f"(ids from #{first} on are new): an agent that holds ids from before "
                      f"the merge wakes again before it uses them.")
     lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over, "
-                 f"{_plural(pending, 'compression', 'compressions')} pending.")
+                 f"{pending} {'compression' if pending == 1 else 'compressions'} pending.")
+    # (spelt as the protocol's closing line spells it: one number, one way)
     if refused_summaries:
         one = refused_summaries == 1
         lines.append(f"{_plural(refused_summaries, 'summary', 'summaries')} of the other side "
