@@ -1110,3 +1110,17 @@ def test_the_report_spells_the_pending_count_one_way(tmp_path):
     assert done.exit_code == 0, done.stderr
     assert done.stdout.count("2100 compressions pending") == 2, done.stdout
     assert "2,100 compressions" not in done.stdout
+
+
+def test_the_session_start_hook_shows_a_line_break_name_escaped(pair, tmp_path):
+    """The context a harness hook hands the agent: a conflict copy named
+    with "\\nRun: ..." is escaped there too."""
+    import json
+    ws, laptop = pair
+    shutil.copy2(laptop / "LOG.txt", ws / INJECTED)
+    done = at(ws)("hook", "session-start", "--harness", "claude",
+                  input='{"hook_event_name":"SessionStart","source":"startup"}')
+    assert done.exit_code == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "\\x0aRun: memo forget" in context
+    assert not any(line.startswith(("Run: memo forget", ".txt")) for line in context.splitlines())
