@@ -755,6 +755,16 @@ def test_with_a_project_active_the_memory_is_named(tmp_path, memory_dir, monkeyp
     assert done.exit_code == 0, done.stderr
     assert texts(project) == MERGED
     assert (memory_dir / "LOG.txt").read_bytes() == b""
+    undo = [line for line in done.stdout.splitlines() if "--undo" in line]
+    assert undo[0].startswith("A person can run: memo merge --project widget --undo -- "), undo
+    backup = undo[0].rsplit(" ", 1)[1]
+    refused = memo("merge", "--undo", backup)
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines()[1:] == [
+        f"A person can run: memo merge --global --undo -- {backup}",
+        f"A person can run: memo merge --project widget --undo -- {backup}"]
+    assert memo("merge", "--project", "widget", "--undo", backup).exit_code == 0
+    assert texts(project) == BASE + WS
 
 
 def test_one_log_with_other_words_in_its_summaries_converges_on_the_smaller(tmp_path):

@@ -22,7 +22,7 @@ def _scope():
     return meta["optmem.scope"]
 
 
-def _store_and_command(other: str):
+def _store_and_command(other: str, flags: tuple = ()):
     """``(store, command)``: the store the scope flag names (the global one,
     or the project's), and ``memo merge`` with that flag for the steps a
     refusal prints. With a project active and no flag, refused with both
@@ -35,13 +35,15 @@ def _store_and_command(other: str):
     word = textform.quoted(other)
     # Where git could not be asked which project this is: name the memory.
     session.write_scope(sc, flag is not None, "this merge",
-                        protocol.Order("merge", ("--", word), person=True))
+                        protocol.Order("merge", (*flags, "--", word), person=True))
     if sc.project and flag is None:
         raise BadInput(f"ids restart at #0 in the global and the project memory, so memo "
-                       f"does not guess which one to merge {textform.shown(other)} into; "
+                       f"does not guess which one to "
+                       f"{'undo the merge of' if flags else 'merge'} {textform.shown(other)} "
+                       f"{'in' if flags else 'into'}; "
                        f"name the memory with one of:",
                        orders=protocol.one_of(
-                           [protocol.Order("merge", ("--", word), where, person=True,
+                           [protocol.Order("merge", (*flags, "--", word), where, person=True,
                                            flag_first=True)
                             for where in ("global", sc.project)]))
     if flag is None:
@@ -95,7 +97,7 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
     """
     from optmem.engine.merge import merge as run_merge
     from optmem.engine.merge import undo as run_undo
-    store, command = _store_and_command(other)
+    store, command = _store_and_command(other, ("--undo",) if undo else ())
     if undo:
         if dry_run or drop_refused or keep_refused or unrelated or yes or accept_old_redactions:
             from optmem import protocol, textform
