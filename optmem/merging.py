@@ -72,9 +72,24 @@ _TOMBSTONE = re.compile(r"\[redacted (?:(pbkdf2) )?(" + _B64 + "):(" + _B64 + r"
 #: parameters would never match).
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1, "maxmem": 64 << 20}
 #: Most pairs of equal records (over both suffixes) the alignment looks at;
-#: past it (thousands of one text on one date on both sides) repeated texts
-#: are matched by occurrence. 1,000,000 pairs take about a second.
-_MAX_PAIRS = 1_000_000
+#: past it (hundreds of one text on one date on both sides) repeated texts
+#: are matched by occurrence. 100,000 pairs take about a tenth of a second,
+#: so a merge's planning stays within seconds whatever the texts.
+_MAX_PAIRS = 100_000
+#: Most slow hashes (``slow_hash``, tens of milliseconds each) one
+#: ``apply_tombstones`` computes unless its caller allows more: a minute or
+#: less of hashing.
+MAX_SLOW_HASHES = 600
+
+
+class TooManyHashes(ValueError):
+    """``apply_tombstones`` would compute ``needed`` slow hashes, more than
+    allowed; nothing was hashed."""
+
+    def __init__(self, needed: int, stones: int):
+        super().__init__(f"{needed} slow hashes for {stones} tombstones")
+        self.needed = needed
+        self.stones = stones
 #: PBKDF2-HMAC-SHA256 iterations where hashlib has no scrypt: about 100 ms
 #: a hash on the same machine (fixed too).
 _PBKDF2_ROUNDS = 200_000
@@ -391,9 +406,9 @@ def reusable_summaries(records, sources, sizes=None) -> dict:
                     break
             text = None
             for (src, built), n in zip(sources, same):
-                if (lo, hi) not in built or hi > len(src):
+                if hi > len(src) or not (hi <= n or src[lo:hi] == records[lo:hi]):
                     continue
-                if hi <= n or src[lo:hi] == records[lo:hi]:
+                if (lo, hi) in built:  # asked only over the same records
                     found = built[(lo, hi)]
                     text = found if text is None else pick_summary(text, found)
             if text is None:
@@ -479,8 +494,11 @@ def _neighbours_agree(x: list, y: list, i: int) -> bool:
     return True
 
 
-def apply_tombstones(ours, theirs) -> tuple:
+def apply_tombstones(ours, theirs, max_hashes: int | None = None) -> tuple:
     """Both sides' redactions applied to both: ``(ours', theirs', killed)``.
+
+    ``max_hashes``: the most slow hashes to compute (None: no limit); when
+    more would be needed, ``TooManyHashes`` is raised before any is.
 
     A record on one side becomes the other side's tombstone record when it
     has the tombstone's date and its ``slow_hash`` under the tombstone's
@@ -503,7 +521,9 @@ def apply_tombstones(ours, theirs) -> tuple:
     found = {}  # (side, position) -> the tombstone record it becomes
     cache = {}
     # Both directions are decided on the logs as given, so the outcome does
-    # not depend on which side is "ours".
+    # not depend on which side is "ours". First what is to be hashed (so the
+    # cost is known before any slow hash), then the hashing.
+    work = []
     for s in (0, 1):
         src, dst = before[s], before[1 - s]
         stones = {r for r in src if r[1].startswith("[redacted ")} - set(dst)
@@ -512,18 +532,24 @@ def apply_tombstones(ours, theirs) -> tuple:
         if not stones:
             continue
         extra = Counter(map(merge_key, dst)) - Counter(map(merge_key, src))
-        for rec, (scheme, salt, digest) in stones:
-            for j, cand in enumerate(dst):
-                if cand[0] != rec[0] or is_redacted(cand[1]):
-                    continue
+        by_date = {}
+        for j, cand in enumerate(dst):
+            if not is_redacted(cand[1]):
                 k = merge_key(cand)
-                if not extra[k]:
-                    continue
-                if (scheme, salt, k) not in cache:
-                    cache[(scheme, salt, k)] = slow_hash(cand, salt, scheme)
-                if cache[(scheme, salt, k)] == digest:
-                    at = (1 - s, j)
-                    found[at] = min(found.get(at, rec), rec)  # two salts: the smaller text
+                if extra[k]:
+                    by_date.setdefault(cand[0], []).append((j, cand, k))
+        for rec, parsed in stones:
+            work.append((s, rec, parsed, by_date.get(rec[0], [])))
+    needed = {(parsed[0], parsed[1], k) for _, _, parsed, cands in work for _, _, k in cands}
+    if max_hashes is not None and len(needed) > max_hashes:
+        raise TooManyHashes(len(needed), len(work))
+    for s, rec, (scheme, salt, digest), cands in work:
+        for j, cand, k in cands:
+            if (scheme, salt, k) not in cache:
+                cache[(scheme, salt, k)] = slow_hash(cand, salt, scheme)
+            if cache[(scheme, salt, k)] == digest:
+                at = (1 - s, j)
+                found[at] = min(found.get(at, rec), rec)  # two salts: the smaller text
     hashed = [list(side) for side in before]
     for (side, j), rec in found.items():
         hashed[side][j] = rec

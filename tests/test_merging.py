@@ -427,3 +427,21 @@ def test_a_thousand_copies_of_one_text_on_both_sides_still_merge_whole():
     m = plan_merge(a, b).records
     assert Counter(map(merge_key, m)) == union(a, b) and len(m) == 1004
     assert plan_merge(b, a).records == m and plan_merge(m, b).records == m
+
+
+def test_hundreds_of_one_text_on_both_sides_skip_the_alignment(monkeypatch):
+    """400 repeats of one text on one date on both sides are 160,000 pairs
+    of equal records: past ``_MAX_PAIRS`` the quadratic alignment is not
+    run (repeats are matched by occurrence), and the merge still holds
+    every record, is the same both ways and merging again changes nothing."""
+    from optmem import merging
+    calls = []
+    real = merging._lcs_pairs
+    monkeypatch.setattr(merging, "_lcs_pairs", lambda a, b: calls.append(len(a)) or real(a, b))
+    n = 400
+    a = [("2026-01-01", "base")] + [("2026-01-02", "ok")] * n + [("2026-01-02", "a-only")]
+    b = [("2026-01-01", "base")] + [("2026-01-02", "b-only")] + [("2026-01-02", "ok")] * n
+    ab, ba = plan_merge(a, b).records, plan_merge(b, a).records
+    assert calls == []
+    assert ab == ba and len(ab) == n + 3
+    assert plan_merge(ab, a).records == ab and plan_merge(ab, b).records == ab

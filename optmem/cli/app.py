@@ -739,7 +739,9 @@ def redact(memory_id, yes):
                    f"of each; memo never rewrites git history. A merge with another replica "
                    f"blanks it there too (the redaction travels in the log).")
     if copies:
-        listed = ", ".join(copies[:20]) + (f" and {len(copies) - 20} more" if len(copies) > 20 else "")
+        from optmem.textform import shown
+        listed = ", ".join(shown(c) for c in copies[:20]) + (
+            f" and {len(copies) - 20} more" if len(copies) > 20 else "")
         raise MemoFailure(
             f"the redaction is not complete: {len(copies)} other "
             f"{'file' if len(copies) == 1 else 'files'} in or beside the store still "

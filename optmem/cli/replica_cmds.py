@@ -22,26 +22,34 @@ def _scope():
     return meta["optmem.scope"]
 
 
-def _store_and_command(other: str):
+def _store_and_command(other: str, flags: tuple = ()):
     """``(store, command)``: the store the scope flag names (the global one,
     or the project's), and ``memo merge`` with that flag for the steps a
     refusal prints. With a project active and no flag, refused with both
     runnable forms (ids restart at #0 in every store)."""
-    import shlex
-
-    from optmem import protocol, session
+    from optmem import protocol, session, textform
+    from optmem.errors import BadInput
     from optmem.store.memory import Store
     sc = _scope()
     flag = click.get_current_context().meta.get("optmem.scope_flag")
+    word = textform.quoted(other)
     # Where git could not be asked which project this is: name the memory.
     session.write_scope(sc, flag is not None, "this merge",
-                        protocol.Order("merge", ("--", shlex.quote(other)), person=True))
+                        protocol.Order("merge", (*flags, "--", word), person=True))
     if sc.project and flag is None:
-        raise session.refuse_guess("merge", "--", sc, person=True, rest=(shlex.quote(other),))
+        raise BadInput(f"ids restart at #0 in the global and the project memory, so memo "
+                       f"does not guess which one to "
+                       f"{'undo the merge of' if flags else 'merge'} {textform.shown(other)} "
+                       f"{'in' if flags else 'into'}; "
+                       f"name the memory with one of:",
+                       orders=protocol.one_of(
+                           [protocol.Order("merge", (*flags, "--", word), where, person=True,
+                                           flag_first=True)
+                            for where in ("global", sc.project)]))
     if flag is None:
         command = "memo merge"
     elif sc.project:
-        command = f"memo merge --project {shlex.quote(sc.project)}"
+        command = f"memo merge --project {textform.quoted(sc.project)}"
     else:
         command = "memo merge --global"
     store = Store.open(sc.project_root if sc.project else sc.root)
@@ -53,16 +61,25 @@ def _store_and_command(other: str):
 @click.argument("other", metavar="OTHER", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Print the report; write nothing.")
 @click.option("--drop-refused", is_flag=True,
-              help="Leave out the memories the write guard refuses (whichever side holds "
-                   "them); the report lists them.")
+              help="Leave out the other side's memories the write guard refuses (this "
+                   "store's own are never judged); the report lists them.")
 @click.option("--keep-refused", is_flag=True,
               help="Keep the memories the write guard refuses, as they are.")
 @click.option("--unrelated", is_flag=True,
               help="Merge although the two sides share no memory (two identities made one).")
 @click.option("--yes", is_flag=True,
-              help="Merge although more than 10,000 compressions are pending afterwards.")
+              help="Merge although more than 10,000 compressions are pending afterwards, "
+                   "or matching tombstones takes more than 600 slow hashes.")
+@click.option("--undo", is_flag=True,
+              help="Put the store back as the merge whose merge-backup/ folder is OTHER "
+                   "found it (its report prints this); memories noted since are kept.")
+@click.option("--accept-old-redactions", is_flag=True,
+              help="Blank this store's memories where OTHER holds an old redaction "
+                   "([redacted], no hash) at the same place; without it the merge refuses "
+                   "and lists them.")
 @scoped
-def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
+def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
+          accept_old_redactions):
     """For a person, never an agent: make this store whole with OTHER.
 
     OTHER is another replica of this memory: another store's directory, or
@@ -73,16 +90,27 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes):
     their memories did not move; `memo sleep` builds the rest.
 
     What the merge replaces is kept first in merge-backup/ in the store, and
-    the report prints how to put the store back. Memories only one side
+    the report prints how to put the store back (memo merge --undo). Memories only one side
     holds pass the write guard; refused ones stop the merge until a person
     chooses --drop-refused or --keep-refused. With a project active, name
     the memory with --project NAME or --global.
     """
     from optmem.engine.merge import merge as run_merge
-    store, command = _store_and_command(other)
-    report = run_merge(store, other, dry_run=dry_run, drop_refused=drop_refused,
-                       keep_refused=keep_refused, unrelated=unrelated, yes=yes, again=command)
-    for line in report.lines:
+    from optmem.engine.merge import undo as run_undo
+    store, command = _store_and_command(other, ("--undo",) if undo else ())
+    if undo:
+        if dry_run or drop_refused or keep_refused or unrelated or yes or accept_old_redactions:
+            from optmem import protocol, textform
+            from optmem.errors import BadInput
+            raise BadInput("--undo takes no other option; nothing was changed. "
+                           + protocol.person_can_run(
+                               f"{command} --undo -- {textform.quoted(other)}"))
+        lines = run_undo(store, other)
+    else:
+        lines = run_merge(store, other, dry_run=dry_run, drop_refused=drop_refused,
+                          keep_refused=keep_refused, unrelated=unrelated, yes=yes,
+                          again=command, old_redactions=accept_old_redactions).lines
+    for line in lines:
         click.echo(line)
     for line in store.notices:
         click.echo(f"memo: {line}", err=True)

@@ -102,8 +102,16 @@ _WHOLE = re.compile(rb"#(\d{1,19}) \d{4}-\d\d-\d\d ")
 
 
 def _q(path: str) -> str:
-    import shlex
-    return shlex.quote(path)
+    """``path`` as one shell word of an order (``textform.quoted``)."""
+    from optmem.textform import quoted
+    return quoted(path)
+
+
+def _s(path: str) -> str:
+    """``path`` as a sentence shows it (``textform.shown``): a name never
+    brings a line break or a control character of its own."""
+    from optmem.textform import shown
+    return shown(path)
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -255,7 +263,7 @@ def quick_warning(store: Store) -> str | None:
     seen = []
     copies = copies_beside(store)
     for c in copies[:2]:
-        seen.append(f"{c.name} beside {c.of} is a conflict copy ({c.tool})")
+        seen.append(f"{_s(c.name)} beside {c.of} is a conflict copy ({c.tool})")
     if len(copies) > 2:
         seen.append(f"and {len(copies) - 2} more conflict copies")
     size = store.log_size()
@@ -294,11 +302,7 @@ def keep_and_merge(store: Store, copy: str) -> str:
     """The person's command that keeps the conflict copy ``copy`` of the log
     as a store of its own beside this one (a folder name not taken yet)
     and merges it into this store (``memo merge``)."""
-    other_dir = _aside(store, "other")
-    n = 1
-    while os.path.lexists(other_dir):
-        n += 1
-        other_dir = _aside(store, f"other-{n}")
+    other_dir = _free_asides(store, 1)[0]
     return (f"mkdir -m 700 {_q(other_dir)} && mv {_q(copy)} "
             f"{_q(os.path.join(other_dir, LOG_NAME))} && memo merge -- {_q(other_dir)}")
 
@@ -489,7 +493,7 @@ def _git_merge_steps(store: Store, git: "_Git", keep: bool) -> list:
     tree = f" {TREE_NAME}" if os.path.isdir(store.tree_path) else ""
     if git.merging:
         steps.append(f"end the merge keeping this machine's files first (the other side stays "
-                     f"in git's history and in {other_dir}): a person can run: git -C {root} "
+                     f"in git's history and in {_s(other_dir)}): a person can run: git -C {root} "
                      f"checkout --ours -- {LOG_NAME}{tree} && git -C {root} add -A . && "
                      f"git -C {root} commit --no-edit")
     else:
@@ -536,7 +540,7 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     size = store.log_size()
     if marks:
         shown = ", ".join(f"{m:,}" for m in marks[:3]) + (", ..." if len(marks) > 3 else "")
-        head = (f"{log} holds git conflict markers ({_plural(len(marks), 'marker line', 'marker lines')}"
+        head = (f"{_s(log)} holds git conflict markers ({_plural(len(marks), 'marker line', 'marker lines')}"
                 f", at byte offsets {shown}): a merge stopped half way and wrote both machines' "
                 f"lines into the log, so from #{first} on its records are out of place "
                 f"({size:,} bytes). Every memory of both machines is still in the file, "
@@ -548,14 +552,14 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
         ids_text = (f"#{repeat[0]}" if len(repeat) == 1 else
                     f"#{repeat[0]}-#{repeat[-1]}" if repeat[-1] - repeat[0] == len(repeat) - 1
                     else ", ".join(f"#{r}" for r in repeat[:5]) + (", ..." if len(repeat) > 5 else ""))
-        head = (f"{log} holds {_plural(n, 'memory', 'memories')} out of place: position {pos} "
+        head = (f"{_s(log)} holds {_plural(n, 'memory', 'memories')} out of place: position {pos} "
                 f"holds #{ids}" + (f" (in all, ids {ids_text} appear at positions that are not "
                                    f"theirs)" if n > 1 else "")
                 + ". Ids that repeat are what a line-by-line merge leaves (git with "
                 "merge=union, or copies joined by hand): both machines' new memories, one "
                 "after the other. Each record is a real memory: nothing is lost yet.")
     else:
-        head = (f"{log} is shifted from record #{first} (offset {first * LOG_RECORD:,}) on: "
+        head = (f"{_s(log)} is shifted from record #{first} (offset {first * LOG_RECORD:,}) on: "
                 f"bytes were inserted or removed there ({size:,} bytes in all), by an edit or "
                 f"a merge tool. The memories are still in the file, only out of step: "
                 f"nothing is lost yet.")
@@ -566,13 +570,13 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
         steps = _git_merge_steps(store, git, keep=True)
     elif git.top:
         steps += [f"find the commits that hold the log as each machine left it, put this "
-                  f"machine's back over {log} (git show COMMIT:./{LOG_NAME}) and make a store "
+                  f"machine's back over {_s(log)} (git show COMMIT:./{LOG_NAME}) and make a store "
                   f"of the other one the same way (mkdir -m 700 DIR, its log as "
                   f"DIR/{LOG_NAME}); the commits are listed by: a person can run: "
                   f"git -C {_q(store.root)} log --oneline -- {LOG_NAME}"]
     else:
         steps += [f"find a whole copy of the log (the other machine's store, a backup) and "
-                  f"put it back over {log}; make a store of each other copy (mkdir -m 700 "
+                  f"put it back over {_s(log)}; make a store of each other copy (mkdir -m 700 "
                   f"DIR, the copy as DIR/{LOG_NAME}) and read it out with: MEMORY_DIR=DIR "
                   f"memo export"]
     if git.top:
@@ -655,11 +659,25 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
     return None if any(codes) else out
 
 
-def _log_copy_problem(store: Store, c: Copy) -> str:
+def _free_asides(store: Store, n: int) -> list:
+    """``n`` distinct folder names beside the store for copies kept as
+    stores of their own (``<store>-other``, ``<store>-other-2``, ...), none
+    taken yet, so each copy's steps run as printed."""
+    out, k = [], 1
+    while len(out) < n:
+        path = _aside(store, "other" if k == 1 else f"other-{k}")
+        if not os.path.lexists(path):
+            out.append(path)
+        k += 1
+    return out
+
+
+def _log_copy_problem(store: Store, c: Copy, other_dir: str | None = None) -> str:
     agree, ours, theirs = _compare(store, c.path)
     log = store.log_path
-    head = f"{c.path} is a conflict copy of {LOG_NAME} left by {c.tool}: two machines wrote this store."
-    other_dir = _aside(store, "other")
+    head = f"{_s(c.path)} is a conflict copy of {LOG_NAME} left by {c.tool}: two machines wrote this store."
+    if other_dir is None:
+        other_dir = _free_asides(store, 1)[0]
     keep_copy = (f"keep the copy as a store of its own, outside this one{{}}: a person can "
                  f"run: mkdir -m 700 {_q(other_dir)} && mv {_q(c.path)} "
                  f"{_q(os.path.join(other_dir, LOG_NAME))}")
@@ -695,7 +713,7 @@ def _log_copy_problem(store: Store, c: Copy) -> str:
 
 
 def _other_copies_problem(store: Store, copies: list) -> str:
-    names = ", ".join(f"{c.path} ({c.tool}, a copy of {c.of})" for c in copies[:6])
+    names = ", ".join(f"{_s(c.path)} ({c.tool}, a copy of {c.of})" for c in copies[:6])
     more = f" and {len(copies) - 6} more" if len(copies) > 6 else ""
     keep = _aside(store, "copies")
     return (f"conflict copies beside the store's files: {names}{more}. Another machine or a "
@@ -713,7 +731,7 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
     ``{size: records}`` from ``level_overruns``), with the newer log looked
     for first and ``memo forget`` only as a person's last step."""
     top = max(n * s for s, n in over.items())
-    files = ", ".join(f"{store.level_path(s)} ({_plural(n, 'summary', 'summaries')}, the log "
+    files = ", ".join(f"{_s(store.level_path(s))} ({_plural(n, 'summary', 'summaries')}, the log "
                       f"completes {_plural(T // s, 'block', 'blocks')} of {s})"
                       for s, n in sorted(over.items()))
     ends = f"ends at #{T - 1}" if T else "is empty"
@@ -732,7 +750,7 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
     kept = _aside(store, "TREE-kept")
     steps = [look,
              f"if you find it, keep this log aside, then copy the newer one you found over "
-             f"{store.log_path}: a person can run: cp -p {_q(store.log_path)} "
+             f"{_s(store.log_path)}: a person can run: cp -p {_q(store.log_path)} "
              f"{_q(_aside(store, 'LOG-older.txt'))}",
              f"only if no newer log exists anywhere, keep the summaries and drop them from "
              f"the store: a person can run: cp -pR {_q(store.tree_path)} {_q(kept)} && "
@@ -896,7 +914,7 @@ def _unmerged_problem(store: Store, damage: LogDamage) -> str | None:
                     "--", LOG_NAME)
     if not unmerged:
         return None
-    head = (f"a git merge is in progress and {store.log_path} is unmerged: the file holds "
+    head = (f"a git merge is in progress and {_s(store.log_path)} is unmerged: the file holds "
             f"this machine's log (the store reads whole), while the other machine's new "
             f"memories are only in git's MERGE_HEAD. Nothing is lost yet.")
     steps = _git_merge_steps(store, git, keep=False)
@@ -935,7 +953,7 @@ def _level_marker_problems(store: Store) -> dict:
         k = first // TREE_RECORD
         lo = k * size
         kept = _aside(store, f"TREE-{size}-as-found")
-        out[size] = (f"{path} holds git conflict markers (the first at byte offset {first:,}): a "
+        out[size] = (f"{_s(path)} holds git conflict markers (the first at byte offset {first:,}): a "
                    f"merge wrote both machines' summaries into it, so from record {k} on they "
                    f"are out of place. Summaries are a cache of the log: nothing is lost while "
                    f"the log is whole.\n" + _steps([
@@ -955,9 +973,9 @@ def findings(store: Store, T: int, copies: list, damage: LogDamage, over: dict) 
     for problem in (_log_problem(store, T, damage), _unmerged_problem(store, damage)):
         if problem:
             out.append(problem)
-    for c in copies:
-        if c.of == LOG_NAME:
-            out.append(_log_copy_problem(store, c))
+    logs = [c for c in copies if c.of == LOG_NAME]
+    for c, other_dir in zip(logs, _free_asides(store, len(logs))):
+        out.append(_log_copy_problem(store, c, other_dir))
     others = [c for c in copies if c.of != LOG_NAME]
     if others:
         out.append(_other_copies_problem(store, others))
