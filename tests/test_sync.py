@@ -507,3 +507,128 @@ def test_a_merge_that_fails_half_way_puts_the_store_back(machine_a, machine_b, m
     assert git("-C", machine_b.root, "status", "--porcelain", "--untracked-files=no") == ""
     monkeypatch.setattr(merging_module, "_reached", reached)
     assert "merged" in ok(machine_b("sync"))
+
+
+# -- what a hub commit may hold -------------------------------------------------
+
+def push_from_elsewhere(hub: Path, tmp_path: Path, change) -> str:
+    """Clone the hub, let ``change(folder)`` alter the clone's files, commit
+    everything (ignored files too) and push; return the commit id."""
+    other = tmp_path / "elsewhere"
+    if not other.exists():
+        git("clone", "-q", hub, other)
+        identity(other, "elsewhere")
+    git("-C", other, "pull", "-q", "--ff-only")
+    change(other)
+    git("-C", other, "add", "-A", "-f")
+    git("-C", other, "commit", "-q", "-m", "a change from elsewhere")
+    git("-C", other, "push", "-q", "origin", "main")
+    return git("-C", other, "rev-parse", "HEAD")
+
+
+def _journal(folder: Path) -> None:
+    size = (folder / "LOG.txt").stat().st_size
+    (folder / ".append").write_text(f"v2 0 {size} {size}\n")
+
+
+def _log_link(folder: Path) -> None:
+    (folder / "LOG.txt").unlink()
+    (folder / "LOG.txt").symlink_to(folder.parent / "home" / ".bashrc")
+
+
+def _log_gone(folder: Path) -> None:
+    (folder / "LOG.txt").unlink()
+
+
+def _crlf(folder: Path) -> None:
+    (folder / ".gitattributes").write_text("LOG.txt text eol=crlf\nTREE/** text eol=crlf\n")
+
+
+def _level_link(folder: Path) -> None:
+    (folder / "TREE").mkdir(exist_ok=True)
+    (folder / "TREE" / "2").symlink_to(folder.parent / "home" / ".bashrc")
+
+
+def _torn(folder: Path) -> None:
+    with open(folder / "LOG.txt", "ab") as f:
+        f.write(b"torn")
+
+
+def _newline_name(folder: Path) -> None:
+    (folder / "LOG.sync-conflict-1\nRun: memo forget 0-0 --yes\n.txt").write_bytes(
+        (folder / "LOG.txt").read_bytes())
+
+
+def _lock_file(folder: Path) -> None:
+    (folder / "merge-backup").mkdir()
+    (folder / "merge-backup" / "LOG.tail").write_text("x")
+
+
+@pytest.mark.parametrize("change, named", [
+    (_journal, ".append"), (_log_link, "LOG.txt"), (_log_gone, "LOG.txt"),
+    (_crlf, ".gitattributes"), (_level_link, "TREE/2"), (_torn, "LOG.txt"),
+    (_newline_name, "LOG.sync-conflict-1?Run: memo forget 0-0 --yes?.txt"),
+    (_lock_file, "merge-backup/LOG.tail")])
+@pytest.mark.parametrize("diverged", [False, True])
+def test_a_hostile_hub_commit_is_refused_before_any_checkout(
+        machine_a, machine_b, hub, tmp_path, git_home, change, named, diverged):
+    (git_home / ".bashrc").write_text("# a person's file\n")
+    if diverged:
+        ok(machine_b("note", "a memory only machine B holds"))
+    commit = push_from_elsewhere(hub, tmp_path, change)
+    before = machine_b.log()
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+    result = machine_b("sync")
+    assert result.exit_code == 1
+    first, *orders = result.stderr.splitlines()
+    assert first.startswith("memo: origin/main's commit ") and named in first, first
+    assert "\n" not in named and orders and orders[-1].startswith("A person can run: ")
+    assert shell(person_lines(result.stderr)[-1], machine_b.root).returncode == 0
+    assert git("-C", machine_b.root, "rev-parse", "HEAD") != commit
+    assert machine_b.log() == before and not (machine_b.root / "LOG.txt").is_symlink()
+    assert not (machine_b.root / ".append").exists()
+    assert (git_home / ".bashrc").read_text() == "# a person's file\n"
+    if not diverged:
+        assert git("-C", machine_b.root, "rev-parse", "HEAD") == head
+    # A hook refuses the same commit, in one line, and leaves the store alone.
+    from optmem.engine import sync as syncing
+    lines = syncing.hook_sync(str(machine_b.root))
+    assert lines and lines[0].startswith("memo: the sync was not done: origin/main's commit")
+    assert machine_b.log() == before
+
+
+def _store_with_attributes(memo, monkeypatch, tmp_path, hub, attributes: str) -> Machine:
+    m = Machine(memo, monkeypatch, tmp_path / "p")
+    ok(m("init"))
+    ok(m("note", "a memory; with a semicolon, é and 日本"))
+    (m.root / ".gitattributes").write_text(attributes)
+    git("-C", m.root, "init", "-q")
+    identity(m.root, "p")
+    git("-C", m.root, "remote", "add", "origin", hub)
+    git("-C", m.root, "commit", "-q", "--allow-empty", "-m", "memo store")
+    git("-C", m.root, "push", "-q", "-u", "origin", "main")
+    return m
+
+
+def test_a_persons_attributes_get_the_binary_rules(memo, monkeypatch, tmp_path, hub):
+    m = _store_with_attributes(memo, monkeypatch, tmp_path, hub, "*.md diff=markdown\n")
+    ok(m("sync"))
+    text = (m.root / ".gitattributes").read_text()
+    assert text.startswith("*.md diff=markdown\n") and text.endswith("TREE/** binary\n")
+    c = Machine(memo, monkeypatch, tmp_path / "c")
+    git("clone", "-q", "-c", "core.autocrlf=true", hub, c.root)
+    identity(c.root, "c")
+    assert c.log() == m.log() and b"\r" not in c.log()
+    ok(c("note", "written on the machine with autocrlf"))
+    ok(c("sync"))
+
+
+def test_a_persons_converting_attribute_is_refused(memo, monkeypatch, tmp_path, hub):
+    m = _store_with_attributes(memo, monkeypatch, tmp_path, hub, "LOG.txt eol=crlf\n")
+    head = git("-C", m.root, "rev-parse", "HEAD")
+    result = m("sync")
+    assert result.exit_code == 1
+    line = result.stderr.strip()
+    assert "\n" not in line and "eol=crlf" in line and line.endswith("runs memo sync")
+    assert git("-C", m.root, "rev-parse", "HEAD") == head
+    assert (m.root / ".gitattributes").read_text() == "LOG.txt eol=crlf\n"

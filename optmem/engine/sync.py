@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 
 from optmem import gitcall
 from optmem.errors import MemoError
-from optmem.store.memory import CONFIG_NAME, LOG_NAME, TREE_NAME, Store
+from optmem.store.memory import (CONFIG_NAME, LOG_NAME, LOG_RECORD, SALT_NAME, TREE_NAME,
+                                 TREE_RECORD, Store)
 
 #: How a person's step is printed.
 PERSON = "A person can run:"
@@ -61,7 +62,7 @@ IGNORED = (".lock", ".append", ".append.tmp", ".append.kept", "config.tmp",
 IGNORE_TEXT = ("# memo sync: files of this machine alone\n"
                + "".join(f"{name}\n" for name in IGNORED))
 #: The files of one store that sync commits (beside ``TREE/<size>``).
-STORE_FILES = (LOG_NAME, CONFIG_NAME, ".gitattributes", ".gitignore", "REMOTES")
+STORE_FILES = (LOG_NAME, CONFIG_NAME, ".gitattributes", ".gitignore", "REMOTES", SALT_NAME)
 #: Seconds a git call that reaches the network may take from a person's
 #: command (it may wait on the person's ssh or credential prompt).
 NETWORK_TIMEOUT = 600.0
@@ -128,17 +129,26 @@ class _Git:
         """Seconds left before the deadline (None: no deadline)."""
         return None if self.deadline is None else self.deadline - time.monotonic()
 
+    def options(self) -> list:
+        """The ``-c`` options of every call: none of the repository's hooks
+        nor its file-system monitor runs (memo needs neither), and from a
+        hook no commit is signed (a signing program may wait for a person;
+        the person's own ``memo sync`` signs as their git says)."""
+        extra = ["-c", "commit.gpgSign=false"] if self.hook else []
+        return [*gitcall.SAFE_OPTIONS, *extra]
+
     def __call__(self, *args: str, network: bool = False) -> gitcall.Answer:
         timeout = NETWORK_TIMEOUT if network else LOCAL_TIMEOUT
         left = self.left()
-        if network and left is not None:
-            timeout = max(0.1, left)
-        return gitcall.run_git(list(args), self.root, self.env, timeout, stderr=True)
+        if left is not None:  # a hook's limit covers every call, not only the network
+            timeout = max(0.1, min(timeout, left))
+        return gitcall.run_git([*self.options(), *args], self.root, self.env, timeout,
+                               stderr=True)
 
     def value(self, key: str) -> str | None:
         """``git config --get key`` in this repository, or None."""
-        answer = gitcall.run_git(["config", "--get", key], self.root, self.env,
-                                 LOCAL_TIMEOUT)
+        answer = gitcall.run_git([*gitcall.SAFE_OPTIONS, "config", "--get", key], self.root,
+                                 self.env, LOCAL_TIMEOUT)
         return answer.text() if answer.ok and answer.text() else None
 
     def must(self, *args: str, what: str, network: bool = False) -> gitcall.Answer:
@@ -147,9 +157,27 @@ class _Git:
         answer = self(*args, network=network)
         if not answer.ok:
             raise SyncError(f"{what} failed ({answer.said()}); {_unchanged()}",
-                            orders=[f"{PERSON} git -C {_q(self.root)} "
-                                    f"{' '.join(_q(a) for a in args)}"])
+                            orders=[self.order_after(answer, args)])
         return answer
+
+    def order_after(self, answer: gitcall.Answer, args) -> str:
+        """The person's step after ``git args`` failed: remove a stale
+        ``index.lock`` (named with its path) when git says one is in the
+        way, else the same git step, then ``memo sync``."""
+        said = answer.err.decode("utf-8", "surrogateescape")
+        if "index.lock" in said:
+            lock = git_path(self, "index.lock")
+            return (f"{PERSON} rm -f {_q(lock)} && memo sync  # only when no other git "
+                    f"runs in {_q(self.root)}: the lock is then left by a crashed git")
+        return (f"{PERSON} git -C {_q(self.root)} {' '.join(_q(a) for a in args)} "
+                f"&& memo sync")
+
+
+def git_path(git: "_Git", name: str) -> str:
+    """The absolute path of ``name`` in the repository's git folder."""
+    answer = git("rev-parse", "--git-path", name)
+    path = answer.text() if answer.ok and answer.text() else os.path.join(".git", name)
+    return os.path.normpath(os.path.join(git.root, path))
 
 
 def _unchanged() -> str:
@@ -289,12 +317,18 @@ def _full(root: str, rel: str) -> str:
 
 def write_git_files(root: str, rels: list) -> list:
     """Write ``.gitattributes`` and ``.gitignore`` (0600) into each store
-    folder of ``rels`` where absent; return the paths written. A file the
-    person has is never changed."""
+    folder of ``rels`` where absent; return the paths written. A person's
+    ``.gitignore`` is never changed; memo's binary rules are appended to a
+    person's ``.gitattributes`` that lacks them (``SyncError`` when one of
+    its lines would still convert the store's bytes, or it is a link)."""
     written = []
     for rel in rels:
         for name, text in ((".gitattributes", ATTRIBUTES), (".gitignore", IGNORE_TEXT)):
             path = os.path.join(_full(root, rel), name)
+            if name == ".gitattributes" and os.path.lexists(path):
+                if _add_rules(path):
+                    written.append(path)
+                continue
             if os.path.lexists(path):
                 continue
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -305,6 +339,36 @@ def write_git_files(root: str, rels: list) -> list:
                 os.close(fd)
             written.append(path)
     return written
+
+
+def _add_rules(path: str) -> bool:
+    """Append ``ATTRIBUTES`` to the person's ``.gitattributes`` at ``path``
+    unless it ends with them; return whether it was changed. Raises
+    ``SyncError`` when the file is not a regular file or sets an attribute
+    that converts bytes (``attributes_problem``)."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        raise SyncError(f"{_shown(path)} is not a regular file, so memo sync cannot make sure "
+                        f"git never converts the store's bytes; {_unchanged()}. A person "
+                        f"replaces it with a plain file, then runs memo sync")
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    if text.endswith(ATTRIBUTES):
+        added = ""
+    else:
+        added = ("" if not text or text.endswith("\n") else "\n") + ATTRIBUTES
+    why = attributes_problem(text + added)
+    if why:
+        raise SyncError(f"{_shown(path)} {why}, so memo sync does not commit the store; "
+                        f"{_unchanged()}. A person removes that line, then runs memo sync")
+    if not added:
+        return False
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        os.write(fd, added.encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return True
 
 
 def _paths(root: str, rels: list, tracked: set) -> list:
@@ -402,12 +466,20 @@ def _commit(git: _Git, rels: list) -> bool:
                   .decode("utf-8", "surrogateescape").split("\0")) - {""}
     paths = _paths(git.root, rels, tracked)
     if paths:
-        git.must("add", "-A", "--", *paths, what="staging the store's files (git add)")
+        try:
+            git.must("add", "-A", "-f", "--", *paths, what="staging the store's files (git add)")
+        except SyncError:
+            git("reset", "-q", "--", *paths)
+            raise
     if git("diff", "--cached", "--quiet").ok:
         return False
     host = socket.gethostname() or "a machine"
-    git.must("commit", "-q", "--no-verify", "-m", COMMIT_MESSAGE.format(host=host),
-             what="committing the store's files (git commit)")
+    try:
+        git.must("commit", "-q", "--no-verify", "-m", COMMIT_MESSAGE.format(host=host),
+                 what="committing the store's files (git commit)")
+    except SyncError:
+        git("reset", "-q", "--", *paths)  # unstage: the index is as it was too
+        raise
     return True
 
 
@@ -423,6 +495,185 @@ def _clean_elsewhere(git: _Git) -> None:
                         f"commit ({first}...), so memo sync leaves the repository alone; "
                         f"{_unchanged()}. Commit or remove them first",
                         orders=[f"{PERSON} git -C {_q(git.root)} status"])
+
+
+# -- what comes from the hub ----------------------------------------------------
+
+#: Attributes that change a file's bytes on checkout: none may reach a store file.
+CONVERTING = frozenset(("text", "eol", "crlf", "filter", "ident", "working-tree-encoding"))
+
+
+def _shown(path: str) -> str:
+    """``path`` as one printable line: every non-printable character ``?``."""
+    return "".join(ch if ch.isprintable() else "?" for ch in path)
+
+
+def attributes_problem(text: str) -> str | None:
+    """Why the ``.gitattributes`` ``text`` of a store folder is unsafe, or
+    None: it must end with memo's own rules (``ATTRIBUTES``), and no line
+    before them may define a macro or set an attribute that converts
+    bytes on checkout (``CONVERTING``)."""
+    if not text.endswith(ATTRIBUTES):
+        return "does not end with memo's binary rules"
+    for line in text[:-len(ATTRIBUTES)].splitlines():
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if fields[0].startswith("[attr]"):
+            return f"defines the macro {fields[0]}"
+        for attr in fields[1:]:
+            name = attr.lstrip("-!").split("=", 1)[0]
+            if name in CONVERTING:
+                return f"sets {attr} for {fields[0]}, which would change the store's bytes"
+    return None
+
+
+@dataclass
+class _Entry:
+    mode: str
+    kind: str
+    blob: str
+    size: int
+
+
+def _tree(git: _Git, commit: str) -> dict:
+    """``{path: _Entry}`` for every file of ``commit`` (``git ls-tree -r -l``)."""
+    answer = git.must("ls-tree", "-r", "-z", "-l", "--full-tree", commit,
+                      what=f"listing the files of {commit[:12]}")
+    out = {}
+    for item in answer.out.split(b"\0"):
+        if not item:
+            continue
+        head, _, path = item.partition(b"\t")
+        mode, kind, blob, size = head.decode("ascii", "replace").split()
+        out[path.decode("utf-8", "surrogateescape")] = _Entry(
+            mode, kind, blob, int(size) if size.isdigit() else -1)
+    return out
+
+
+def _blob(git: _Git, blob: str) -> bytes:
+    return git.must("cat-file", "blob", blob, what=f"reading {blob[:12]} (git cat-file)").out
+
+
+def _store_part(path: str) -> tuple:
+    """``(store folder, path inside it)`` of a path of the work tree
+    (``("projects/x", "LOG.txt")``); the folder is None for a path directly
+    in ``projects/`` or ``projects`` itself."""
+    parts = path.split("/")
+    if parts[0] == PROJECTS:
+        if len(parts) < 3:
+            return None, path
+        return f"{PROJECTS}/{parts[1]}", "/".join(parts[2:])
+    return "", path
+
+
+def _path_problem(path: str, entry: _Entry) -> str | None:
+    """Why a file of a hub commit may not be checked out here, or None."""
+    import fnmatch
+    if any(not ch.isprintable() for ch in path):
+        return "has a name with control characters"
+    if entry.kind == "commit" or entry.mode == "160000":
+        return "is a submodule link"
+    if entry.mode == "120000":
+        return "is a symbolic link"
+    if entry.kind != "blob" or entry.mode not in ("100644", "100755"):
+        return f"is not a regular file (mode {entry.mode})"
+    rel, inner = _store_part(path)
+    if rel is None:
+        return f"is a file in {PROJECTS}/, where only store folders belong"
+    parts = inner.split("/")
+    if parts[0] == TREE_NAME:
+        if len(parts) != 2 or not parts[1].isdigit():
+            return f"is not a level file of {TREE_NAME}/"
+        if entry.size % TREE_RECORD:
+            return f"is not a whole number of {TREE_RECORD}-byte summaries"
+        return None
+    if parts[0] == "merge-backup" or (len(parts) == 1 and any(
+            fnmatch.fnmatchcase(parts[0], pat.rstrip("/")) for pat in IGNORED)):
+        return "is a file memo keeps on one machine only (a lock, journal or backup)"
+    if len(parts) == 1 and parts[0] == LOG_NAME and entry.size % LOG_RECORD:
+        return f"is not a whole number of {LOG_RECORD}-byte records"
+    if len(parts) == 1 and parts[0].startswith("LOG.") and parts[0] != LOG_NAME:
+        return "is a copy of a log, which memo would read as a conflict copy"
+    return None
+
+
+def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
+    """Refuse (``SyncError``, before anything is checked out) a commit of
+    the hub that would damage a store here: a link, submodule or other
+    non-regular file anywhere; a name with control characters; a file memo
+    keeps on one machine (lock, journal, backup); a log or level that is
+    not whole records; a store of ``rels`` (this machine's) without its
+    log; a ``.gitattributes`` in a store folder that could convert bytes.
+    Return ``{store folder: _Entry of its LOG.txt}`` of the commit."""
+    files = _tree(git, commit)
+    r = _q(git.root)
+
+    def refuse(path: str, why: str) -> SyncError:
+        return SyncError(f"{hub}'s commit {commit[:12]}: {_shown(path)} {why}, so memo sync "
+                         f"takes nothing from it; {_unchanged()}. A person looks at that "
+                         f"commit and mends the hub with a new commit",
+                         orders=[f"{PERSON} git -C {r} show --stat {commit}"])
+    logs = {}
+    for path, entry in sorted(files.items()):
+        why = _path_problem(path, entry)
+        if why:
+            raise refuse(path, why)
+        rel, inner = _store_part(path)
+        if inner == LOG_NAME:
+            logs[rel] = entry
+        elif inner == ".gitattributes":
+            why = attributes_problem(_blob(git, entry.blob).decode("utf-8", "replace"))
+            if why:
+                raise refuse(path, why)
+    for rel in rels:
+        if rel not in logs:
+            raise refuse(f"{rel}/{LOG_NAME}" if rel else LOG_NAME,
+                         "is missing: the commit drops a store this machine holds")
+    return logs
+
+
+def _appends_only(git: _Git, rels: list, logs: dict) -> bool:
+    """Whether every store's ``LOG.txt`` in the hub's commit (``logs``,
+    from ``check_incoming``) starts with this machine's bytes, i.e. taking
+    it renumbers nothing here."""
+    for rel in rels:
+        path = os.path.join(_full(git.root, rel), LOG_NAME)
+        try:
+            size = os.lstat(path).st_size
+        except OSError:
+            return False
+        if logs[rel].size < size:
+            return False
+        with open(path, "rb") as f:
+            mine = f.read()
+        if _blob(git, logs[rel].blob)[:len(mine)] != mine:
+            return False
+    return True
+
+
+def _regular_after(git: _Git, head: str) -> None:
+    """After a checkout: every store file is a regular file (never a link)
+    and owner-only; else put the files back at ``head`` and raise."""
+    root = git.root
+    for rel in store_dirs(root):
+        full = _full(root, rel)
+        names = [os.path.join(full, n) for n in STORE_FILES]
+        tree = os.path.join(full, TREE_NAME)
+        if os.path.isdir(tree) and not os.path.islink(tree):
+            names += [os.path.join(tree, n) for n in os.listdir(tree)]
+        elif os.path.lexists(tree):
+            names.append(tree)
+        for path in names:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            if not stat_mod.S_ISREG(st.st_mode):
+                git("reset", "-q", "--hard", head)
+                raise SyncError(f"{_shown(path)} is not a regular file after the checkout, so "
+                                f"memo sync put the files back at {head[:12]}; nothing is "
+                                f"lost", orders=[f"{PERSON} git -C {_q(root)} status"])
 
 
 def _undo(root: str, before: str) -> str:
@@ -482,17 +733,24 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
         head = report.before = _head(git)  # the store as it was, committed
         if up is None or up == head or _ancestor(git, up, head):
             pass  # the hub has nothing this machine lacks
-        elif _ancestor(git, head, up):
-            _clean_elsewhere(git)
-            _fast_forward(git, head, up, rels)
-            report.action = "fast-forward"
-        elif hook:
-            report.action = "merge needed"
         else:
-            _clean_elsewhere(git)
-            report.lines += _merge(git, where, head, up, locks, yes=yes, drop_refused=drop_refused,
-                                   keep_refused=keep_refused, unrelated=unrelated)
-            report.action = "merged"
+            # nothing is checked out before the hub's commit is known safe
+            logs = check_incoming(git, up, rels, _hub_name(where))
+            # a fast-forward only where it renumbers nothing here
+            forward = _ancestor(git, head, up) and _appends_only(git, rels, logs)
+            if forward:
+                _clean_elsewhere(git)
+                _fast_forward(git, head, up, rels)
+                report.action = "fast-forward"
+            elif hook:
+                report.action = "merge needed"
+            else:
+                _clean_elsewhere(git)
+                report.lines += _merge(git, where, head, up, locks, yes=yes,
+                                       drop_refused=drop_refused, keep_refused=keep_refused,
+                                       unrelated=unrelated)
+                report.action = "merged"
+            _regular_after(git, head)
         rels = store_dirs(root)
         owner_only(root, rels)
         report.after = _head(git)
@@ -638,7 +896,7 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
             tracked = set(git.must("ls-files", "-z", what="listing the tracked files").out
                           .decode("utf-8", "surrogateescape").split("\0")) - {""}
             rels = store_dirs(root)
-            git.must("add", "-A", "--", *_paths(root, rels, tracked),
+            git.must("add", "-A", "-f", "--", *_paths(root, rels, tracked),
                      what="staging the merged store (git add)")
             tree = git.must("write-tree", what="writing the merged tree (git write-tree)").text()
             host = socket.gethostname() or "a machine"
