@@ -632,3 +632,54 @@ def test_a_persons_converting_attribute_is_refused(memo, monkeypatch, tmp_path, 
     assert "\n" not in line and "eol=crlf" in line and line.endswith("runs memo sync")
     assert git("-C", m.root, "rev-parse", "HEAD") == head
     assert (m.root / ".gitattributes").read_text() == "LOG.txt eol=crlf\n"
+
+
+def _renumbering_hub(machine_a, machine_b) -> None:
+    """Machine B's memory is on the hub; machine A merges its own before it
+    (its text sorts first) and pushes: the hub's log is no longer B's log
+    with memories appended."""
+    ok(machine_b("note", "zz second machine fact"))
+    ok(machine_b("sync"))
+    ok(machine_a("note", "aa first machine fact"))
+    assert "merged" in ok(machine_a("sync"))
+    assert machine_a.log().index(b"aa first") < machine_a.log().index(b"zz second")
+
+
+def test_a_fast_forward_that_would_renumber_is_a_merge(machine_a, machine_b):
+    _renumbering_hub(machine_a, machine_b)
+    before = machine_b.log()
+    out = ok(machine_b("sync"))
+    assert "no id changed" not in out and "fast-forward" not in out
+    assert "merged" in out and "changed id" in out
+    assert machine_b.log() == machine_a.log() != before
+    assert "A person can run: " in out  # the undo
+
+
+def test_a_hook_never_takes_a_renumbering_fast_forward(machine_a, machine_b):
+    from optmem.engine import sync as syncing
+    _renumbering_hub(machine_a, machine_b)
+    before = machine_b.log()
+    head = git("-C", machine_b.root, "rev-parse", "HEAD")
+    lines = syncing.hook_sync(str(machine_b.root))
+    assert len(lines) == 1 and lines[0].endswith("A person can run: memo sync")
+    assert machine_b.log() == before
+    assert git("-C", machine_b.root, "rev-parse", "HEAD") == head
+
+
+
+def test_a_fast_forward_says_which_summaries_it_replaced(machine_a, machine_b, hub, tmp_path):
+    ok(machine_a("note", "a second memory from machine A"))
+    stand_in_sleep(machine_a)
+    ok(machine_a("sync"))
+    ok(machine_b("sync"))
+
+    def reword(folder: Path) -> None:
+        level = folder / "TREE" / "2"
+        record = level.read_bytes()
+        level.write_bytes(record.replace(b"summary of memories", b"other words for    "))
+        with open(folder / "LOG.txt", "ab") as f:
+            f.write(machine_a.log()[-320:].replace(b"#1 ", b"#2 "))
+    push_from_elsewhere(hub, tmp_path, reword)
+    out = ok(machine_b("sync"))
+    assert "fast-forward" in out
+    assert "1 summary of this machine's memories now read as the other machine wrote it" in out

@@ -652,6 +652,28 @@ def _appends_only(git: _Git, rels: list, logs: dict) -> bool:
     return True
 
 
+def _summaries_replaced(git: _Git, commit: str, rels: list) -> int:
+    """How many of this machine's summaries the files of ``commit`` hold in
+    other words (or not at all): what a fast-forward to it replaces."""
+    files = _tree(git, commit)
+    changed = 0
+    for rel in rels:
+        tree = os.path.join(_full(git.root, rel), TREE_NAME)
+        try:
+            names = [n for n in os.listdir(tree) if n.isdigit()]
+        except OSError:
+            continue
+        for name in names:
+            with open(os.path.join(tree, name), "rb") as f:
+                mine = f.read()
+            entry = files.get(f"{rel}/{TREE_NAME}/{name}" if rel else f"{TREE_NAME}/{name}")
+            theirs = _blob(git, entry.blob)[:len(mine)] if entry else b""
+            for k in range(0, len(mine), TREE_RECORD):
+                if mine[k:k + TREE_RECORD] != theirs[k:k + TREE_RECORD]:
+                    changed += 1
+    return changed
+
+
 def _regular_after(git: _Git, head: str) -> None:
     """After a checkout: every store file is a regular file (never a link)
     and owner-only; else put the files back at ``head`` and raise."""
@@ -740,8 +762,15 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
             forward = _ancestor(git, head, up) and _appends_only(git, rels, logs)
             if forward:
                 _clean_elsewhere(git)
+                replaced = _summaries_replaced(git, up, rels)
                 _fast_forward(git, head, up, rels)
                 report.action = "fast-forward"
+                if replaced:
+                    report.lines.append(
+                        f"{replaced} {'summary' if replaced == 1 else 'summaries'} of this "
+                        f"machine's memories now read as the other machine wrote "
+                        f"{'it' if replaced == 1 else 'them'} (the same memories; no id "
+                        f"changed).")
             elif hook:
                 report.action = "merge needed"
             else:
