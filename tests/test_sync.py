@@ -683,3 +683,38 @@ def test_a_fast_forward_says_which_summaries_it_replaced(machine_a, machine_b, h
     out = ok(machine_b("sync"))
     assert "fast-forward" in out
     assert "1 summary of this machine's memories now read as the other machine wrote it" in out
+
+
+def test_a_merge_keeps_what_only_the_other_machine_changed(machine_a, machine_b, hub):
+    ok(machine_a("config", "ENTRY_CHARS=200"))
+    (machine_a.root / "README.md").write_text("what this memory is for\n")
+    git("-C", machine_a.root, "add", "README.md")
+    git("-C", machine_a.root, "commit", "-q", "-m", "a person's file")
+    ok(machine_a("note", "a memory to redact later"))
+    ok(machine_a("redact", "1", "--yes"))
+    assert (machine_a.root / "salt").is_file()
+    ok(machine_a("note", "only on machine A"))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "only on machine B"))
+    out = ok(machine_b("sync"))
+    assert "merged" in out and "Kept this machine's" not in out
+    for name in ("config", "README.md", "salt"):
+        assert (machine_b.root / name).read_bytes() == (machine_a.root / name).read_bytes()
+    assert "README.md" in git("--git-dir", hub, "ls-tree", "--name-only", "main")
+    assert "fast-forward" in ok(machine_a("sync"))
+    assert (machine_a.root / "README.md").is_file()
+    assert "ENTRY_CHARS=200" in (machine_a.root / "config").read_text()
+    assert git("-C", machine_b.root, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_a_merge_keeps_ours_where_both_changed_a_file_and_says_so(machine_a, machine_b):
+    ok(machine_a("config", "ENTRY_CHARS=200"))
+    ok(machine_a("note", "only on machine A"))
+    ok(machine_a("sync"))
+    ok(machine_b("config", "ENTRY_CHARS=240"))
+    ok(machine_b("note", "only on machine B"))
+    out = ok(machine_b("sync"))
+    assert "Kept this machine's config: origin/main changed it too" in out
+    assert "ENTRY_CHARS=240" in (machine_b.root / "config").read_text()
+    assert any("diff" in line for line in person_lines(out))
+    assert shell(person_lines(out)[0], machine_b.root).returncode == 0

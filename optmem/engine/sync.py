@@ -895,6 +895,7 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
     tmp = tempfile.mkdtemp(prefix="memo-sync-")
     lines = []
     created = []
+    taken = []  #: files outside the logs taken from the hub's commit
     try:
         _extract(git, up, sorted(theirs), tmp)
         both = [rel for rel in locks.rels if rel in theirs]
@@ -927,6 +928,7 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
             rels = store_dirs(root)
             git.must("add", "-A", "-f", "--", *_paths(root, rels, tracked),
                      what="staging the merged store (git add)")
+            lines += _three_way(git, head, up, both, taken, hub)
             tree = git.must("write-tree", what="writing the merged tree (git write-tree)").text()
             host = socket.gethostname() or "a machine"
             message = MERGE_MESSAGE.format(upstream=hub, branch=where.branch, host=host)
@@ -935,7 +937,7 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
             git.must("update-ref", "-m", message, "HEAD", commit, head,
                      what="moving the branch to the merge commit (git update-ref)")
         except BaseException:
-            _put_back(git, head, locks, created)
+            _put_back(git, head, locks, created, taken)
             raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1009,7 +1011,51 @@ def _extract(git: _Git, commit: str, rels: list, into: str) -> None:
                     os.close(fd)
 
 
-def _put_back(git: _Git, head: str, locks: _Locks, created: list) -> None:
+def _three_way(git: _Git, head: str, up: str, merged: list, taken: list, hub: str) -> list:
+    """Bring into the index and the work tree every file outside the
+    merged stores' logs and levels (``merged``: their folders) that only
+    the hub's commit ``up`` changed since the merge base (a config, a salt,
+    a file of the person's), appending each path to ``taken``; a file both
+    sides changed keeps this machine's version. Return the report lines."""
+    base = git("merge-base", head, up)
+    trees = [_tree(git, c) if c else {} for c in
+             (base.text() if base.ok else None, head, up)]
+
+    def ident(tree, path):
+        entry = tree.get(path)
+        return (entry.mode, entry.blob) if entry else None
+    take, drop, kept = [], [], []
+    for path in sorted(set().union(*trees)):
+        rel, inner = _store_part(path)
+        if rel in merged and (inner == LOG_NAME or inner.startswith(f"{TREE_NAME}/")):
+            continue  # merge's rules made these
+        b, h, u = (ident(tree, path) for tree in trees)
+        if u == h or u == b:
+            continue  # nothing new from the hub
+        if h != b:
+            kept.append(path)
+        elif u is None:
+            drop.append(path)
+        else:
+            take.append(path)
+    taken += take + drop
+    if take:
+        git.must("checkout", "-q", up, "--", *take,
+                 what=f"taking the files only {hub} changed (git checkout)")
+    if drop:
+        git.must("rm", "-q", "-f", "--", *drop,
+                 what=f"removing the files {hub} removed (git rm)")
+    if not kept:
+        return []
+    names = ", ".join(_shown(p) for p in kept)
+    return [f"Kept this machine's {names}: {hub} changed {'it' if len(kept) == 1 else 'them'} "
+            f"too, and memo merges only the logs; compare the two before changing either:",
+            f"{PERSON} git -C {_q(git.root)} diff {head[:12]} {up[:12]} -- "
+            + " ".join(_q(p) for p in kept)]
+
+
+def _put_back(git: _Git, head: str, locks: _Locks, created: list,
+              taken: list = ()) -> None:
     """Put every store file back as commit ``head`` holds it (all were
     committed there under the same locks): tracked files checked out,
     level files the merge added and project stores it took removed. Best
@@ -1028,6 +1074,16 @@ def _put_back(git: _Git, head: str, locks: _Locks, created: list) -> None:
                 pass
     if paths:
         git("checkout", "-q", head, "--", *paths)
+    back = [p for p in taken if p in tracked]
+    if back:
+        git("checkout", "-q", head, "--", *back)
+    for path in taken:
+        if path not in tracked:
+            git("rm", "-q", "--cached", "--ignore-unmatch", "--", path)
+            try:
+                os.unlink(os.path.join(git.root, path))
+            except OSError:
+                pass
     for store in locks.stores:
         store.close()
 
