@@ -334,7 +334,10 @@ def test_hub_missing_is_one_line_and_the_store_unchanged(machine_a, hub, tmp_pat
     first = result.stderr.splitlines()[0]
     assert first.startswith("memo: the fetch from origin failed (")
     assert "the store is as it was" in first
-    assert person_lines(result.stderr) == [f"git -C {machine_a.root} fetch origin && memo sync"]
+    # repeating the fetch would fail the same way: the order shows where origin points
+    assert person_lines(result.stderr) == [f"git -C {machine_a.root} remote -v"]
+    assert "git remote set-url origin" in first
+    assert shell(person_lines(result.stderr)[0], machine_a.root).returncode == 0
     assert machine_a.log() == before
     assert not (machine_a.root / "MERGE_HEAD").exists()
 
@@ -718,3 +721,118 @@ def test_a_merge_keeps_ours_where_both_changed_a_file_and_says_so(machine_a, mac
     assert "ENTRY_CHARS=240" in (machine_b.root / "config").read_text()
     assert any("diff" in line for line in person_lines(out))
     assert shell(person_lines(out)[0], machine_b.root).returncode == 0
+
+
+def test_a_missing_hub_branch_orders_a_listing_that_runs(machine_a, hub):
+    git("--git-dir", hub, "branch", "-m", "main", "main2")
+    result = machine_a("sync")
+    assert result.exit_code == 1
+    orders = person_lines(result.stderr)
+    assert orders == [f"git -C {machine_a.root} ls-remote --heads origin"]
+    done = shell(orders[0], machine_a.root)
+    assert done.returncode == 0 and "main2" in done.stdout
+
+
+def test_a_stale_index_lock_is_named_with_its_path(machine_a):
+    lock = machine_a.root / ".git" / "index.lock"
+    lock.write_text("")
+    ok(machine_a("note", "a memory while a git crashed earlier"))
+    result = machine_a("sync")
+    assert result.exit_code == 1
+    first = result.stderr.splitlines()[0]
+    assert "index.lock" in first and "File exists" in first
+    orders = person_lines(result.stderr)
+    assert len(orders) == 1 and orders[0].startswith(f"rm -f {lock} && memo sync")
+    assert shell(orders[0], machine_a.root).returncode == 0
+    assert not lock.exists()
+
+
+def test_a_rebase_in_progress_orders_its_abort(machine_a):
+    (machine_a.root / ".git" / "rebase-merge").mkdir()
+    result = machine_a("sync")
+    assert result.exit_code == 1
+    assert person_lines(result.stderr) == [
+        f"git -C {machine_a.root} rebase --abort && memo sync"]
+
+
+def test_a_global_gitignore_does_not_stop_sync(machine_a, git_home, hub):
+    ignore = git_home / "ignore"
+    ignore.write_text("*.txt\nTREE/\n")
+    git("config", "--global", "core.excludesFile", ignore)
+    ok(machine_a("note", "a second memory from machine A"))
+    stand_in_sleep(machine_a)
+    ok(machine_a("sync"))
+    listed = git("--git-dir", hub, "ls-tree", "-r", "--name-only", "main").split()
+    assert "LOG.txt" in listed and "TREE/2" in listed
+    shown = subprocess.run(["git", "--git-dir", str(hub), "cat-file", "blob", "main:LOG.txt"],
+                           capture_output=True, check=True).stdout
+    assert shown == machine_a.log()
+
+
+def test_the_repositorys_hooks_never_run(machine_a, machine_b, tmp_path):
+    ran = tmp_path / "ran"
+    hooks = machine_b.root / ".git" / "hooks"
+    for name in ("post-commit", "pre-push", "post-merge", "reference-transaction",
+                 "prepare-commit-msg"):
+        (hooks / name).write_text(f"#!/bin/sh\necho {name} >> {ran}\n")
+        (hooks / name).chmod(0o700)
+    ok(machine_a("note", "only on machine A"))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "only on machine B"))
+    assert "merged" in ok(machine_b("sync"))
+    ok(machine_b("note", "B again"))
+    ok(machine_b("sync"))
+    assert not ran.exists()
+
+
+def test_a_hook_signs_no_commit(machine_a, git_home, tmp_path):
+    # A signing program that never succeeds (one waiting for a person looks the same).
+    signer = tmp_path / "signer"
+    signer.write_text("#!/bin/sh\nexit 1\n")
+    signer.chmod(0o700)
+    git("config", "--global", "commit.gpgSign", "true")
+    git("config", "--global", "gpg.program", signer)
+    from optmem.engine import sync as syncing
+    ok(machine_a("note", "the last note of a session"))
+    assert syncing.hook_sync(str(machine_a.root)) == []
+    assert git("-C", machine_a.root, "status", "--porcelain", "--untracked-files=no") == ""
+    # The person's own sync signs as their git says: here it fails, and unstages.
+    ok(machine_a("note", "a note the person syncs"))
+    result = machine_a("sync")
+    assert result.exit_code == 1 and "committing the store's files" in result.stderr
+    assert git("-C", machine_a.root, "diff", "--cached", "--name-only") == ""
+
+
+def test_the_hubs_stores_are_read_inside_the_repository_and_swept(
+        machine_a, machine_b, tmp_path, monkeypatch):
+    import tempfile
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    stale = machine_b.root / ".git" / "memo-sync-left-by-a-killed-sync"
+    stale.mkdir()
+    (stale / "LOG.txt").write_bytes(machine_b.log())
+    ok(machine_a("note", "only on machine A"))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "only on machine B"))
+    assert "merged" in ok(machine_b("sync"))
+    assert not stale.exists()
+    assert not [p for p in (machine_b.root / ".git").iterdir() if p.name.startswith("memo-sync-")]
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_damaged_hub_log_orders_a_look_at_the_commit(machine_a, machine_b, hub, tmp_path):
+    ok(machine_b("note", "only on machine B"))
+
+    def damage(folder: Path) -> None:
+        with open(folder / "LOG.txt", "ab") as f:
+            f.write(b"x" * 319 + b"\n")
+    commit = push_from_elsewhere(hub, tmp_path, damage)
+    before = machine_b.log()
+    result = machine_b("sync")
+    assert result.exit_code == 1
+    assert "memo-sync-" not in result.stderr and "MEMORY_DIR=origin" not in result.stderr
+    orders = person_lines(result.stderr)
+    assert orders and orders[-1] == f"git -C {machine_b.root} show --stat {commit}"
+    assert shell(orders[-1], machine_b.root).returncode == 0
+    assert machine_b.log() == before

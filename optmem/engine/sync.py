@@ -70,6 +70,9 @@ NETWORK_TIMEOUT = 600.0
 LOCAL_TIMEOUT = 120.0
 #: Seconds a harness hook gives the whole sync (``memo setup`` states it).
 HOOK_TIME_LIMIT = 5.0
+#: The name of the temporary folders (in the repository's git folder) that
+#: hold the hub's stores during a merge.
+TMP_PREFIX = "memo-sync-"
 #: The message of every commit sync makes.
 COMMIT_MESSAGE = "memo sync from {host}"
 MERGE_MESSAGE = "memo sync: merge {upstream} into {branch} on {host}"
@@ -274,10 +277,12 @@ def _where(git: _Git) -> _Where:
     for marker in ("MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD"):
         path = git("rev-parse", "--git-path", marker).text()
         if path and os.path.lexists(os.path.join(root, path)):
-            raise SyncError(f"a git {'rebase' if 'rebase' in marker else 'merge'} is in "
-                            f"progress in {root}, so memo sync leaves the repository alone; "
-                            f"{_unchanged()}. memo check says how to end it without losing "
-                            f"either side", orders=[f"{PERSON} memo check"])
+            what = {"MERGE_HEAD": "merge", "CHERRY_PICK_HEAD": "cherry-pick"}.get(
+                marker, "rebase")
+            raise SyncError(f"a git {what} is in progress in {root}, so memo sync leaves the "
+                            f"repository alone; {_unchanged()}. A person ends it (git {what} "
+                            f"--abort puts the files back as they were), then syncs",
+                            orders=[f"{PERSON} git -C {_q(root)} {what} --abort && memo sync"])
     return _Where(name, remote, merge_ref, upstream)
 
 
@@ -742,9 +747,9 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
             raise SyncError(f"the fetch from {remote_name} failed ({fetched.said()}); "
                             f"{_unchanged()}" + (" (this machine's new memories are "
                                                  "committed, not yet pushed)"
-                                                 if report.committed else ""),
-                            orders=[f"{PERSON} git -C {_q(root)} fetch {_q(remote_name)} "
-                                    f"&& memo sync"])
+                                                 if report.committed else "")
+                            + _fetch_advice(fetched, remote_name, where),
+                            orders=[_fetch_order(fetched, root, remote_name)])
     if hook and git.left() is not None and git.left() <= 0:
         return _skipped(report, time_limit)
     up = git("rev-parse", "-q", "--verify", f"{where.upstream}^{{commit}}")
@@ -802,6 +807,40 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
             if report.action == "up to date":
                 report.action = "pushed"
     return _finish(report, root, where, hook)
+
+
+def _fetch_kind(answer: gitcall.Answer) -> str:
+    """Why a fetch failed: ``"branch"`` (the hub has no such branch),
+    ``"remote"`` (the hub cannot be read where the remote points) or ``""``."""
+    said = answer.err.decode("utf-8", "replace").lower()
+    if "couldn't find remote ref" in said:
+        return "branch"
+    if "does not appear to be a git repository" in said or "could not read from remote" \
+            in said or "not found" in said or "no such file" in said:
+        return "remote"
+    return ""
+
+
+def _fetch_advice(answer: gitcall.Answer, remote: str, where: "_Where") -> str:
+    kind = _fetch_kind(answer)
+    if kind == "branch":
+        return (f". The hub has no branch {where.merge_ref.rsplit('/', 1)[-1]}; list its "
+                f"branches, then point this one at the right one (git branch -u)")
+    if kind == "remote":
+        return (f". If the hub moved, point {remote} at it (git remote set-url {remote} "
+                f"NEW-PLACE), then sync; this shows where it points now")
+    return ""
+
+
+def _fetch_order(answer: gitcall.Answer, root: str, remote: str) -> str:
+    """The person's step after a failed fetch: one that can succeed as
+    printed (repeating a fetch from a hub that is not there cannot)."""
+    kind = _fetch_kind(answer)
+    if kind == "branch":
+        return f"{PERSON} git -C {_q(root)} ls-remote --heads {_q(remote)}"
+    if kind == "remote":
+        return f"{PERSON} git -C {_q(root)} remote -v"
+    return f"{PERSON} git -C {_q(root)} fetch {_q(remote)} && memo sync"
 
 
 def _lock_timeout(git: _Git) -> float | None:
@@ -892,7 +931,14 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
                 and not parts[1].startswith("."):
             theirs.add(f"{PROJECTS}/{parts[1]}")
     hub = _hub_name(where)
-    tmp = tempfile.mkdtemp(prefix="memo-sync-")
+    # inside the repository's own folder (owner-only, beside the objects that
+    # hold the same memories), and swept here: a killed sync leaves no copy
+    # elsewhere (every sync that gets here holds every store's lock)
+    git_dir = git_path(git, "")
+    for name in os.listdir(git_dir):
+        if name.startswith(TMP_PREFIX):
+            shutil.rmtree(os.path.join(git_dir, name), ignore_errors=True)
+    tmp = tempfile.mkdtemp(prefix=TMP_PREFIX, dir=git_dir)
     lines = []
     created = []
     taken = []  #: files outside the logs taken from the hub's commit
@@ -900,11 +946,14 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
         _extract(git, up, sorted(theirs), tmp)
         both = [rel for rel in locks.rels if rel in theirs]
         new = sorted(theirs - set(locks.rels))
+        inspect = f"{PERSON} git -C {_q(root)} show --stat {up}"
         for rel in both:  # every refusal before any write
-            _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, dry_run=True, **options)
+            _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, inspect, dry_run=True,
+                       **options)
         try:
             for rel in both:
-                report = _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, **options)
+                report = _merge_one(merge, ours[rel], _full(tmp, rel), rel, hub, inspect,
+                                    **options)
                 # The store's own undo (from merge-backup/) and its lead-in give way
                 # to the sync's (git), which also puts back the commit.
                 lines += [line for line in report.lines
@@ -963,10 +1012,12 @@ def _hub_name(where: _Where) -> str:
     return f"{where.remote}/{where.merge_ref.rsplit('/', 1)[-1]}"
 
 
-def _merge_one(merge, store: Store, other: str, rel: str, hub: str, **options):
+def _merge_one(merge, store: Store, other: str, rel: str, hub: str, inspect: str = "",
+               **options):
     """``merge(store, other, ...)`` with its lines and refusals naming the
     hub instead of the temporary folder, and ``memo sync`` as the command
-    to run again."""
+    to run again; ``inspect`` is the person's order that shows the hub's
+    commit, in place of any order naming the temporary copy."""
     label = f"{hub} ({rel or 'the global store'})"
     shown = _q(other)
 
@@ -976,8 +1027,21 @@ def _merge_one(merge, store: Store, other: str, rel: str, hub: str, **options):
     try:
         report = merge(store, other, again="memo sync", **options)
     except MemoError as err:
-        err.args = tuple(reword(a) if isinstance(a, str) else a for a in err.args)
-        err.orders = tuple(reword(o) for o in err.orders)
+        # an order naming the temporary copy cannot run once it is gone:
+        # the person looks at the hub's commit instead
+        def names_copy(order: str) -> bool:
+            order = order.replace(f" -- {shown}", "").replace(f" -- {other}", "")
+            return other in order or shown in order
+        orders = [inspect if names_copy(o) else reword(o) for o in err.orders]
+        args = []
+        for a in err.args:
+            at = a.find(f" {PERSON} ") if isinstance(a, str) else -1
+            if at >= 0 and names_copy(a[at:]):
+                a = a[:at]
+                orders.insert(0, inspect)
+            args.append(reword(a) if isinstance(a, str) else a)
+        err.args = tuple(args)
+        err.orders = tuple(dict.fromkeys(orders))
         raise
     return report._replace(lines=[reword(line) for line in report.lines])
 
