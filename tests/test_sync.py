@@ -836,3 +836,34 @@ def test_a_damaged_hub_log_orders_a_look_at_the_commit(machine_a, machine_b, hub
     assert orders and orders[-1] == f"git -C {machine_b.root} show --stat {commit}"
     assert shell(orders[-1], machine_b.root).returncode == 0
     assert machine_b.log() == before
+
+
+def test_the_undo_refuses_once_a_note_was_written(machine_a, machine_b, hub, tmp_path):
+    def settle(folder: Path) -> None:
+        (folder / "config").write_text((folder / "config").read_text() + "ENTRY_CHARS=200\n")
+    push_from_elsewhere(hub, tmp_path, settle)
+    out = ok(machine_b("sync"))
+    assert "fast-forward" in out
+    ok(machine_b("note", "a note written after the sync"))
+    after = machine_b.log()
+    done = shell(person_lines(out)[-1], machine_b.root)
+    assert done.returncode != 0
+    assert machine_b.log() == after
+    assert "ENTRY_CHARS=200" in (machine_b.root / "config").read_text()
+    assert "the command refuses once a note was" in out
+
+
+def test_a_hooks_time_limit_covers_local_git_steps(machine_a, monkeypatch, tmp_path):
+    from optmem.engine import sync as syncing
+    real = shutil.which("git")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text(f'#!/bin/sh\nfor a in "$@"; do [ "$a" = commit ] && sleep 8; '
+                              f'done\nexec {real} "$@"\n')
+    (fake / "git").chmod(0o700)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    ok(machine_a("note", "the last note of a session"))
+    lines = syncing.hook_sync(str(machine_a.root), time_limit=1.0)
+    assert lines and lines[0].startswith("memo: the sync was not done")
+    assert "did not answer in time" in lines[0]
+    assert git("-C", machine_a.root, "diff", "--cached", "--name-only") == ""

@@ -140,10 +140,14 @@ class _Git:
         extra = ["-c", "commit.gpgSign=false"] if self.hook else []
         return [*gitcall.SAFE_OPTIONS, *extra]
 
-    def __call__(self, *args: str, network: bool = False) -> gitcall.Answer:
+    def __call__(self, *args: str, network: bool = False,
+                 cleanup: bool = False) -> gitcall.Answer:
+        """Run ``git args``: ``network`` for a call that may reach the hub;
+        ``cleanup`` for one that puts files back after a failure (it gets
+        ``LOCAL_TIMEOUT`` even past a hook's deadline)."""
         timeout = NETWORK_TIMEOUT if network else LOCAL_TIMEOUT
         left = self.left()
-        if left is not None:  # a hook's limit covers every call, not only the network
+        if left is not None and not cleanup:  # a hook's limit covers every call
             timeout = max(0.1, min(timeout, left))
         return gitcall.run_git([*self.options(), *args], self.root, self.env, timeout,
                                stderr=True)
@@ -474,7 +478,7 @@ def _commit(git: _Git, rels: list) -> bool:
         try:
             git.must("add", "-A", "-f", "--", *paths, what="staging the store's files (git add)")
         except SyncError:
-            git("reset", "-q", "--", *paths)
+            git("reset", "-q", "--", *paths, cleanup=True)
             raise
     if git("diff", "--cached", "--quiet").ok:
         return False
@@ -483,7 +487,7 @@ def _commit(git: _Git, rels: list) -> bool:
         git.must("commit", "-q", "--no-verify", "-m", COMMIT_MESSAGE.format(host=host),
                  what="committing the store's files (git commit)")
     except SyncError:
-        git("reset", "-q", "--", *paths)  # unstage: the index is as it was too
+        git("reset", "-q", "--", *paths, cleanup=True)  # unstage: the index is as it was
         raise
     return True
 
@@ -697,16 +701,20 @@ def _regular_after(git: _Git, head: str) -> None:
             except OSError:
                 continue
             if not stat_mod.S_ISREG(st.st_mode):
-                git("reset", "-q", "--hard", head)
+                git("reset", "-q", "--hard", head, cleanup=True)
                 raise SyncError(f"{_shown(path)} is not a regular file after the checkout, so "
                                 f"memo sync put the files back at {head[:12]}; nothing is "
                                 f"lost", orders=[f"{PERSON} git -C {_q(root)} status"])
 
 
 def _undo(root: str, before: str) -> str:
-    """The person's command that puts the store back at commit ``before``."""
+    """The person's command that puts the store back at commit ``before``:
+    it refuses (exit 1, nothing changed) once any tracked file was changed
+    since, so a note written after the sync is never silently dropped or
+    kept half-way."""
     r = _q(root)
-    return f"git -C {r} reset -q --keep {before} && chmod -R go-rwx {r}"
+    return (f"git -C {r} diff --quiet HEAD -- && git -C {r} reset -q --keep {before} "
+            f"&& chmod -R go-rwx {r}")
 
 
 def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None,
@@ -863,7 +871,7 @@ def _fast_forward(git: _Git, head: str, up: str, rels: list) -> None:
     answer = git("merge", "-q", "--ff-only", "--no-stat", up)
     if answer.ok:
         return
-    back = git("reset", "-q", "--hard", head)
+    back = git("reset", "-q", "--hard", head, cleanup=True)
     state = _unchanged() if back.ok else (
         f"and putting the files back failed too ({back.said()}); every memory is in "
         f"commit {head[:12]}")
@@ -899,8 +907,10 @@ def _finish(report: Report, root: str, where: _Where, hook: bool) -> Report:
     if said:
         report.lines.insert(0, said)
     if report.undo:
-        report.lines.append("To put the store back as it was before this sync (the hub keeps "
-                            "what was sent, and the next sync takes it again):")
+        report.lines.append("To put the store back as it was before this sync, while nothing "
+                            "was written to it since (the command refuses once a note was: "
+                            "that note would be lost; the hub keeps what was sent, and the "
+                            "next sync takes it again):")
         report.lines.append(f"{PERSON} {report.undo}")
     return report
 
