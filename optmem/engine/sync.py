@@ -41,8 +41,7 @@ from dataclasses import dataclass, field
 
 from optmem import gitcall
 from optmem.errors import MemoError
-from optmem.store.memory import (CONFIG_NAME, LOG_NAME, LOG_RECORD, SALT_NAME, TREE_NAME,
-                                 TREE_RECORD, Store)
+from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, SALT_NAME, TREE_NAME, TREE_RECORD, Store
 
 #: How a person's step is printed.
 PERSON = "A person can run:"
