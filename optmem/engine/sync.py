@@ -615,13 +615,9 @@ def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
     log; a ``.gitattributes`` in a store folder that could convert bytes.
     Return ``{store folder: _Entry of its LOG.txt}`` of the commit."""
     files = _tree(git, commit)
-    r = _q(git.root)
 
     def refuse(path: str, why: str) -> SyncError:
-        return SyncError(f"{hub}'s commit {commit[:12]}: {_shown(path)} {why}, so memo sync "
-                         f"takes nothing from it; {_unchanged()}. A person looks at that "
-                         f"commit and mends the hub with a new commit",
-                         orders=[f"{PERSON} git -C {r} show --stat {commit}"])
+        return _refused_commit(git, commit, hub, path, why)
     logs = {}
     for path, entry in sorted(files.items()):
         why = _path_problem(path, entry)
@@ -639,6 +635,63 @@ def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
             raise refuse(f"{rel}/{LOG_NAME}" if rel else LOG_NAME,
                          "is missing: the commit drops a store this machine holds")
     return logs
+
+
+def _refused_commit(git: _Git, commit: str, hub: str, path: str, why: str) -> SyncError:
+    return SyncError(f"{hub}'s commit {commit[:12]}: {_shown(path)} {why}, so memo sync "
+                     f"takes nothing from it; {_unchanged()}. A person looks at that "
+                     f"commit and mends the hub with a new commit",
+                     orders=[f"{PERSON} git -C {_q(git.root)} show --stat {commit}"])
+
+
+def check_new_records(git: _Git, commit: str, stores: list, hub: str,
+                      memories: bool = True) -> None:
+    """Refuse (``SyncError``) the hub's ``commit`` when a record it would
+    bring into a store of ``stores`` (folders) is damaged: each memory past
+    this machine's log must be whole and hold its own id and a date, and
+    each summary this machine does not hold byte for byte must be one
+    padded line that passes the write guard ``memo sleep`` applies (wake
+    shows summaries in place of the memories). ``memories=False`` checks
+    only the summaries (a merge reads the hub's log by its own rules)."""
+    from optmem.guard.text import find_problem
+    from optmem.store.memory import problem_in_memory, problem_in_summary
+    files = _tree(git, commit)
+    for rel in stores:
+        base = f"{rel}/" if rel else ""
+        full = _full(git.root, rel)
+        entry = files.get(base + LOG_NAME)
+        if entry is None:
+            continue
+        try:
+            start = os.lstat(os.path.join(full, LOG_NAME)).st_size // LOG_RECORD
+        except OSError:
+            start = 0
+        data = _blob(git, entry.blob) if memories else b""
+        for i in range(start, len(data) // LOG_RECORD):
+            why = problem_in_memory(i, data[i * LOG_RECORD:(i + 1) * LOG_RECORD])
+            if why:
+                raise _refused_commit(git, commit, hub, base + LOG_NAME, f"record #{i} {why}")
+        prefix = f"{base}{TREE_NAME}/"
+        for path, entry in files.items():
+            if not path.startswith(prefix):
+                continue
+            try:
+                with open(os.path.join(full, TREE_NAME, path[len(prefix):]), "rb") as f:
+                    mine = f.read()
+            except OSError:
+                mine = b""
+            data = _blob(git, entry.blob)
+            for k in range(0, len(data), TREE_RECORD):
+                record = data[k:k + TREE_RECORD]
+                if record == mine[k:k + TREE_RECORD]:
+                    continue
+                why = problem_in_summary(record)
+                if why is None:
+                    why = find_problem(record[:-1].decode("utf-8").rstrip(" "))
+                    why = why and f"(the write guard: it {why})"
+                if why:
+                    raise _refused_commit(git, commit, hub, path,
+                                          f"summary {k // TREE_RECORD} {why}")
 
 
 def _appends_only(git: _Git, rels: list, logs: dict) -> bool:
@@ -772,6 +825,13 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
             logs = check_incoming(git, up, rels, _hub_name(where))
             # a fast-forward only where it renumbers nothing here
             forward = _ancestor(git, head, up) and _appends_only(git, rels, logs)
+            if forward:
+                check_new_records(git, up, sorted(logs), _hub_name(where))
+            else:
+                # a merge reads the hub's logs by its own rules, but takes a store only
+                # the hub holds whole, and its summaries: checked as a fast-forward is
+                check_new_records(git, up, sorted(set(logs) - set(rels)), _hub_name(where))
+                check_new_records(git, up, rels, _hub_name(where), memories=False)
             if forward:
                 _clean_elsewhere(git)
                 replaced = _summaries_replaced(git, up, rels)
