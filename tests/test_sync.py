@@ -887,3 +887,16 @@ def test_a_hooks_time_limit_covers_local_git_steps(machine_a, monkeypatch, tmp_p
     assert lines and lines[0].startswith("memo: the sync was not done")
     assert "did not answer in time" in lines[0]
     assert git("-C", machine_a.root, "diff", "--cached", "--name-only") == ""
+
+
+def test_a_projects_folder_from_the_hub_is_owner_only(machine_a, machine_b, hub, tmp_path):
+    def folder(other: Path) -> None:
+        (other / "projects" / "plans").mkdir(parents=True)
+        (other / "projects" / "plans" / "README.md").write_text("not a store yet\n")
+    old = os.umask(0o022)
+    try:
+        push_from_elsewhere(hub, tmp_path, folder)
+        assert "fast-forward" in ok(machine_b("sync"))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((machine_b.root / "projects").stat().st_mode) == 0o700

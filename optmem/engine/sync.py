@@ -406,7 +406,7 @@ def owner_only(root: str, rels: list) -> None:
     """chmod each store folder (and ``TREE/``, ``projects/``, ``.git``) to
     0700 and their files to 0600: git checks files out by its own modes.
     Makes a missing ``TREE/`` (0700)."""
-    dirs = [root] + ([os.path.join(root, PROJECTS)] if len(rels) > 1 else [])
+    dirs = [root, os.path.join(root, PROJECTS)]  # projects/ even with no store in it yet
     for rel in rels:
         full = _full(root, rel)
         dirs += [full, os.path.join(full, TREE_NAME)]
