@@ -900,3 +900,21 @@ def test_a_projects_folder_from_the_hub_is_owner_only(machine_a, machine_b, hub,
     finally:
         os.umask(old)
     assert stat.S_IMODE((machine_b.root / "projects").stat().st_mode) == 0o700
+
+
+def test_a_second_stores_set_up_order_makes_a_hub_of_its_own(machine_a, memo, monkeypatch,
+                                                             tmp_path, git_home):
+    (git_home / "memory-hub.git").mkdir()  # another store's hub is there already
+    git("init", "-q", "--bare", git_home / "memory-hub.git")
+    git("config", "--global", "user.name", "a")
+    git("config", "--global", "user.email", "a@example.invalid")
+    second = Machine(memo, monkeypatch, tmp_path / "second")
+    ok(second("init"))
+    ok(second("note", "a memory of the second store"))
+    result = second("sync")
+    steps = person_lines(result.stderr)
+    assert "memory-hub-2.git" in steps[0] and "memory-hub-2.git" in steps[1]
+    done = shell(steps[0], second.root)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert git("--git-dir", git_home / "memory-hub.git", "rev-parse", "-q", "--verify",
+               "main", check=False) == ""

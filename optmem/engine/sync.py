@@ -193,8 +193,14 @@ def _unchanged() -> str:
 # -- set-up ----------------------------------------------------------------
 
 def _hub_path() -> str:
+    """``~/memory-hub.git``, or the first ``~/memory-hub-<n>.git`` that does
+    not exist yet: a set-up order never reinitialises another store's hub."""
     home = os.path.expanduser("~")
-    return os.path.join(home, "memory-hub.git")
+    path, n = os.path.join(home, "memory-hub.git"), 1
+    while os.path.lexists(path):
+        n += 1
+        path = os.path.join(home, f"memory-hub-{n}.git")
+    return path
 
 
 def setup_orders(root: str, branch: str | None = None, remotes: list | None = None,
