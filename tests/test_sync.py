@@ -918,3 +918,16 @@ def test_a_second_stores_set_up_order_makes_a_hub_of_its_own(machine_a, memo, mo
     assert done.returncode == 0, (done.stdout, done.stderr)
     assert git("--git-dir", git_home / "memory-hub.git", "rev-parse", "-q", "--verify",
                "main", check=False) == ""
+
+
+def test_a_new_project_store_travels_while_the_hub_moved_on(machine_a, machine_b):
+    from optmem.store.memory import Store
+    ok(machine_b("note", "machine B moved the hub on"))
+    ok(machine_b("sync"))
+    Store.init(str(machine_a.root / "projects" / "tools"))[0].close()
+    ok(machine_a("note", "--project", "tools", "a memory of the tools project"))
+    ok(machine_a("note", "only on machine A"))
+    assert "merged" in ok(machine_a("sync"))
+    ok(machine_b("sync"))
+    assert (machine_b.root / "projects" / "tools" / "LOG.txt").read_bytes() == \
+        (machine_a.root / "projects" / "tools" / "LOG.txt").read_bytes()

@@ -618,7 +618,7 @@ def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
     non-regular file anywhere; a name with control characters; a file memo
     keeps on one machine (lock, journal, backup); a log or level that is
     not whole records; a store of ``rels`` (this machine's) without its
-    log; a ``.gitattributes`` in a store folder that could convert bytes.
+    log although the commits' merge base has it; a ``.gitattributes`` in a store folder that could convert bytes.
     Return ``{store folder: _Entry of its LOG.txt}`` of the commit."""
     files = _tree(git, commit)
 
@@ -636,10 +636,12 @@ def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
             why = attributes_problem(_blob(git, entry.blob).decode("utf-8", "replace"))
             if why:
                 raise refuse(path, why)
+    base = git("merge-base", "HEAD", commit)
+    before = _tree(git, base.text()) if base.ok and base.text() else {}
     for rel in rels:
-        if rel not in logs:
-            raise refuse(f"{rel}/{LOG_NAME}" if rel else LOG_NAME,
-                         "is missing: the commit drops a store this machine holds")
+        path = f"{rel}/{LOG_NAME}" if rel else LOG_NAME
+        if rel not in logs and path in before:  # never sent: a store of this machine alone
+            raise refuse(path, "is missing: the commit drops a store this machine holds")
     return logs
 
 
