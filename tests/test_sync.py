@@ -931,3 +931,20 @@ def test_a_new_project_store_travels_while_the_hub_moved_on(machine_a, machine_b
     ok(machine_b("sync"))
     assert (machine_b.root / "projects" / "tools" / "LOG.txt").read_bytes() == \
         (machine_a.root / "projects" / "tools" / "LOG.txt").read_bytes()
+
+
+def test_a_hub_that_kept_an_older_attributes_file_still_syncs(memo, monkeypatch, tmp_path, hub):
+    # The hub got the person's .gitattributes (without memo's rules) from plain git.
+    p = _store_with_attributes(memo, monkeypatch, tmp_path, hub, "*.md diff=markdown\n")
+    git("-C", p.root, "add", "LOG.txt", "config", ".gitattributes")
+    git("-C", p.root, "commit", "-q", "-m", "by hand")
+    git("-C", p.root, "push", "-q")
+    q = Machine(memo, monkeypatch, tmp_path / "q")
+    git("clone", "-q", hub, q.root)
+    identity(q.root, "q")
+    ok(q("note", "a memory committed by hand on q"))
+    git("-C", q.root, "commit", "-q", "-a", "-m", "by hand")
+    git("-C", q.root, "push", "-q")
+    ok(p("note", "a memory of p"))
+    assert "merged" in ok(p("sync"))
+    assert (p.root / ".gitattributes").read_text().endswith("TREE/** binary\n")

@@ -618,12 +618,15 @@ def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
     non-regular file anywhere; a name with control characters; a file memo
     keeps on one machine (lock, journal, backup); a log or level that is
     not whole records; a store of ``rels`` (this machine's) without its
-    log although the commits' merge base has it; a ``.gitattributes`` in a store folder that could convert bytes.
+    log although the commits' merge base has it; a ``.gitattributes`` of
+    a store folder, changed by the hub, that could convert bytes.
     Return ``{store folder: _Entry of its LOG.txt}`` of the commit."""
     files = _tree(git, commit)
 
     def refuse(path: str, why: str) -> SyncError:
         return _refused_commit(git, commit, hub, path, why)
+    base = git("merge-base", "HEAD", commit)
+    before = _tree(git, base.text()) if base.ok and base.text() else {}
     logs = {}
     for path, entry in sorted(files.items()):
         why = _path_problem(path, entry)
@@ -632,12 +635,12 @@ def check_incoming(git: _Git, commit: str, rels: list, hub: str) -> dict:
         rel, inner = _store_part(path)
         if inner == LOG_NAME:
             logs[rel] = entry
-        elif inner == ".gitattributes":
+        elif inner == ".gitattributes" and (before.get(path) is None
+                                            or before[path].blob != entry.blob):
+            # (one the hub left as it was is this machine's, checked when written)
             why = attributes_problem(_blob(git, entry.blob).decode("utf-8", "replace"))
             if why:
                 raise refuse(path, why)
-    base = git("merge-base", "HEAD", commit)
-    before = _tree(git, base.text()) if base.ok and base.text() else {}
     for rel in rels:
         path = f"{rel}/{LOG_NAME}" if rel else LOG_NAME
         if rel not in logs and path in before:  # never sent: a store of this machine alone
