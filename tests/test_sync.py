@@ -948,3 +948,22 @@ def test_a_hub_that_kept_an_older_attributes_file_still_syncs(memo, monkeypatch,
     ok(p("note", "a memory of p"))
     assert "merged" in ok(p("sync"))
     assert (p.root / ".gitattributes").read_text().endswith("TREE/** binary\n")
+
+
+def test_a_merge_never_overwrites_an_untracked_file(machine_a, machine_b):
+    (machine_a.root / "NOTES.md").write_text("A's notes\n")
+    git("-C", machine_a.root, "add", "NOTES.md")
+    git("-C", machine_a.root, "commit", "-q", "-m", "notes")
+    ok(machine_a("note", "only on machine A"))
+    ok(machine_a("sync"))
+    (machine_b.root / "NOTES.md").write_text("B's own notes, never committed\n")
+    ok(machine_b("note", "only on machine B"))
+    before = machine_b.log()
+    result = machine_b("sync")
+    assert result.exit_code == 1 and "NOTES.md is a file of this machine" in result.stderr
+    assert (machine_b.root / "NOTES.md").read_text() == "B's own notes, never committed\n"
+    assert machine_b.log() == before
+    done = shell(person_lines(result.stderr)[0], machine_b.root)
+    assert done.returncode == 0, done.stderr
+    assert (machine_b.root / "NOTES.md").read_text() == "A's notes\n"
+    assert (machine_b.root / "NOTES.md.mine").is_file()

@@ -1176,6 +1176,13 @@ def _three_way(git: _Git, head: str, up: str, merged: list, taken: list, hub: st
         b, h, u = (ident(tree, path) for tree in trees)
         if u == h or u == b:
             continue  # nothing new from the hub
+        if h is None and u is not None and os.path.lexists(os.path.join(git.root, path)):
+            # an untracked file here: neither overwritten nor dropped from the hub
+            raise SyncError(f"{_shown(path)} is a file of this machine git does not track, "
+                            f"and {hub} has one of that name; {_unchanged()}. A person "
+                            f"moves it aside (and compares the two), then syncs",
+                            orders=[f"{PERSON} mv -- {_q(os.path.join(git.root, path))} "
+                                    f"{_q(os.path.join(git.root, path))}.mine && memo sync"])
         if h != b:
             kept.append(path)
         elif u is None:
