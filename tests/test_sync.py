@@ -251,6 +251,7 @@ def test_two_machines_converge_and_check_is_clean(machine_a, machine_b):
     assert "merged both machines' memories" in out
     assert "Run: memo sleep" in out
     assert "memo-sync-" not in out  # the temporary folder is never named
+    assert "merge-backup" in out and "keeps what this merge replaced" in out
     assert len(person_lines(out)) == 1 and all(line.strip() for line in out.splitlines())
     assert not out.splitlines()[-1].endswith(":")
     assert "fast-forward" in ok(machine_a("sync"))

@@ -1041,6 +1041,9 @@ def _merge(git: _Git, where: _Where, head: str, up: str, locks: _Locks, **option
                           and not (report.backup and report.backup in line
                                    and line.endswith(":"))
                           and not line.endswith(sleep_order)]
+                if report.backup:
+                    lines.append(f"{_shown(report.backup)} keeps what this merge replaced (a "
+                                 f"backup; a person deletes it once the sync is settled).")
             for rel in new:
                 target = _full(root, rel)
                 if os.path.lexists(target):
