@@ -11,6 +11,10 @@ from typing import NamedTuple
 #: Statuses of a git that did not answer (a real exit status is >= 0).
 MISSING, SLOW, BROKEN = -1, -2, -3
 
+#: Options for a git call that runs none of the repository's own programs:
+#: no hook, no file-system monitor.
+SAFE_OPTIONS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
 #: Variables that point git at another repository than the folder's own.
 POINTERS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
             "GIT_INDEX_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
@@ -36,8 +40,9 @@ class Answer(NamedTuple):
 
     def said(self, limit: int = 300) -> str:
         """What git said on standard error, as one line of at most ``limit``
-        characters (its last non-empty lines joined by ``; ``), or how it
-        did not answer (missing, too slow, not started)."""
+        characters (its ``fatal:`` lines, else its last
+        non-empty lines, joined by ``; ``), or how it did not answer
+        (missing, too slow, not started)."""
         if self.status == MISSING:
             return "git is not on PATH"
         if self.status == SLOW:
@@ -46,7 +51,9 @@ class Answer(NamedTuple):
             return "git could not be started"
         lines = [ln.strip() for ln in self.err.decode("utf-8", "replace").splitlines()]
         lines = [ln for ln in lines if ln and not ln.startswith("hint:")]
-        text = "; ".join(lines[-3:]) or f"exit status {self.status}"
+        # git's own verdict first: its later lines are often only advice
+        first = [ln for ln in lines if ln.startswith("fatal:")]
+        text = "; ".join(first[:3] or lines[-3:]) or f"exit status {self.status}"
         text = "".join(ch if ch.isprintable() else "?" for ch in text)
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
