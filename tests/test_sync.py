@@ -968,3 +968,76 @@ def test_a_merge_never_overwrites_an_untracked_file(machine_a, machine_b):
     assert done.returncode == 0, done.stderr
     assert (machine_b.root / "NOTES.md").read_text() == "A's notes\n"
     assert (machine_b.root / "NOTES.md.mine").is_file()
+
+
+def test_old_redactions_from_the_hub_need_the_persons_flag(machine_a, machine_b):
+    """A hub log holding a plain ``[redacted]`` (no hash) where this machine
+    still has the text: sync refuses, changing nothing, with an order that
+    names a flag ``memo sync`` takes; with that flag the merge goes ahead."""
+    from optmem.store.memory import decode_memory, encode_memory
+    ok(machine_a("note", "a memory machine A will blank the old way"))
+    ok(machine_a("sync"))
+    ok(machine_b("sync"))
+    log = bytearray(machine_a.log())
+    old = decode_memory(1, bytes(log[320:640]))
+    log[320:640] = encode_memory(1, old.date, "[redacted]")
+    (machine_a.root / "LOG.txt").write_bytes(bytes(log))
+    ok(machine_a("sync"))
+    ok(machine_b("note", "machine B's own newer memory"))
+    before = machine_b.log()
+    refused = machine_b("sync")
+    assert refused.exit_code == 1 and machine_b.log() == before
+    assert "A person can run: memo sync --accept-old-redactions" in refused.stderr
+    done = machine_b("sync", "--accept-old-redactions")
+    assert done.exit_code == 0, done.stderr
+    assert b"a memory machine A will blank" not in machine_b.log()
+    assert b"machine B's own newer memory" in machine_b.log()
+
+
+def test_an_empty_clone_is_told_to_check_out_the_hubs_branch(memo, monkeypatch, tmp_path):
+    """A hub whose HEAD names a branch it lacks (``git init --bare`` where
+    git's default is not the pushed branch) clones to an empty folder: sync
+    orders the checkout, never ``memo init`` (a second identity), and the
+    order as printed brings the store."""
+    hub = tmp_path / "trunk-hub.git"
+    git("init", "-q", "--bare", "-b", "trunk", hub)
+    a = Machine(memo, monkeypatch, tmp_path / "a")
+    ok(a("init"))
+    ok(a("note", "written on machine A before the hub existed"))
+    git("-C", a.root, "init", "-q", "-b", "main")
+    identity(a.root, "a")
+    git("-C", a.root, "remote", "add", "origin", hub)
+    git("-C", a.root, "commit", "-q", "--allow-empty", "-m", "memo store")
+    git("-C", a.root, "push", "-q", "-u", "origin", "main")
+    ok(a("sync"))
+    b = Machine(memo, monkeypatch, tmp_path / "b")
+    git("clone", "-q", hub, b.root, check=False)
+    assert not (b.root / "LOG.txt").exists()
+    refused = b("sync")
+    assert refused.exit_code == 1
+    assert "memo init" not in refused.stderr
+    orders = person_lines(refused.stderr)
+    assert orders == [f"git -C {b.root} checkout -q main && memo sync"]
+    monkeypatch.setenv("MEMORY_DIR", str(b.root))
+    identity(b.root, "b")
+    done = shell(orders[0], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert b.log() == a.log()
+
+
+def test_the_set_up_hub_is_made_with_the_branch_it_is_pushed(memo, memory_dir, tmp_path):
+    """The printed set-up line makes the hub with ``-b main``, so a clone
+    of it checks the store out whatever git's default branch is."""
+    ok(memo("init"))
+    ok(memo("note", "a memory to carry"))
+    git("config", "--global", "user.name", "A Person")
+    git("config", "--global", "user.email", "a@example.invalid")
+    first = person_lines(memo("sync").stderr)[0]
+    assert "git init -q --bare -b main " in first
+    git("config", "--global", "init.defaultBranch", "trunk")
+    done = shell(first, tmp_path)
+    assert done.returncode == 0, done.stderr
+    hub = first.split("--bare -b main ", 1)[1].split(" ", 1)[0]
+    clone = tmp_path / "clone"
+    git("clone", "-q", hub, clone)
+    assert (clone / "LOG.txt").read_bytes() == (memory_dir / "LOG.txt").read_bytes()

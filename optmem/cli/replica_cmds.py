@@ -126,7 +126,10 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
               help="Merge although the two machines' stores share no memory.")
 @click.option("--yes", is_flag=True,
               help="Merge although more than 10,000 compressions are pending afterwards.")
-def sync(drop_refused, keep_refused, unrelated, yes):
+@click.option("--accept-old-redactions", is_flag=True,
+              help="In a merge, let the other machine's old [redacted] records (no hash) "
+                   "blank this machine's memories at the same ids.")
+def sync(drop_refused, keep_refused, unrelated, yes, accept_old_redactions):
     """For a person, never an agent: sync MEMORY_DIR with its git hub.
 
     MEMORY_DIR is a git work tree whose branch has an upstream (see
@@ -141,7 +144,8 @@ def sync(drop_refused, keep_refused, unrelated, yes):
     from optmem.engine import sync as syncing
     from optmem.store.paths import memory_dir
     report = syncing.sync(memory_dir(), drop_refused=drop_refused, keep_refused=keep_refused,
-                          unrelated=unrelated, yes=yes)
+                          unrelated=unrelated, yes=yes,
+                          old_redactions=accept_old_redactions)
     for line in report.lines:
         click.echo(line, err=line.startswith("memo: "))
     if report.failed:

@@ -724,9 +724,12 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
         lines.append(f"{_plural(renumbered, 'memory', 'memories')} of this store changed id "
                      f"(ids from #{first} on are new): an agent that holds ids from before "
                      f"the merge wakes again before it uses them.")
-    lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over, "
-                 f"{pending} {'compression' if pending == 1 else 'compressions'} pending.")
-    # (spelt as the protocol's closing line spells it: one number, one way)
+    # The pending count is said once: here on a dry run or when none is
+    # pending, else by the closing line a written merge ends with (spelt as
+    # the protocol's closing line spells it: one number, one way).
+    lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over"
+                 + (f", {pending} {'compression' if pending == 1 else 'compressions'} pending."
+                    if dry_run or not pending else "."))
     if refused_summaries:
         one = refused_summaries == 1
         lines.append(f"{_plural(refused_summaries, 'summary', 'summaries')} of the other side "

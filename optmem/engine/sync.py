@@ -57,7 +57,7 @@ ATTRIBUTES = ("# memo sync: git never merges nor converts the store's files\n"
 #: temporary file, kept appends, cut-off bytes, merge's backups, the
 #: temporary files of atomic writes).
 IGNORED = (".lock", ".append", ".append.tmp", ".append.kept", "config.tmp",
-           ".*.optmem-*", "recovered.txt", "merge-backup/")
+           ".*.optmem-*", "recovered.txt", "merge-backup/", "HANDOVER")
 IGNORE_TEXT = ("# memo sync: files of this machine alone\n"
                + "".join(f"{name}\n" for name in IGNORED))
 #: The files of one store that sync commits (beside ``TREE/<size>``).
@@ -204,12 +204,14 @@ def _hub_path() -> str:
 
 
 def setup_orders(root: str, branch: str | None = None, remotes: list | None = None,
-                 born: bool = False) -> list:
+                 born: bool = False, url: str | None = None) -> list:
     """The person's lines that make the store at ``root`` a work tree whose
     branch has an upstream, for both starts: this store made a repository
     with a hub (or pushed to the remote it has), and a new machine cloning
     that hub. ``branch`` is the current branch (None: no repository yet),
-    ``remotes`` the remote names, ``born`` whether the branch has a commit."""
+    ``remotes`` the remote names, ``born`` whether the branch has a commit,
+    ``url`` the address of the remote the store already has (the clone
+    line names it; without one, the hub the first line makes)."""
     hub = _hub_path()
     r = _q(root)
     name = branch or "main"
@@ -217,7 +219,7 @@ def setup_orders(root: str, branch: str | None = None, remotes: list | None = No
     first = ("" if born else
              f"git -C {r} commit -q --allow-empty -m 'memo store' && ")
     if branch is None:
-        lines.append(f"{PERSON} git init -q --bare {_q(hub)} && git -C {r} init -q -b main "
+        lines.append(f"{PERSON} git init -q --bare -b main {_q(hub)} && git -C {r} init -q -b main "
                      f"&& git -C {r} remote add origin {_q(hub)} && git -C {r} commit -q "
                      f"--allow-empty -m 'memo store' && git -C {r} push -q -u origin main "
                      f"&& memo sync")
@@ -226,13 +228,38 @@ def setup_orders(root: str, branch: str | None = None, remotes: list | None = No
         lines.append(f"{PERSON} {first}git -C {r} push -q -u {_q(remote)} {_q(name)} "
                      f"&& memo sync")
     else:
-        lines.append(f"{PERSON} git init -q --bare {_q(hub)} && git -C {r} remote add origin "
+        lines.append(f"{PERSON} git init -q --bare -b {_q(name)} {_q(hub)} && git -C {r} remote add origin "
                      f"{_q(hub)} && {first}git -C {r} push -q -u origin {_q(name)} "
                      f"&& memo sync")
     host = socket.gethostname() or "this-machine"
-    lines.append(f"{PERSON} git clone -q {_q(host + ':' + hub)} {r} && memo sync"
+    where = url if remotes and url else host + ":" + hub
+    lines.append(f"{PERSON} git clone -q {_q(where)} {r} && memo sync"
                  f"  # on another machine, with MEMORY_DIR={r} there")
     return lines
+
+
+def _unchecked_clone(root: str) -> None:
+    """Raise ``SyncError`` when ``root`` is a clone with no store checked
+    out although its remote has branches (a hub whose HEAD names a branch
+    it lacks, as ``git init --bare`` on an older default makes): the order
+    checks the hub's branch out, so the person never starts a second
+    identity with ``memo init``. Returns quietly in every other case."""
+    if os.path.lexists(os.path.join(root, LOG_NAME)) or \
+            not os.path.isdir(os.path.join(root, ".git")):
+        return
+    git = _Git(root, False, None)
+    if git("rev-parse", "-q", "--verify", "HEAD^{commit}").ok:
+        return
+    refs = git("for-each-ref", "--format=%(refname:lstrip=3)", "refs/remotes/")
+    names = [n for n in (refs.text().split() if refs.ok else []) if n != "HEAD"]
+    if not names:
+        return
+    branch = "main" if "main" in names else names[0]
+    raise SyncError(f"{root} is a clone with nothing checked out (its hub's HEAD names a "
+                    f"branch the hub does not have), so it holds no store yet; nothing was "
+                    f"changed. A person checks out the hub's branch {branch}, then syncs",
+                    orders=[f"{PERSON} git -C {_q(root)} checkout -q {_q(branch)} "
+                            f"&& memo sync"])
 
 
 def _setup_error(why: str, root: str, **facts) -> SyncError:
@@ -275,8 +302,12 @@ def _where(git: _Git) -> _Where:
     merge_ref = git.value(f"branch.{name}.merge")
     if not remote or not merge_ref or not born:
         remotes = git("remote").text().split()
+        url = None
+        if remotes:
+            got = git("remote", "get-url", "origin" if "origin" in remotes else remotes[0])
+            url = got.text() if got.ok else None
         raise _setup_error(f"the branch {name} of {root} has no upstream (git push -u sets "
-                           f"it)", root, branch=name, remotes=remotes, born=born)
+                           f"it)", root, branch=name, remotes=remotes, born=born, url=url)
     if remote == ".":
         upstream = merge_ref
     else:
@@ -782,20 +813,22 @@ def _undo(root: str, before: str) -> str:
 
 def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None,
          yes: bool = False, drop_refused: bool = False, keep_refused: bool = False,
-         unrelated: bool = False) -> Report:
+         unrelated: bool = False, old_redactions: bool = False) -> Report:
     """Sync the stores under ``memory_dir`` (the global store's absolute
     path) with the branch's upstream; return a ``Report``.
 
     ``hook``: run from a harness hook (prompts off, fast-forwards only;
     ``time_limit`` seconds for the whole sync, default ``HOOK_TIME_LIMIT``).
-    ``yes``, ``drop_refused``, ``keep_refused``, ``unrelated`` are passed
-    to each store's merge (``optmem.engine.merge.merge``).
+    ``yes``, ``drop_refused``, ``keep_refused``, ``unrelated`` and
+    ``old_redactions`` are passed to each store's merge
+    (``optmem.engine.merge.merge``).
     Raises ``SyncError`` (one line, then the person's steps) when the
     store is not a work tree with an upstream, git has no identity, or a
     git step fails (the store is then as it was); ``BadInput`` when a
     merge refuses (nothing changed); ``NoStore``/``Busy`` as stores do.
     """
     root = os.path.normpath(memory_dir)
+    _unchecked_clone(root)
     Store.open(root).close()
     if hook and time_limit is None:
         time_limit = HOOK_TIME_LIMIT
@@ -860,7 +893,7 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
                 _clean_elsewhere(git)
                 report.lines += _merge(git, where, head, up, locks, yes=yes,
                                        drop_refused=drop_refused, keep_refused=keep_refused,
-                                       unrelated=unrelated)
+                                       unrelated=unrelated, old_redactions=old_redactions)
                 report.action = "merged"
             _regular_after(git, head)
         rels = store_dirs(root)
