@@ -23,7 +23,7 @@ import os
 from optmem import blocks, protocol
 from optmem.engine import core, pager, view
 from optmem.engine import wake as waking
-from optmem.engine.handover import compression
+from optmem.engine.handover import compression, next_handover
 from optmem.errors import BadInput, MemoError, NotBuilt
 
 GLOBAL_FLAG = "--global"
@@ -156,17 +156,18 @@ def global_flag(scope) -> str:
     return GLOBAL_FLAG if scope.project else ""
 
 
-def handover(scope, gstore, pstore, form=None) -> str:
+def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
     """The next compression of the two stores, global first, with its scope
-    flag in the order; ``NOTHING_LEFT`` only when both are done. Records,
-    under the project store's lock, which store handed the block over (for a
-    seed-form ``memo sleep LO-HI`` without a flag)."""
-    prompt = compression(gstore, form=form, flag=global_flag(scope))
+    flag in the order, as a ``protocol.Handover``; of kind ``NOTHING`` only
+    when both are done. Records, under the project store's lock, which store
+    handed the block over (for a seed-form ``memo sleep LO-HI`` without a
+    flag)."""
+    prompt = next_handover(gstore, form=form, flag=global_flag(scope))
     which = "global"
-    if prompt == view.NOTHING_LEFT and pstore is not None:
-        prompt = compression(pstore, form=form, flag=scope.flag)
+    if prompt.kind == protocol.NOTHING and pstore is not None:
+        prompt = next_handover(pstore, form=form, flag=scope.flag)
         which = "project"
-    if pstore is not None and prompt != view.NOTHING_LEFT:
+    if pstore is not None and prompt.kind != protocol.NOTHING:
         store = gstore if which == "global" else pstore
         T = store.count()
         built = store.built(T)
@@ -252,18 +253,18 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     tg = blocks.cover(Tg, g) if Tg else []
     tp = blocks.cover(Tp, p) if Tp else []
     if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
-        prompt = handover(scope, gstore, pstore, form)
-        if prompt == view.NOTHING_LEFT:  # another session just built it
+        due = handover(scope, gstore, pstore, form)
+        if due.kind == protocol.NOTHING:  # another session just built it
             return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict, closed)
         if strict:
-            view.strict_damage(prompt)
-        if protocol.is_waiting(prompt):  # a repair first: show what is built
+            view.strict_damage(due)
+        if due.waiting:  # a repair first: show what is built
             from optmem.engine.wake import split_awake
             doc, _ = split_awake(wake_max_bytes(scope, gstore, pstore, cfg.PART_CHARS))
-            return True, "\n".join([*doc, view.AWAKE, "", prompt])
+            return True, "\n".join([*doc, view.AWAKE, "", due.text])
         cg, cp = gstore.count(), pstore.count()
         pending = view.pending_in(cg, gstore.built(cg)) + view.pending_in(cp, pstore.built(cp))
-        return False, protocol.cannot_wake(pending) + "\n\n" + prompt
+        return False, protocol.cannot_wake(pending) + "\n\n" + due.text
     gdamaged, pdamaged = [], []
     try:
         body = [waking.wake_intro(gstore, Tg)]
@@ -287,11 +288,11 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
                        then=protocol.Order("wake", ("1", str(Tg), str(Tp)), name))
     text = parts[part - 1]
     if part == len(parts):
-        prompt = handover(scope, gstore, pstore, form)
+        due = handover(scope, gstore, pstore, form)
         if strict:
-            view.strict_damage(prompt)
-        if prompt != view.NOTHING_LEFT:  # the hand-over, after ``You are awake.``
-            text += "\n\n" + prompt
+            view.strict_damage(due)
+        if due.kind != protocol.NOTHING:  # the hand-over, after ``You are awake.``
+            text += "\n\n" + due.text
     return True, text
 
 
@@ -385,12 +386,26 @@ def follow(sc, gstore, pstore, prompt):
     if prompt and prompt.startswith("memo: "):
         return prompt
     if pstore is not None:
-        text = handover(sc, gstore, pstore)
-        return None if text == view.NOTHING_LEFT else text
-    if prompt and ((sc.how == GLOBAL_FLAG and sc.forced_global) or sc.problem):
+        due = handover(sc, gstore, pstore)
+        return None if due.kind == protocol.NOTHING else due.text
+    if prompt and _global_named(sc):
         text = compression(gstore, flag=GLOBAL_FLAG)
         return None if text == view.NOTHING_LEFT else text
     return prompt
+
+
+def _global_named(sc) -> bool:
+    """Does a hand-over of the global store carry ``--global`` (``follow``)?"""
+    return bool((sc.how == GLOBAL_FLAG and sc.forced_global) or sc.problem)
+
+
+def _follow_global(sc, gstore, due: protocol.Handover) -> protocol.Handover:
+    """``follow`` for one store's hand-over ``due`` (a ``protocol.Handover``)
+    after a summary: the global store's again with its ``--global`` flag
+    where ``follow`` gives it, else ``due``."""
+    if _global_named(sc):
+        return next_handover(gstore, flag=GLOBAL_FLAG)
+    return due
 
 
 def write_scope(sc, explicit: bool, what: str, order, form: str | None = None) -> None:
@@ -754,18 +769,18 @@ def pay_targets(st: Stores) -> list:
     return [st.g] + ([st.p] if st.p is not None else [])
 
 
-def _after_summary(st: Stores, ambient, prompt):
-    """The hand-over after a saved summary: both stores' with a project
-    active (global first); where the global memory was named while this
-    folder has a project (``Stores.ambient``), both stores' too, so the
-    project's work is never hidden behind ``Nothing left to compress.``
-    nor handed over without its flag; else ``follow``'s, or
-    ``NOTHING_LEFT``. A ``memo: ...`` line passes as is."""
+def _after_summary(st: Stores, ambient, prompt: protocol.Handover) -> protocol.Handover:
+    """The hand-over after a saved summary (``prompt``: the one store's,
+    a ``protocol.Handover``): both stores' with a project active (global
+    first); where the global memory was named while this folder has a
+    project (``Stores.ambient``), both stores' too, so the project's work
+    is never hidden behind ``Nothing left to compress.`` nor handed over
+    without its flag; else ``follow``'s."""
     if st.p is not None:
         return handover(st.sc, st.g, st.p)
-    if ambient is not None and not (prompt or "").startswith("memo: "):
+    if ambient is not None:
         return handover(ambient[0], st.g, ambient[1])
-    return follow(st.sc, st.g, None, prompt) or view.NOTHING_LEFT
+    return _follow_global(st.sc, st.g, prompt)
 
 
 def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=None,
@@ -793,12 +808,12 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
         refuse_read_only(gstore, pstore, pending_only=batch is None)
     if block is None and batch is None:
         if pstore is not None:
-            prompt = handover(st.sc, gstore, pstore)
+            due = handover(st.sc, gstore, pstore)
         else:
-            prompt = follow(st.sc, gstore, None, compression(gstore)) or view.NOTHING_LEFT
+            due = _follow_global(st.sc, gstore, next_handover(gstore))
         if strict:
-            view.strict_damage(prompt)  # the next compression needs a damaged summary
-        return Result([prompt])
+            view.strict_damage(due)  # the next compression needs a damaged summary
+        return Result([due.text])
     ambient = st.ambient()
     if batch is not None:
         from optmem.engine import handover as handing
@@ -829,13 +844,13 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
             blocks.block_name(*view.parse_block(block))):
         with pstore.locked(repair=False):
             forget_handover(st.sc, block)
-    prompt = _after_summary(st, ambient, prompt)
+    due = _after_summary(st, ambient, prompt)
     if strict:
         try:
-            view.strict_damage(prompt)  # saved; the next compression needs a damaged summary
+            view.strict_damage(due)  # saved; the next compression needs a damaged summary
         except MemoError as err:
             return Result([said], failure_lines(err), exit_code=1, error=True)
-    return Result([said, *([""] if prompt != view.NOTHING_LEFT else []), prompt])
+    return Result([said, *([""] if due.kind != protocol.NOTHING else []), due.text])
 
 
 
