@@ -523,11 +523,6 @@ def held_elsewhere(name: str) -> str:
             f"go on with your work.")
 
 
-def is_held_elsewhere(text: str) -> bool:
-    """True for ``held_elsewhere``'s line."""
-    return text.startswith("Another session is compressing ") and "\n" not in text
-
-
 def cannot_wake(pending: int) -> str:
     """The first line of a refused wake (seed wording):
     ``Cannot wake: 1 compression pending. Do it, then run memo wake again.``"""
