@@ -614,6 +614,60 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     return Result([protocol.forgot(core.forget(store, block), whole)])
 
 
+def given_flag(st: Stores) -> str:
+    """The scope flag this command was given, as a printed step repeats it
+    so it names the same store: ``--project NAME`` (quoted for a shell),
+    ``--global``, or ``""`` when none was given."""
+    if not st.explicit:
+        return ""
+    if st.sc.project:
+        import shlex
+        return f"--project {shlex.quote(st.sc.project)}"
+    return GLOBAL_FLAG
+
+
+def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
+    """``memo redact ID`` (a person's command): blank memory ``ID`` (``#`` allowed)
+    in place for good, in the store ``one_store`` picks; refused
+    (``BadInput``) without a scope where git could not be asked which
+    project this is (``write_scope``), and without ``yes`` (naming the
+    person's step). The answer says what went and, in a git work tree, that
+    its history keeps the text; when other files beside the store still hold
+    the text, an error result (exit 1) naming them, after those lines."""
+    i = view.parse_count(memory_id.lstrip("#"), "ID")
+    write_scope(st.sc, st.explicit, "this redaction", protocol.Order("redact", (str(i), "--yes")))
+    store = one_store(st, "redact", str(i), person=True, rest=("--yes",))
+    if not yes:
+        step = " ".join(["memo redact", *filter(None, [given_flag(st)]), f"{i} --yes"])
+        raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
+                       f"agent never runs it), confirmed with --yes. "
+                       f"{protocol.person_can_run(step)}")
+    was = []
+    gone = core.redact(store, i, was)
+    from optmem import merging
+    from optmem.engine import replicas
+    copies = replicas.files_holding(store, was[0]) if was and not merging.is_redacted(was[0]) else []
+    lines = [f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
+             f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
+             f"later ones on their levels). Run: memo sleep"]
+    repo = _projects().find_repository(store.root)
+    if repo is not None and repo[0] == "repo":
+        lines.append(f"The store is in the git work tree {repo[1]}: its commits, a sync hub's "
+                     f"history and every clone keep the text until a person rewrites the "
+                     f"history of each; memo never rewrites git history. A merge with another "
+                     f"replica blanks it there too (the redaction travels in the log).")
+    if not copies:
+        return Result(lines)
+    listed = ", ".join(copies[:20]) + (f" and {len(copies) - 20} more" if len(copies) > 20 else "")
+    return Result(lines, [
+        f"memo: the redaction is not complete: {len(copies)} other "
+        f"{'file' if len(copies) == 1 else 'files'} in or beside the store still "
+        f"{'holds' if len(copies) == 1 else 'hold'} its text: {listed}. memo never edits "
+        f"them; a person removes the text from each (or the file, once nothing else in "
+        f"it is needed). Copies elsewhere (git history, exports, backups) keep it too"],
+        exit_code=1, error=True)
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

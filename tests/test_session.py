@@ -196,3 +196,23 @@ def test_a_saved_note_keeps_its_receipt_when_the_hand_over_fails(memo, inited, m
     assert result.exit_code == 1
     assert result.stdout == "Saved as #1.\n"
     assert result.stderr.startswith("memo: the store is busy")
+
+
+def _stores(explicit: bool = False):
+    from optmem.scope import resolve
+    from optmem.store.memory import Store
+    return session.Stores(resolve(None), Store.open, explicit)
+
+
+def test_redact_chooses_its_store_in_the_session_layer_and_returns_a_result(memo, inited):
+    assert memo("note", "a line to blank for good").exit_code == 0
+    st = _stores()
+    with pytest.raises(BadInput, match=r"A person can run: memo redact 0 --yes$"):
+        session.redact(st, "#0")
+    result = session.redact(st, "#0", yes=True)
+    assert (result.exit_code, result.error, result.notes) == (0, False, [])
+    assert result.lines[0].startswith(f"Memory #0 is now [redacted] in {inited}")
+    assert result.lines[0].endswith("Run: memo sleep")
+    for store in st.opened():
+        store.close()
+    assert "[redacted" in memo("zoom", "0").stdout

@@ -461,22 +461,6 @@ def recall(pattern, as_json, fixed):
     _show(session.recall(_stores(), undo_surrogates(pattern), fixed, as_json))
 
 
-def _flagged(command: str, rest: str) -> str:
-    """``command`` with the scope flag this run was given (``--global``,
-    ``--project NAME``) before ``rest``, so a printed step names the same
-    store."""
-    import shlex
-    meta = click.get_current_context().meta.get("optmem.scope_flag")
-    sc = _scope()
-    if meta is None:
-        flag = ""
-    elif sc.project:
-        flag = f" --project {shlex.quote(sc.project)}"
-    else:
-        flag = " --global"
-    return f"{command}{flag} {rest}"
-
-
 @cli.command()
 @click.argument("block")
 @click.option("--dry-run", is_flag=True,
@@ -716,36 +700,8 @@ def redact(memory_id, yes):
     asked to have removed). The id and date stay; the text becomes
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
-    i = view.parse_count(memory_id.lstrip("#"), "ID")
-    _named_scope("this redaction", protocol.Order("redact", (str(i), "--yes")))
     from optmem import session
-    store = session.one_store(_stores(), "redact", str(i), person=True, rest=("--yes",))
-    if not yes:
-        raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
-                       f"agent never runs it), confirmed with --yes. "
-                       f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
-    was = []
-    gone = core.redact(store, i, was)
-    from optmem import merging, projects
-    from optmem.engine import replicas
-    copies = replicas.files_holding(store, was[0]) if was and not merging.is_redacted(was[0]) else []
-    click.echo(f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
-               f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
-               f"later ones on their levels). Run: memo sleep")
-    repo = projects.find_repository(store.root)
-    if repo is not None and repo[0] == "repo":
-        click.echo(f"The store is in the git work tree {repo[1]}: its commits, a sync hub's "
-                   f"history and every clone keep the text until a person rewrites the history "
-                   f"of each; memo never rewrites git history. A merge with another replica "
-                   f"blanks it there too (the redaction travels in the log).")
-    if copies:
-        listed = ", ".join(copies[:20]) + (f" and {len(copies) - 20} more" if len(copies) > 20 else "")
-        raise MemoFailure(
-            f"the redaction is not complete: {len(copies)} other "
-            f"{'file' if len(copies) == 1 else 'files'} in or beside the store still "
-            f"{'holds' if len(copies) == 1 else 'hold'} its text: {listed}. memo never edits "
-            f"them; a person removes the text from each (or the file, once nothing else in "
-            f"it is needed). Copies elsewhere (git history, exports, backups) keep it too")
+    _show(session.redact(_stores(notice=False), memory_id, yes))
 
 
 @cli.command("scope")
