@@ -668,6 +668,40 @@ def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
         exit_code=1, error=True)
 
 
+def import_store(st: Stores):
+    """The store ``memo import`` writes to: the active project's, else the
+    global one. Refused (``BadInput``) without a scope where git could not be
+    asked which project this is (``write_scope``), before any line is read."""
+    write_scope(st.sc, st.explicit, "this import", protocol.Order("import", ("FILE",)))
+    return st._at(st.sc.project_root or st.sc.root)
+
+
+def import_(st: Stores, store, path: str, named: str, yes: bool = False,
+            before_write=None, progress=None, kept=None) -> Result:
+    """``memo import``: the lines ``YYYY-MM-DD text`` of the file at ``path``
+    into ``store`` (``import_store``'s), all or nothing. ``named`` is what
+    the user gave (``-`` for standard input), which a refusal names; above
+    ``backlog.IMPORT_ASK_ABOVE`` memories it is refused (``BadInput``)
+    without ``yes``. ``before_write(count, created)`` and ``progress`` are
+    ``core.import_lines``'s; ``kept(what)`` is told what is saved. The
+    answer: ``Imported N memories as #A-B.``, where they went once projects
+    exist (``scope_line``), and how many compressions are pending."""
+    from optmem.engine import backlog
+    backlog.check_import_size(path, named, yes)
+    first, count, pending = core.import_lines(store, path, before_write=before_write,
+                                              progress=progress)
+    if kept is not None:
+        kept(f"the import was saved as {f'#{first}' if count == 1 else f'#{first}-{first + count - 1}'}")
+    lines = [protocol.imported(count, first)]
+    line = scope_line(st.sc, st.explicit, protocol.Order("import", ("FILE",), "global",
+                                                         flag_first=True))
+    if line:
+        lines.append(line)
+    if pending:
+        lines.append(protocol.pending_after_import(pending))
+    return Result(lines)
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

@@ -216,3 +216,17 @@ def test_redact_chooses_its_store_in_the_session_layer_and_returns_a_result(memo
     for store in st.opened():
         store.close()
     assert "[redacted" in memo("zoom", "0").stdout
+
+
+def test_import_chooses_its_store_in_the_session_layer_and_returns_a_result(inited, tmp_path):
+    from conftest import write_import
+    write_import(tmp_path / "two.txt", ["2024-01-01 first line", "2024-01-02 second line"])
+    st = _stores()
+    store = session.import_store(st)
+    said = []
+    result = session.import_(st, store, str(tmp_path / "two.txt"), "two.txt", kept=said.append)
+    assert result.lines == [protocol.imported(2, 0), protocol.pending_after_import(1)]
+    assert said == ["the import was saved as #0-1"]
+    assert store.count() == 2
+    for opened in st.opened():
+        opened.close()

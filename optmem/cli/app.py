@@ -509,9 +509,10 @@ def import_(file, yes):
     creates; above 10,000 memories it asks for --yes. With a project active
     the lines go to the project (--global: the global memory).
     """
+    from optmem import session
     from optmem.engine import backlog
-    sc = _named_scope("this import", protocol.Order("import", ("FILE",)))
-    store = _store(sc.project_root or sc.root)
+    st = _stores(notice=False)
+    store = session.import_store(st)
     keeping("nothing was imported")
     bar = _LateBar("memo: importing", counts=False)
 
@@ -522,9 +523,8 @@ def import_(file, yes):
             click.echo(line, err=True)
 
     def import_lines(path):
-        backlog.check_import_size(path, file, yes)
         try:
-            return core.import_lines(store, path, before_write=before_write, progress=bar)
+            return session.import_(st, store, path, file, yes, before_write, bar, keeping)
         finally:
             bar.close()
 
@@ -541,22 +541,12 @@ def import_(file, yes):
                                f"was imported") from None
             tmp.flush()
             try:
-                first, count, pending = import_lines(tmp.name)
+                result = import_lines(tmp.name)
             except MemoError as err:  # name what the user gave, not the spool file
                 raise type(err)(str(err).replace(tmp.name, "standard input")) from None
     else:
-        first, count, pending = import_lines(file)
-    last = first + count - 1
-    ids = f"#{first}" if count == 1 else f"#{first}-{last}"
-    keeping(f"the import was saved as {ids}")
-    click.echo(protocol.imported(count, first))
-    from optmem import session
-    line = session.scope_line(sc, _explicit(), protocol.Order("import", ("FILE",), "global",
-                                                              flag_first=True))
-    if line:
-        click.echo(line)
-    if pending:
-        click.echo(protocol.pending_after_import(pending))
+        result = import_lines(file)
+    _show(result)
 
 
 @cli.command(cls=FileCommand)
