@@ -702,6 +702,33 @@ def import_(st: Stores, store, path: str, named: str, yes: bool = False,
     return Result(lines)
 
 
+def config(st: Stores, settings=(), repair: bool = False) -> Result:
+    """``memo config``: the settings table of the global store, or of the
+    project's when ``--project NAME`` named it; with ``settings``
+    (``NAME=VALUE`` strings, ``NAME=`` restoring the default) or ``repair``
+    the store's config is changed first (a write: refused where git could
+    not be asked which project this is, ``write_scope``). A setting without
+    ``=`` is refused (``ConfigError``) before any change. The answer is the
+    table, then what changed; the store's idle-knob lines go to its
+    ``notices`` (standard error, after the lines programs read)."""
+    if settings or repair:
+        write_scope(st.sc, st.explicit, "this setting", protocol.Order("config", ("NAME=VALUE",)))
+    store = st._at(st.sc.project_root if (st.explicit and st.sc.project) else st.sc.root)
+    from optmem.store.config import KNOBS
+    bare = [s for s in settings if "=" not in s]
+    if bare:  # refused before any change, exit 1 as the later OptMem's usage line
+        from optmem.errors import ConfigError
+        raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
+                          f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
+                          f"no '='. The table shows every value. Run: memo config")
+    said = core.config_set(store, list(settings), repair=repair) if settings or repair else ""
+    lines = [core.config_show(store)]  # the table first, as the later OptMem prints it
+    if said:
+        lines.append(said)
+    store.notices.extend(store.config_idle_lines())
+    return Result(lines)
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

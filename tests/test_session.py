@@ -230,3 +230,17 @@ def test_import_chooses_its_store_in_the_session_layer_and_returns_a_result(init
     assert store.count() == 2
     for opened in st.opened():
         opened.close()
+
+
+def test_config_chooses_its_store_in_the_session_layer_and_returns_a_result(inited):
+    from optmem.errors import ConfigError
+    st = _stores()
+    shown = session.config(st)
+    assert shown.exit_code == 0 and len(shown.lines) == 1 and "WAKE_LINES" in shown.lines[0]
+    with pytest.raises(ConfigError, match="has no '='"):
+        session.config(st, ("WAKE_LINES",))
+    changed = session.config(st, ("WAKE_LINES=40",))
+    assert len(changed.lines) == 2 and "40" in changed.lines[0]
+    assert st.g.config().WAKE_LINES == 40
+    for opened in st.opened():
+        opened.close()

@@ -598,23 +598,8 @@ def config_(settings, repair):
     """Show the settings, or change them: NAME=VALUE (NAME= restores the default).
 
     The global store's, unless --project NAME names a project's."""
-    explicit = click.get_current_context().meta.get("optmem.scope_flag")
-    sets_or_repair = bool(settings) or repair
-    sc = (_named_scope("this setting", protocol.Order("config", ("NAME=VALUE",)))
-          if sets_or_repair else _scope())
-    store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    from optmem.store.config import KNOBS
-    bare = [s for s in settings if "=" not in s]
-    if bare:  # refused before any change, exit 1 as the later OptMem's usage line
-        from optmem.errors import ConfigError
-        raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
-                          f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
-                          f"no '='. The table shows every value. Run: memo config")
-    said = core.config_set(store, list(settings), repair=repair) if sets_or_repair else ""
-    click.echo(core.config_show(store))  # the table first, as the later OptMem prints it
-    if said:
-        click.echo(said)
-    store.notices.extend(store.config_idle_lines())  # on stderr, after the lines programs read
+    from optmem import session
+    _show(session.config(_stores(notice=not (settings or repair)), settings, repair))
 
 
 @cli.command()
