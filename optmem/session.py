@@ -729,6 +729,35 @@ def config(st: Stores, settings=(), repair: bool = False) -> Result:
     return Result(lines)
 
 
+def scope(st: Stores) -> Result:
+    """``memo scope`` (reads only): the global store (which must exist), the
+    active project and how it was found, the projects, the remotes seen,
+    the scope's notices, and a person's ``memo init --project NAME`` where
+    this repository could have a project and has none."""
+    projects = _projects()
+    sc = st.sc
+    st.g  # noqa: B018 - the global store must exist
+    lines = [f"Global memory: {sc.root}"]
+    if sc.project:
+        lines.append(f"Project: {sc.project} at {sc.project_root} (found by {sc.how})")
+    elif sc.problem:
+        lines.append(f"Project: unknown ({sc.unresolved_line()})")
+    else:
+        lines.append(f"Project: none ({sc.how})")
+    have = projects.names(sc.root)
+    lines.append(f"Projects: {', '.join(have) if have else 'none'}")
+    if sc.problem:
+        lines.append("Remotes seen: not read (git could not be asked)")
+    elif sc.remotes is None:
+        lines.append("Remotes seen: not read (git is asked only once a project exists)")
+    else:
+        lines.append(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
+    lines += sc.notices
+    if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
+        lines.append(f"{projects.PERSON} memo init --project NAME")
+    return Result(lines)
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

@@ -244,3 +244,12 @@ def test_config_chooses_its_store_in_the_session_layer_and_returns_a_result(init
     assert st.g.config().WAKE_LINES == 40
     for opened in st.opened():
         opened.close()
+
+
+def test_scope_is_a_session_command_returning_its_result(inited):
+    st = _stores()
+    result = session.scope(st)
+    assert result.lines[0] == f"Global memory: {inited}"
+    assert result.lines[1].startswith("Project: ") and "Projects: none" in result.lines
+    for opened in st.opened():
+        opened.close()

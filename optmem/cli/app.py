@@ -684,28 +684,8 @@ def redact(memory_id, yes):
 def scope_(**_):
     """Say which memory this folder uses: the global store, the active
     project, how it was found and the remotes seen (reads only)."""
-    from optmem import projects
-    sc = _scope(notice=False)
-    _store(sc.root)  # the global store must exist
-    click.echo(f"Global memory: {sc.root}")
-    if sc.project:
-        click.echo(f"Project: {sc.project} at {sc.project_root} (found by {sc.how})")
-    elif sc.problem:
-        click.echo(f"Project: unknown ({sc.unresolved_line()})")
-    else:
-        click.echo(f"Project: none ({sc.how})")
-    have = projects.names(sc.root)
-    click.echo(f"Projects: {', '.join(have) if have else 'none'}")
-    if sc.problem:
-        click.echo("Remotes seen: not read (git could not be asked)")
-    elif sc.remotes is None:
-        click.echo("Remotes seen: not read (git is asked only once a project exists)")
-    else:
-        click.echo(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
-    for line in sc.notices:
-        click.echo(line)
-    if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
-        click.echo(f"{projects.PERSON} memo init --project NAME")
+    from optmem import session
+    _show(session.scope(_stores(notice=False)))
 
 
 @cli.command()
