@@ -758,6 +758,59 @@ def scope(st: Stores) -> Result:
     return Result(lines)
 
 
+def check_targets(st: Stores, every: bool = False) -> list:
+    """The stores ``memo check`` verifies, as ``[(heading or None, path)]``:
+    the named project's alone with ``--project NAME``; else the global
+    store, then with ``every`` every project's, or the active project's;
+    each under a heading when there are several."""
+    sc = st.sc
+    if sc.project and st.explicit:
+        return [(None, sc.project_root)]
+    targets = [(None, sc.root)]
+    if every:
+        projects = _projects()
+        targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
+                    for p in [projects.project_root(sc.root, n)]]
+    elif sc.project:
+        targets.append((f"Project {sc.project} ({sc.project_root}):", sc.project_root))
+    if len(targets) > 1:
+        targets[0] = (f"Global memory ({sc.root}):", sc.root)
+    return targets
+
+
+def check(st: Stores, every: bool = False, repair: bool = False) -> Result:
+    """``memo check``: every record of each store ``check_targets`` names,
+    each problem with its recovery; ``repair`` first restores what a
+    record's place in the log implies (a write: refused where git could not
+    be asked which project this is, ``write_scope``). Exit 1 with ``N
+    problems found.`` when any; else ``The store is whole.``. A store that
+    fails to open or read ends the answer there as an error result, after
+    the lines of the stores before it."""
+    if repair:
+        write_scope(st.sc, st.explicit, "this repair", protocol.Order("check", ("--repair",)))
+    from optmem.engine.check import check as run_check
+    lines, problems = [], []
+    try:
+        for heading, path in check_targets(st, every):
+            if heading:
+                lines.append(heading)
+            if repair:
+                from optmem.engine.check import repair as run_repair
+                lines += run_repair(st._at(path))
+            found, notes = run_check(st._at(path))
+            lines += found
+            lines += notes
+            problems += found
+    except Exception as err:  # noqa: BLE001 - the stores before it are reported
+        if not lines:
+            raise
+        return Result(lines, failure_lines(err), exit_code=1, error=True)
+    if problems:
+        lines.append(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found.")
+        return Result(lines, exit_code=1, error=True)
+    return Result([*lines, "The store is whole."])
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

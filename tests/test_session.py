@@ -253,3 +253,20 @@ def test_scope_is_a_session_command_returning_its_result(inited):
     assert result.lines[1].startswith("Project: ") and "Projects: none" in result.lines
     for opened in st.opened():
         opened.close()
+
+
+def test_check_is_a_session_command_returning_its_result(memo, inited):
+    from helpers import poke
+    assert memo("note", "one line to check").exit_code == 0
+    st = _stores()
+    whole = session.check(st)
+    assert (whole.exit_code, whole.lines[-1]) == (0, "The store is whole.")
+    for opened in st.opened():
+        opened.close()
+    poke(inited, 0, b"XX")
+    st = _stores()
+    result = session.check(st)
+    assert (result.exit_code, result.error) == (1, True)
+    assert result.lines[-1] == "1 problem found."
+    for opened in st.opened():
+        opened.close()

@@ -627,41 +627,8 @@ def check(every, repair):
     in the log implies (its id, and its date when both neighbours share it),
     losing nothing, then checks.
     """
-    from optmem.engine.check import check as run_check
-    sc = (_named_scope("this repair", protocol.Order("check", ("--repair",)))
-          if repair else _scope())
-
-    explicit = _explicit()
-    if sc.project and explicit:
-        targets = [(None, sc.project_root)]
-    else:
-        targets = [(None, sc.root)]
-        if every:
-            from optmem import projects
-            targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
-                        for p in [projects.project_root(sc.root, n)]]
-        elif sc.project:
-            targets.append((f"Project {sc.project} ({sc.project_root}):", sc.project_root))
-        if len(targets) > 1:
-            targets[0] = (f"Global memory ({sc.root}):", sc.root)
-    problems = []
-    for heading, path in targets:
-        if heading:
-            click.echo(heading)
-        if repair:
-            from optmem.engine.check import repair as run_repair
-            for line in run_repair(_store(path)):
-                click.echo(line)
-        found, notes = run_check(_store(path))
-        for line in found:
-            click.echo(line)
-        for line in notes:
-            click.echo(line)
-        problems += found
-    if problems:
-        click.echo(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found.")
-        sys.exit(1)
-    click.echo("The store is whole.")
+    from optmem import session
+    _show(session.check(_stores(notice=not repair), every, repair))
 
 
 @cli.command()
