@@ -811,6 +811,28 @@ def check(st: Stores, every: bool = False, repair: bool = False) -> Result:
     return Result([*lines, "The store is whole."])
 
 
+def export(st: Stores, file: str | None = None, write=None) -> Result:
+    """``memo export``: every memory of the global store as ``YYYY-MM-DD
+    text`` lines (the import format). With ``file`` None or ``-`` they go to
+    ``write`` (a function taking bytes) and the answer is empty; else into
+    ``file``, a new file (never replaced), and the answer names it and the
+    ``memo import`` that reads it back (``--yes`` above
+    ``backlog.IMPORT_ASK_ABOVE`` memories)."""
+    from optmem.engine import export as exporting
+    store = st.g
+    if file is None or file == "-":
+        exporting.export(store, write)
+        return Result()
+    import shlex
+
+    from optmem.engine.backlog import IMPORT_ASK_ABOVE
+    count = exporting.export_to_file(store, file)
+    yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
+    return Result([f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
+                   + (f" Import them elsewhere with: memo import{yes} {shlex.quote(file)}"
+                      if count else "")])
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

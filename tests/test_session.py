@@ -270,3 +270,18 @@ def test_check_is_a_session_command_returning_its_result(memo, inited):
     assert result.lines[-1] == "1 problem found."
     for opened in st.opened():
         opened.close()
+
+
+def test_export_is_a_session_command_returning_its_result(memo, inited, tmp_path):
+    assert memo("note", "one line to export").exit_code == 0
+    st = _stores()
+    got = []
+    assert session.export(st, "-", got.append) == session.Result()
+    assert b"".join(got).decode("utf-8").endswith(" one line to export\n")
+    target = tmp_path / "out.txt"
+    result = session.export(st, str(target))
+    assert result.lines == [f"Exported 1 memory to {target}. Import them elsewhere with: "
+                            f"memo import {target}"]
+    assert target.read_bytes() == b"".join(got)
+    for opened in st.opened():
+        opened.close()

@@ -557,25 +557,17 @@ def export(file):
     To standard output, or into FILE (a new file: never replaces one).
     `memo import` of an export into an empty store gives back the same log.
     """
-    from optmem.engine import export as exporting
-    store = _store()
+    from optmem import session
+    st = _stores()
     if file is None or file == "-":
         out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
         write = out.write if out is not None else (
             lambda data: sys.stdout.write(data.decode("utf-8")))
-        exporting.export(store, write)
+        session.export(st, None, write)
         if out is not None:
             out.flush()
         return
-    import shlex
-
-    from optmem.engine.backlog import IMPORT_ASK_ABOVE
-    count = exporting.export_to_file(store, file)
-    # Over IMPORT_ASK_ABOVE memories, memo import asks for --yes: say it.
-    yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
-    click.echo(f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
-               + (f" Import them elsewhere with: memo import{yes} {shlex.quote(file)}"
-                  if count else ""))
+    _show(session.export(st, file))
 
 
 @cli.command()
