@@ -833,6 +833,29 @@ def export(st: Stores, file: str | None = None, write=None) -> Result:
                       if count else "")])
 
 
+def init(project: str | None = None) -> Result:
+    """``memo init``: create the store at ``MEMORY_DIR`` (safe to run again:
+    it then changes nothing and says how many memories it holds). With
+    ``project`` (a name, or ``""`` for the repository's) a person's project
+    store beside the global one, bound to this git repository
+    (``projects.init_project``), and the ``memo scope`` that shows it."""
+    from optmem.store.paths import memory_dir
+    root = memory_dir(creating=True)
+    if project is not None:
+        _, _, lines = _projects().init_project(root, project)
+        return Result([*lines, protocol.run(protocol.Order("scope"))])
+    from optmem.store.memory import Store
+    store, created = Store.init(root)
+    try:
+        if created:
+            return Result([f"Created an empty memory at {root}. Run: memo wake"])
+        count = store.count()
+    finally:
+        store.close()
+    return Result([f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
+                   f"already a memory store; nothing was changed. Run: memo wake"])
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]

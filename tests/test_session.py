@@ -285,3 +285,11 @@ def test_export_is_a_session_command_returning_its_result(memo, inited, tmp_path
     assert target.read_bytes() == b"".join(got)
     for opened in st.opened():
         opened.close()
+
+
+def test_init_is_a_session_command_returning_its_result(memory_dir):
+    created = session.init()
+    assert created.lines == [f"Created an empty memory at {memory_dir}. Run: memo wake"]
+    again = session.init()
+    assert again.lines == [f"Found {memory_dir}: 0 memories. It is already a memory store; "
+                           f"nothing was changed. Run: memo wake"]

@@ -260,26 +260,10 @@ def init(project):
     With --project [NAME], a person adds a project store beside the global
     one, bound to this git repository (every worktree of it).
     """
-    from optmem.store.memory import Store
-    from optmem.store.paths import memory_dir
-    root = memory_dir(creating=True)
+    from optmem import session
     if project is None:
         project = click.get_current_context().meta.get("optmem.scope_flag") or None
-    if project is not None:
-        from optmem import projects
-        _, _, lines = projects.init_project(root, project)
-        for line in lines:
-            click.echo(line)
-        click.echo(protocol.run(protocol.Order("scope")))
-        return
-    store, created = Store.init(root)
-    if created:
-        click.echo(f"Created an empty memory at {root}. Run: memo wake")
-    else:
-        count = store.count()
-        store.close()
-        click.echo(f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
-                   f"already a memory store; nothing was changed. Run: memo wake")
+    _show(session.init(project))
 
 
 @cli.command()
