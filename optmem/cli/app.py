@@ -165,18 +165,6 @@ def _scope(notice: bool = True):
     return meta["optmem.scope"]
 
 
-def _named_scope(what: str, order):
-    """The scope of a write (``what``: "this note", ...); without a scope
-    flag where git could not be asked which project this repository uses
-    (``Scope.problem``), refused (``BadInput``): it could land in the wrong
-    memory. ``order`` (``protocol.Order``, no scope) is the write the
-    refusal names with each scope (``session.write_scope``)."""
-    from optmem import session
-    sc = _scope(notice=False)
-    session.write_scope(sc, _explicit(), what, order)
-    return sc
-
-
 def _explicit() -> bool:
     """Whether this run was given a scope flag (``--global``, ``--project``)."""
     return click.get_current_context().meta.get("optmem.scope_flag") is not None
