@@ -1003,9 +1003,19 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
 
 # -- sleep ---------------------------------------------------------------------
 
-def pay_targets(st: Stores) -> list:
+def pay_targets(st: Stores, block: str | None = None, text=()) -> list:
     """The stores ``memo sleep --with CMD`` pays, in order: the named
-    project's alone, else the global store then the active project's."""
+    project's alone, else the global store then the active project's.
+    Refused (``BadInput``, ``MemoError``) without a scope where git could
+    not be asked which project this is (``write_scope``), where a store is
+    read-only (``refuse_read_only``), and with a ``block`` or ``text``
+    (``--with`` answers every pending compression itself)."""
+    write_scope(st.sc, st.explicit, "this summary",
+                protocol.Order("sleep", ("LO-HI",), text="<line>"))
+    refuse_read_only(st.g, st.p, pending_only=block is None)
+    if block is not None or text:
+        raise BadInput("--with answers every pending compression itself; give no "
+                       "block or text with it")
     if st.explicit and st.p is not None:
         return [st.p]
     return [st.g] + ([st.p] if st.p is not None else [])

@@ -293,3 +293,13 @@ def test_init_is_a_session_command_returning_its_result(memory_dir):
     again = session.init()
     assert again.lines == [f"Found {memory_dir}: 0 memories. It is already a memory store; "
                            f"nothing was changed. Run: memo wake"]
+
+
+def test_sleep_with_chooses_and_refuses_in_the_session_layer(memo, inited):
+    assert memo("note", "one line to pay").exit_code == 0
+    st = _stores()
+    with pytest.raises(BadInput, match="--with answers every pending compression itself"):
+        session.pay_targets(st, "0-1")
+    assert [s.root for s in session.pay_targets(st)] == [st.g.root]
+    for opened in st.opened():
+        opened.close()

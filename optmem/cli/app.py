@@ -322,14 +322,7 @@ def sleep(block, text, with_cmd):
     """
     from optmem import session
     if with_cmd is not None:
-        st = _stores(notice=False)
-        session.write_scope(st.sc, st.explicit, "this summary",
-                            protocol.Order("sleep", ("LO-HI",), text="<line>"))
-        session.refuse_read_only(st.g, st.p, pending_only=block is None)
-        if block is not None or text:
-            raise BadInput("--with answers every pending compression itself; give no "
-                           "block or text with it")
-        targets = session.pay_targets(st)
+        targets = session.pay_targets(_stores(notice=False), block, text)
         for k, target in enumerate(targets):
             _pay_with(target, with_cmd, last=k == len(targets) - 1)
         return
