@@ -366,7 +366,13 @@ def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
     """The order that stores the summary of block ``name`` (``"LO-HI"``).
     ``flag`` (``--global``, ``--project NAME``; docs/scopes.md) stands after the
     block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches."""
-    return Order("sleep", (name,), Order.scoped(flag), YOUR_LINE, SUMMARY_TAG).lines(form)
+    return summary_order(name, flag).lines(form)
+
+
+def summary_order(name: str, flag: str = "") -> Order:
+    """``sleep_order`` as a value: ``memo sleep LO-HI`` with ``flag`` and the
+    agent's line (``YOUR_LINE``) as its text."""
+    return Order("sleep", (name,), Order.scoped(flag), YOUR_LINE, SUMMARY_TAG)
 
 
 # -- compression -----------------------------------------------------------
@@ -499,7 +505,8 @@ class Handover:
     """A hand-over as a value: ``kind`` (``NOTHING``, ``COMPRESS``,
     ``WAITING``, ``HALF_WAITING`` or ``HELD``), ``order`` (the ``Order``
     that answers it where it is one step: the repair of ``WAITING``, the
-    forget of ``HALF_WAITING``; else None) and ``text`` (what is printed,
+    forget of ``HALF_WAITING``, the ``sleep`` of one block to ``COMPRESS``;
+    None for a batch, ``NOTHING`` and ``HELD``) and ``text`` (what is printed,
     lines joined by ``\\n``). Callers decide on ``kind``, never on ``text``."""
 
     __slots__ = ("kind", "order", "text")

@@ -352,6 +352,7 @@ def test_the_hand_over_is_a_value_whose_kind_callers_decide_on(memo, inited, tmp
     due = handover.next_handover(Store(str(inited)))
     assert due.kind == protocol.COMPRESS and not due.waiting
     assert due.text.startswith("Compress memories #0-1 ")
+    assert due.order.lines("line") == ['Run: memo sleep 0-1 "<your line>"']
     poke(inited, LOG, b"XX")
     due = handover.next_handover(Store(str(inited)))
     assert due.kind == protocol.WAITING and due.waiting

@@ -422,7 +422,7 @@ def _compression(store: Store, T: int | None, form: str | None, flag: str,
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
     return protocol.Handover(
-        protocol.COMPRESS, None,
+        protocol.COMPRESS, protocol.summary_order(blocks.block_name(lo, hi), flag),
         protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
                                     body, pending_in(T, built) - 1, form, flag))
 
