@@ -366,7 +366,13 @@ def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
     """The order that stores the summary of block ``name`` (``"LO-HI"``).
     ``flag`` (``--global``, ``--project NAME``; docs/scopes.md) stands after the
     block, so a seed client's ``memo sleep (\\d+)-(\\d+)`` still matches."""
-    return Order("sleep", (name,), Order.scoped(flag), YOUR_LINE, SUMMARY_TAG).lines(form)
+    return summary_order(name, flag).lines(form)
+
+
+def summary_order(name: str, flag: str = "") -> Order:
+    """``sleep_order`` as a value: ``memo sleep LO-HI`` with ``flag`` and the
+    agent's line (``YOUR_LINE``) as its text."""
+    return Order("sleep", (name,), Order.scoped(flag), YOUR_LINE, SUMMARY_TAG)
 
 
 # -- compression -----------------------------------------------------------
@@ -476,16 +482,45 @@ def half_waits(name: str, half: str, why: str, flag: str = "",
     return "\n".join([f"Compression of #{name}{WAITS_MARK}{HALF_MARK}{half} is "
                       f"damaged ({why.rstrip('.')}); memo sleep writes it again from the "
                       f"log once it is forgotten.",
-                      run(Order("forget", (half,), Order.scoped(flag)), form)])
+                      run(half_waits_order(half, flag), form)])
+
+
+def half_waits_order(half: str, flag: str = "") -> Order:
+    """The step ``half_waits`` ends with: ``memo forget HALF`` (with ``flag``)."""
+    return Order("forget", (half,), Order.scoped(flag))
 
 
 HALF_MARK = "the summary of its half #"  #: in the first line of ``half_waits``
 
 
-def is_half_waiting(text: str) -> bool:
-    """True for ``half_waits``'s text (the next compression needs a damaged
-    summary)."""
-    return is_waiting(text) and HALF_MARK in text.split("\n", 1)[0]
+#: The kinds of a ``Handover``.
+NOTHING = "nothing"    #: nothing left to compress (``NOTHING_LEFT``)
+COMPRESS = "compress"  #: a block (or a batch) to compress
+WAITING = "waiting"    #: waits for a damaged record to be repaired (``compression_waits``)
+HALF_WAITING = "half waiting"  #: waits for a damaged summary of a half (``half_waits``)
+HELD = "held"          #: another session holds the block (``held_elsewhere``)
+
+
+class Handover:
+    """A hand-over as a value: ``kind`` (``NOTHING``, ``COMPRESS``,
+    ``WAITING``, ``HALF_WAITING`` or ``HELD``), ``order`` (the ``Order``
+    that answers it where it is one step: the repair of ``WAITING``, the
+    forget of ``HALF_WAITING``, the ``sleep`` of one block to ``COMPRESS``;
+    None for a batch, ``NOTHING`` and ``HELD``) and ``text`` (what is printed,
+    lines joined by ``\\n``). Callers decide on ``kind``, never on ``text``."""
+
+    __slots__ = ("kind", "order", "text")
+
+    def __init__(self, kind: str, order, text: str):
+        self.kind, self.order, self.text = kind, order, text
+
+    @property
+    def waiting(self) -> bool:
+        """True when the hand-over is no prompt: a repair comes first."""
+        return self.kind in (WAITING, HALF_WAITING)
+
+    def __repr__(self) -> str:
+        return f"Handover({self.kind!r}, {self.order!r}, {self.text!r})"
 
 
 def held_elsewhere(name: str) -> str:
@@ -493,16 +528,6 @@ def held_elsewhere(name: str) -> str:
     the next block (no order: nothing is needed from it now)."""
     return (f"Another session is compressing {name}; nothing is needed from you now, "
             f"go on with your work.")
-
-
-def is_held_elsewhere(text: str) -> bool:
-    """True for ``held_elsewhere``'s line."""
-    return text.startswith("Another session is compressing ") and "\n" not in text
-
-
-def is_waiting(text: str) -> bool:
-    """True for ``compression_waits``'s text (a hand-over that is no prompt)."""
-    return text.startswith("Compression of #") and WAITS_MARK in text.split("\n", 1)[0]
 
 
 def cannot_wake(pending: int) -> str:

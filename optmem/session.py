@@ -23,7 +23,7 @@ import os
 from optmem import blocks, protocol
 from optmem.engine import core, pager, view
 from optmem.engine import wake as waking
-from optmem.engine.handover import compression
+from optmem.engine.handover import compression, next_handover
 from optmem.errors import BadInput, MemoError, NotBuilt
 
 GLOBAL_FLAG = "--global"
@@ -156,17 +156,18 @@ def global_flag(scope) -> str:
     return GLOBAL_FLAG if scope.project else ""
 
 
-def handover(scope, gstore, pstore, form=None) -> str:
+def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
     """The next compression of the two stores, global first, with its scope
-    flag in the order; ``NOTHING_LEFT`` only when both are done. Records,
-    under the project store's lock, which store handed the block over (for a
-    seed-form ``memo sleep LO-HI`` without a flag)."""
-    prompt = compression(gstore, form=form, flag=global_flag(scope))
+    flag in the order, as a ``protocol.Handover``; of kind ``NOTHING`` only
+    when both are done. Records, under the project store's lock, which store
+    handed the block over (for a seed-form ``memo sleep LO-HI`` without a
+    flag)."""
+    prompt = next_handover(gstore, form=form, flag=global_flag(scope))
     which = "global"
-    if prompt == view.NOTHING_LEFT and pstore is not None:
-        prompt = compression(pstore, form=form, flag=scope.flag)
+    if prompt.kind == protocol.NOTHING and pstore is not None:
+        prompt = next_handover(pstore, form=form, flag=scope.flag)
         which = "project"
-    if pstore is not None and prompt != view.NOTHING_LEFT:
+    if pstore is not None and prompt.kind != protocol.NOTHING:
         store = gstore if which == "global" else pstore
         T = store.count()
         built = store.built(T)
@@ -252,18 +253,18 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     tg = blocks.cover(Tg, g) if Tg else []
     tp = blocks.cover(Tp, p) if Tp else []
     if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
-        prompt = handover(scope, gstore, pstore, form)
-        if prompt == view.NOTHING_LEFT:  # another session just built it
+        due = handover(scope, gstore, pstore, form)
+        if due.kind == protocol.NOTHING:  # another session just built it
             return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict, closed)
         if strict:
-            view.strict_damage(prompt)
-        if protocol.is_waiting(prompt):  # a repair first: show what is built
+            view.strict_damage(due)
+        if due.waiting:  # a repair first: show what is built
             from optmem.engine.wake import split_awake
             doc, _ = split_awake(wake_max_bytes(scope, gstore, pstore, cfg.PART_CHARS))
-            return True, "\n".join([*doc, view.AWAKE, "", prompt])
+            return True, "\n".join([*doc, view.AWAKE, "", due.text])
         cg, cp = gstore.count(), pstore.count()
         pending = view.pending_in(cg, gstore.built(cg)) + view.pending_in(cp, pstore.built(cp))
-        return False, protocol.cannot_wake(pending) + "\n\n" + prompt
+        return False, protocol.cannot_wake(pending) + "\n\n" + due.text
     gdamaged, pdamaged = [], []
     try:
         body = [waking.wake_intro(gstore, Tg)]
@@ -287,11 +288,11 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
                        then=protocol.Order("wake", ("1", str(Tg), str(Tp)), name))
     text = parts[part - 1]
     if part == len(parts):
-        prompt = handover(scope, gstore, pstore, form)
+        due = handover(scope, gstore, pstore, form)
         if strict:
-            view.strict_damage(prompt)
-        if prompt != view.NOTHING_LEFT:  # the hand-over, after ``You are awake.``
-            text += "\n\n" + prompt
+            view.strict_damage(due)
+        if due.kind != protocol.NOTHING:  # the hand-over, after ``You are awake.``
+            text += "\n\n" + due.text
     return True, text
 
 
@@ -385,12 +386,26 @@ def follow(sc, gstore, pstore, prompt):
     if prompt and prompt.startswith("memo: "):
         return prompt
     if pstore is not None:
-        text = handover(sc, gstore, pstore)
-        return None if text == view.NOTHING_LEFT else text
-    if prompt and ((sc.how == GLOBAL_FLAG and sc.forced_global) or sc.problem):
+        due = handover(sc, gstore, pstore)
+        return None if due.kind == protocol.NOTHING else due.text
+    if prompt and _global_named(sc):
         text = compression(gstore, flag=GLOBAL_FLAG)
         return None if text == view.NOTHING_LEFT else text
     return prompt
+
+
+def _global_named(sc) -> bool:
+    """Does a hand-over of the global store carry ``--global`` (``follow``)?"""
+    return bool((sc.how == GLOBAL_FLAG and sc.forced_global) or sc.problem)
+
+
+def _follow_global(sc, gstore, due: protocol.Handover) -> protocol.Handover:
+    """``follow`` for one store's hand-over ``due`` (a ``protocol.Handover``)
+    after a summary: the global store's again with its ``--global`` flag
+    where ``follow`` gives it, else ``due``."""
+    if _global_named(sc):
+        return next_handover(gstore, flag=GLOBAL_FLAG)
+    return due
 
 
 def write_scope(sc, explicit: bool, what: str, order, form: str | None = None) -> None:
@@ -599,6 +614,250 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     return Result([protocol.forgot(core.forget(store, block), whole)])
 
 
+def given_flag(st: Stores) -> str:
+    """The scope flag this command was given, as a printed step repeats it
+    so it names the same store: ``--project NAME`` (quoted for a shell),
+    ``--global``, or ``""`` when none was given."""
+    if not st.explicit:
+        return ""
+    if st.sc.project:
+        import shlex
+        return f"--project {shlex.quote(st.sc.project)}"
+    return GLOBAL_FLAG
+
+
+def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
+    """``memo redact ID`` (a person's command): blank memory ``ID`` (``#`` allowed)
+    in place for good, in the store ``one_store`` picks; refused
+    (``BadInput``) without a scope where git could not be asked which
+    project this is (``write_scope``), and without ``yes`` (naming the
+    person's step). The answer says what went and, in a git work tree, that
+    its history keeps the text; when other files beside the store still hold
+    the text, an error result (exit 1) naming them, after those lines."""
+    i = view.parse_count(memory_id.lstrip("#"), "ID")
+    write_scope(st.sc, st.explicit, "this redaction", protocol.Order("redact", (str(i), "--yes")))
+    store = one_store(st, "redact", str(i), person=True, rest=("--yes",))
+    if not yes:
+        step = " ".join(["memo redact", *filter(None, [given_flag(st)]), f"{i} --yes"])
+        raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
+                       f"agent never runs it), confirmed with --yes. "
+                       f"{protocol.person_can_run(step)}")
+    was = []
+    gone = core.redact(store, i, was)
+    from optmem import merging
+    from optmem.engine import replicas
+    copies = replicas.files_holding(store, was[0]) if was and not merging.is_redacted(was[0]) else []
+    lines = [f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
+             f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
+             f"later ones on their levels). Run: memo sleep"]
+    repo = _projects().find_repository(store.root)
+    if repo is not None and repo[0] == "repo":
+        lines.append(f"The store is in the git work tree {repo[1]}: its commits, a sync hub's "
+                     f"history and every clone keep the text until a person rewrites the "
+                     f"history of each; memo never rewrites git history. A merge with another "
+                     f"replica blanks it there too (the redaction travels in the log).")
+    if not copies:
+        return Result(lines)
+    from optmem.textform import shown
+    listed = ", ".join(shown(c) for c in copies[:20]) + (
+        f" and {len(copies) - 20} more" if len(copies) > 20 else "")
+    return Result(lines, [
+        f"memo: the redaction is not complete: {len(copies)} other "
+        f"{'file' if len(copies) == 1 else 'files'} in or beside the store still "
+        f"{'holds' if len(copies) == 1 else 'hold'} its text: {listed}. memo never edits "
+        f"them; a person removes the text from each (or the file, once nothing else in "
+        f"it is needed). Copies elsewhere (git history, exports, backups) keep it too"],
+        exit_code=1, error=True)
+
+
+def import_store(st: Stores):
+    """The store ``memo import`` writes to: the active project's, else the
+    global one. Refused (``BadInput``) without a scope where git could not be
+    asked which project this is (``write_scope``), before any line is read."""
+    write_scope(st.sc, st.explicit, "this import", protocol.Order("import", ("FILE",)))
+    return st._at(st.sc.project_root or st.sc.root)
+
+
+def import_(st: Stores, store, path: str, named: str, yes: bool = False,
+            before_write=None, progress=None, kept=None) -> Result:
+    """``memo import``: the lines ``YYYY-MM-DD text`` of the file at ``path``
+    into ``store`` (``import_store``'s), all or nothing. ``named`` is what
+    the user gave (``-`` for standard input), which a refusal names; above
+    ``backlog.IMPORT_ASK_ABOVE`` memories it is refused (``BadInput``)
+    without ``yes``. ``before_write(count, created)`` and ``progress`` are
+    ``core.import_lines``'s; ``kept(what)`` is told what is saved. The
+    answer: ``Imported N memories as #A-B.``, where they went once projects
+    exist (``scope_line``), and how many compressions are pending."""
+    from optmem.engine import backlog
+    backlog.check_import_size(path, named, yes)
+    first, count, pending = core.import_lines(store, path, before_write=before_write,
+                                              progress=progress)
+    if kept is not None:
+        kept(f"the import was saved as {f'#{first}' if count == 1 else f'#{first}-{first + count - 1}'}")
+    lines = [protocol.imported(count, first)]
+    line = scope_line(st.sc, st.explicit, protocol.Order("import", ("FILE",), "global",
+                                                         flag_first=True))
+    if line:
+        lines.append(line)
+    if pending:
+        lines.append(protocol.pending_after_import(pending))
+    return Result(lines)
+
+
+def config(st: Stores, settings=(), repair: bool = False) -> Result:
+    """``memo config``: the settings table of the global store, or of the
+    project's when ``--project NAME`` named it; with ``settings``
+    (``NAME=VALUE`` strings, ``NAME=`` restoring the default) or ``repair``
+    the store's config is changed first (a write: refused where git could
+    not be asked which project this is, ``write_scope``). A setting without
+    ``=`` is refused (``ConfigError``) before any change. The answer is the
+    table, then what changed; the store's idle-knob lines go to its
+    ``notices`` (standard error, after the lines programs read)."""
+    if settings or repair:
+        write_scope(st.sc, st.explicit, "this setting", protocol.Order("config", ("NAME=VALUE",)))
+    store = st._at(st.sc.project_root if (st.explicit and st.sc.project) else st.sc.root)
+    from optmem.store.config import KNOBS
+    bare = [s for s in settings if "=" not in s]
+    if bare:  # refused before any change, exit 1 as the later OptMem's usage line
+        from optmem.errors import ConfigError
+        raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
+                          f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
+                          f"no '='. The table shows every value. Run: memo config")
+    said = core.config_set(store, list(settings), repair=repair) if settings or repair else ""
+    lines = [core.config_show(store)]  # the table first, as the later OptMem prints it
+    if said:
+        lines.append(said)
+    store.notices.extend(store.config_idle_lines())
+    return Result(lines)
+
+
+def scope(st: Stores) -> Result:
+    """``memo scope`` (reads only): the global store (which must exist), the
+    active project and how it was found, the projects, the remotes seen,
+    the scope's notices, and a person's ``memo init --project NAME`` where
+    this repository could have a project and has none."""
+    projects = _projects()
+    sc = st.sc
+    st.g  # noqa: B018 - the global store must exist
+    lines = [f"Global memory: {sc.root}"]
+    if sc.project:
+        lines.append(f"Project: {sc.project} at {sc.project_root} (found by {sc.how})")
+    elif sc.problem:
+        lines.append(f"Project: unknown ({sc.unresolved_line()})")
+    else:
+        lines.append(f"Project: none ({sc.how})")
+    have = projects.names(sc.root)
+    lines.append(f"Projects: {', '.join(have) if have else 'none'}")
+    if sc.problem:
+        lines.append("Remotes seen: not read (git could not be asked)")
+    elif sc.remotes is None:
+        lines.append("Remotes seen: not read (git is asked only once a project exists)")
+    else:
+        lines.append(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
+    lines += sc.notices
+    if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
+        lines.append(f"{projects.PERSON} memo init --project NAME")
+    return Result(lines)
+
+
+def check_targets(st: Stores, every: bool = False) -> list:
+    """The stores ``memo check`` verifies, as ``[(heading or None, path)]``:
+    the named project's alone with ``--project NAME``; else the global
+    store, then with ``every`` every project's, or the active project's;
+    each under a heading when there are several."""
+    sc = st.sc
+    if sc.project and st.explicit:
+        return [(None, sc.project_root)]
+    targets = [(None, sc.root)]
+    if every:
+        projects = _projects()
+        targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
+                    for p in [projects.project_root(sc.root, n)]]
+    elif sc.project:
+        targets.append((f"Project {sc.project} ({sc.project_root}):", sc.project_root))
+    if len(targets) > 1:
+        targets[0] = (f"Global memory ({sc.root}):", sc.root)
+    return targets
+
+
+def check(st: Stores, every: bool = False, repair: bool = False) -> Result:
+    """``memo check``: every record of each store ``check_targets`` names,
+    each problem with its recovery; ``repair`` first restores what a
+    record's place in the log implies (a write: refused where git could not
+    be asked which project this is, ``write_scope``). Exit 1 with ``N
+    problems found.`` when any; else ``The store is whole.``. A store that
+    fails to open or read ends the answer there as an error result, after
+    the lines of the stores before it."""
+    if repair:
+        write_scope(st.sc, st.explicit, "this repair", protocol.Order("check", ("--repair",)))
+    from optmem.engine.check import check as run_check
+    lines, problems = [], []
+    try:
+        for heading, path in check_targets(st, every):
+            if heading:
+                lines.append(heading)
+            if repair:
+                from optmem.engine.check import repair as run_repair
+                lines += run_repair(st._at(path))
+            found, notes = run_check(st._at(path))
+            lines += found
+            lines += notes
+            problems += found
+    except Exception as err:  # noqa: BLE001 - the stores before it are reported
+        if not lines:
+            raise
+        return Result(lines, failure_lines(err), exit_code=1, error=True)
+    if problems:
+        lines.append(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found.")
+        return Result(lines, exit_code=1, error=True)
+    return Result([*lines, "The store is whole."])
+
+
+def export(st: Stores, file: str | None = None, write=None) -> Result:
+    """``memo export``: every memory of the global store as ``YYYY-MM-DD
+    text`` lines (the import format). With ``file`` None or ``-`` they go to
+    ``write`` (a function taking bytes) and the answer is empty; else into
+    ``file``, a new file (never replaced), and the answer names it and the
+    ``memo import`` that reads it back (``--yes`` above
+    ``backlog.IMPORT_ASK_ABOVE`` memories)."""
+    from optmem.engine import export as exporting
+    store = st.g
+    if file is None or file == "-":
+        exporting.export(store, write)
+        return Result()
+    import shlex
+
+    from optmem.engine.backlog import IMPORT_ASK_ABOVE
+    count = exporting.export_to_file(store, file)
+    yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
+    return Result([f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
+                   + (f" Import them elsewhere with: memo import{yes} {shlex.quote(file)}"
+                      if count else "")])
+
+
+def init(project: str | None = None) -> Result:
+    """``memo init``: create the store at ``MEMORY_DIR`` (safe to run again:
+    it then changes nothing and says how many memories it holds). With
+    ``project`` (a name, or ``""`` for the repository's) a person's project
+    store beside the global one, bound to this git repository
+    (``projects.init_project``), and the ``memo scope`` that shows it."""
+    from optmem.store.paths import memory_dir
+    root = memory_dir(creating=True)
+    if project is not None:
+        _, _, lines = _projects().init_project(root, project)
+        return Result([*lines, protocol.run(protocol.Order("scope"))])
+    from optmem.store.memory import Store
+    store, created = Store.init(root)
+    try:
+        if created:
+            return Result([f"Created an empty memory at {root}. Run: memo wake"])
+        count = store.count()
+    finally:
+        store.close()
+    return Result([f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
+                   f"already a memory store; nothing was changed. Run: memo wake"])
+
+
 def _counted(result) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]
@@ -746,26 +1005,36 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
 
 # -- sleep ---------------------------------------------------------------------
 
-def pay_targets(st: Stores) -> list:
+def pay_targets(st: Stores, block: str | None = None, text=()) -> list:
     """The stores ``memo sleep --with CMD`` pays, in order: the named
-    project's alone, else the global store then the active project's."""
+    project's alone, else the global store then the active project's.
+    Refused (``BadInput``, ``MemoError``) without a scope where git could
+    not be asked which project this is (``write_scope``), where a store is
+    read-only (``refuse_read_only``), and with a ``block`` or ``text``
+    (``--with`` answers every pending compression itself)."""
+    write_scope(st.sc, st.explicit, "this summary",
+                protocol.Order("sleep", ("LO-HI",), text="<line>"))
+    refuse_read_only(st.g, st.p, pending_only=block is None)
+    if block is not None or text:
+        raise BadInput("--with answers every pending compression itself; give no "
+                       "block or text with it")
     if st.explicit and st.p is not None:
         return [st.p]
     return [st.g] + ([st.p] if st.p is not None else [])
 
 
-def _after_summary(st: Stores, ambient, prompt):
-    """The hand-over after a saved summary: both stores' with a project
-    active (global first); where the global memory was named while this
-    folder has a project (``Stores.ambient``), both stores' too, so the
-    project's work is never hidden behind ``Nothing left to compress.``
-    nor handed over without its flag; else ``follow``'s, or
-    ``NOTHING_LEFT``. A ``memo: ...`` line passes as is."""
+def _after_summary(st: Stores, ambient, prompt: protocol.Handover) -> protocol.Handover:
+    """The hand-over after a saved summary (``prompt``: the one store's,
+    a ``protocol.Handover``): both stores' with a project active (global
+    first); where the global memory was named while this folder has a
+    project (``Stores.ambient``), both stores' too, so the project's work
+    is never hidden behind ``Nothing left to compress.`` nor handed over
+    without its flag; else ``follow``'s."""
     if st.p is not None:
         return handover(st.sc, st.g, st.p)
-    if ambient is not None and not (prompt or "").startswith("memo: "):
+    if ambient is not None:
         return handover(ambient[0], st.g, ambient[1])
-    return follow(st.sc, st.g, None, prompt) or view.NOTHING_LEFT
+    return _follow_global(st.sc, st.g, prompt)
 
 
 def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=None,
@@ -793,12 +1062,12 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
         refuse_read_only(gstore, pstore, pending_only=batch is None)
     if block is None and batch is None:
         if pstore is not None:
-            prompt = handover(st.sc, gstore, pstore)
+            due = handover(st.sc, gstore, pstore)
         else:
-            prompt = follow(st.sc, gstore, None, compression(gstore)) or view.NOTHING_LEFT
+            due = _follow_global(st.sc, gstore, next_handover(gstore))
         if strict:
-            view.strict_damage(prompt)  # the next compression needs a damaged summary
-        return Result([prompt])
+            view.strict_damage(due)  # the next compression needs a damaged summary
+        return Result([due.text])
     ambient = st.ambient()
     if batch is not None:
         from optmem.engine import handover as handing
@@ -829,13 +1098,13 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
             blocks.block_name(*view.parse_block(block))):
         with pstore.locked(repair=False):
             forget_handover(st.sc, block)
-    prompt = _after_summary(st, ambient, prompt)
+    due = _after_summary(st, ambient, prompt)
     if strict:
         try:
-            view.strict_damage(prompt)  # saved; the next compression needs a damaged summary
+            view.strict_damage(due)  # saved; the next compression needs a damaged summary
         except MemoError as err:
             return Result([said], failure_lines(err), exit_code=1, error=True)
-    return Result([said, *([""] if prompt != view.NOTHING_LEFT else []), prompt])
+    return Result([said, *([""] if due.kind != protocol.NOTHING else []), due.text])
 
 
 

@@ -335,3 +335,40 @@ def test_a_conflict_copy_turns_each_problems_step_into_a_persons_step(memo, init
     assert memory.endswith("or blanks this record. Settle the findings above first. "
                            "A person can run: memo redact 3 --yes")
     assert not any(x.startswith("Run: ") or " Run: memo forget" in x for x in lines)
+
+
+def test_the_hand_over_is_a_value_whose_kind_callers_decide_on(memo, inited, tmp_path):
+    """``handover.next_handover`` says what the hand-over is (nothing left, a
+    block, waiting for a repaired record, waiting for a forgotten half) and
+    carries the step as an ``Order``; its text is what ``memo sleep`` prints."""
+    from optmem import protocol
+    from optmem.engine import handover
+    from optmem.store.memory import Store
+
+    store = Store(str(inited))
+    assert handover.next_handover(store).kind == protocol.NOTHING
+    assert handover.next_handover(store).text == protocol.NOTHING_LEFT
+    notes(memo, 2)
+    due = handover.next_handover(Store(str(inited)))
+    assert due.kind == protocol.COMPRESS and not due.waiting
+    assert due.text.startswith("Compress memories #0-1 ")
+    assert due.order.lines("line") == ['Run: memo sleep 0-1 "<your line>"']
+    poke(inited, LOG, b"XX")
+    due = handover.next_handover(Store(str(inited)))
+    assert due.kind == protocol.WAITING and due.waiting
+    assert due.order.line() == "Run: memo check --repair"
+    assert due.text == ok(memo("sleep")).rstrip("\n")
+
+
+def test_a_damaged_half_is_a_half_waiting_hand_over_with_its_forget(memo, inited, tmp_path):
+    from optmem import protocol
+    from optmem.engine import handover
+    from optmem.store.memory import Store
+
+    _forty(memo, inited, tmp_path)
+    ok(memo("forget", "0-31"))
+    _spoil(inited / "TREE" / "16")
+    due = handover.next_handover(Store(str(inited)))
+    assert due.kind == protocol.HALF_WAITING and due.waiting
+    assert due.order.line() == "Run: memo forget 0-15"
+    assert due.text.startswith("Compression of #0-31 waits: the summary of its half #0-15")

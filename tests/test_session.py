@@ -196,3 +196,110 @@ def test_a_saved_note_keeps_its_receipt_when_the_hand_over_fails(memo, inited, m
     assert result.exit_code == 1
     assert result.stdout == "Saved as #1.\n"
     assert result.stderr.startswith("memo: the store is busy")
+
+
+def _stores(explicit: bool = False):
+    from optmem.scope import resolve
+    from optmem.store.memory import Store
+    return session.Stores(resolve(None), Store.open, explicit)
+
+
+def test_redact_chooses_its_store_in_the_session_layer_and_returns_a_result(memo, inited):
+    assert memo("note", "a line to blank for good").exit_code == 0
+    st = _stores()
+    with pytest.raises(BadInput, match=r"A person can run: memo redact 0 --yes$"):
+        session.redact(st, "#0")
+    result = session.redact(st, "#0", yes=True)
+    assert (result.exit_code, result.error, result.notes) == (0, False, [])
+    assert result.lines[0].startswith(f"Memory #0 is now [redacted] in {inited}")
+    assert result.lines[0].endswith("Run: memo sleep")
+    for store in st.opened():
+        store.close()
+    assert "[redacted" in memo("zoom", "0").stdout
+
+
+def test_import_chooses_its_store_in_the_session_layer_and_returns_a_result(inited, tmp_path):
+    from conftest import write_import
+    write_import(tmp_path / "two.txt", ["2024-01-01 first line", "2024-01-02 second line"])
+    st = _stores()
+    store = session.import_store(st)
+    said = []
+    result = session.import_(st, store, str(tmp_path / "two.txt"), "two.txt", kept=said.append)
+    assert result.lines == [protocol.imported(2, 0), protocol.pending_after_import(1)]
+    assert said == ["the import was saved as #0-1"]
+    assert store.count() == 2
+    for opened in st.opened():
+        opened.close()
+
+
+def test_config_chooses_its_store_in_the_session_layer_and_returns_a_result(inited):
+    from optmem.errors import ConfigError
+    st = _stores()
+    shown = session.config(st)
+    assert shown.exit_code == 0 and len(shown.lines) == 1 and "WAKE_LINES" in shown.lines[0]
+    with pytest.raises(ConfigError, match="has no '='"):
+        session.config(st, ("WAKE_LINES",))
+    changed = session.config(st, ("WAKE_LINES=40",))
+    assert len(changed.lines) == 2 and "40" in changed.lines[0]
+    assert st.g.config().WAKE_LINES == 40
+    for opened in st.opened():
+        opened.close()
+
+
+def test_scope_is_a_session_command_returning_its_result(inited):
+    st = _stores()
+    result = session.scope(st)
+    assert result.lines[0] == f"Global memory: {inited}"
+    assert result.lines[1].startswith("Project: ") and "Projects: none" in result.lines
+    for opened in st.opened():
+        opened.close()
+
+
+def test_check_is_a_session_command_returning_its_result(memo, inited):
+    from helpers import poke
+    assert memo("note", "one line to check").exit_code == 0
+    st = _stores()
+    whole = session.check(st)
+    assert (whole.exit_code, whole.lines[-1]) == (0, "The store is whole.")
+    for opened in st.opened():
+        opened.close()
+    poke(inited, 0, b"XX")
+    st = _stores()
+    result = session.check(st)
+    assert (result.exit_code, result.error) == (1, True)
+    assert result.lines[-1] == "1 problem found."
+    for opened in st.opened():
+        opened.close()
+
+
+def test_export_is_a_session_command_returning_its_result(memo, inited, tmp_path):
+    assert memo("note", "one line to export").exit_code == 0
+    st = _stores()
+    got = []
+    assert session.export(st, "-", got.append) == session.Result()
+    assert b"".join(got).decode("utf-8").endswith(" one line to export\n")
+    target = tmp_path / "out.txt"
+    result = session.export(st, str(target))
+    assert result.lines == [f"Exported 1 memory to {target}. Import them elsewhere with: "
+                            f"memo import {target}"]
+    assert target.read_bytes() == b"".join(got)
+    for opened in st.opened():
+        opened.close()
+
+
+def test_init_is_a_session_command_returning_its_result(memory_dir):
+    created = session.init()
+    assert created.lines == [f"Created an empty memory at {memory_dir}. Run: memo wake"]
+    again = session.init()
+    assert again.lines == [f"Found {memory_dir}: 0 memories. It is already a memory store; "
+                           f"nothing was changed. Run: memo wake"]
+
+
+def test_sleep_with_chooses_and_refuses_in_the_session_layer(memo, inited):
+    assert memo("note", "one line to pay").exit_code == 0
+    st = _stores()
+    with pytest.raises(BadInput, match="--with answers every pending compression itself"):
+        session.pay_targets(st, "0-1")
+    assert [s.root for s in session.pay_targets(st)] == [st.g.root]
+    for opened in st.opened():
+        opened.close()

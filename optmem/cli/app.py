@@ -165,18 +165,6 @@ def _scope(notice: bool = True):
     return meta["optmem.scope"]
 
 
-def _named_scope(what: str, order):
-    """The scope of a write (``what``: "this note", ...); without a scope
-    flag where git could not be asked which project this repository uses
-    (``Scope.problem``), refused (``BadInput``): it could land in the wrong
-    memory. ``order`` (``protocol.Order``, no scope) is the write the
-    refusal names with each scope (``session.write_scope``)."""
-    from optmem import session
-    sc = _scope(notice=False)
-    session.write_scope(sc, _explicit(), what, order)
-    return sc
-
-
 def _explicit() -> bool:
     """Whether this run was given a scope flag (``--global``, ``--project``)."""
     return click.get_current_context().meta.get("optmem.scope_flag") is not None
@@ -260,26 +248,10 @@ def init(project):
     With --project [NAME], a person adds a project store beside the global
     one, bound to this git repository (every worktree of it).
     """
-    from optmem.store.memory import Store
-    from optmem.store.paths import memory_dir
-    root = memory_dir(creating=True)
+    from optmem import session
     if project is None:
         project = click.get_current_context().meta.get("optmem.scope_flag") or None
-    if project is not None:
-        from optmem import projects
-        _, _, lines = projects.init_project(root, project)
-        for line in lines:
-            click.echo(line)
-        click.echo(protocol.run(protocol.Order("scope")))
-        return
-    store, created = Store.init(root)
-    if created:
-        click.echo(f"Created an empty memory at {root}. Run: memo wake")
-    else:
-        count = store.count()
-        store.close()
-        click.echo(f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
-                   f"already a memory store; nothing was changed. Run: memo wake")
+    _show(session.init(project))
 
 
 @cli.command()
@@ -350,14 +322,7 @@ def sleep(block, text, with_cmd):
     """
     from optmem import session
     if with_cmd is not None:
-        st = _stores(notice=False)
-        session.write_scope(st.sc, st.explicit, "this summary",
-                            protocol.Order("sleep", ("LO-HI",), text="<line>"))
-        session.refuse_read_only(st.g, st.p, pending_only=block is None)
-        if block is not None or text:
-            raise BadInput("--with answers every pending compression itself; give no "
-                           "block or text with it")
-        targets = session.pay_targets(st)
+        targets = session.pay_targets(_stores(notice=False), block, text)
         for k, target in enumerate(targets):
             _pay_with(target, with_cmd, last=k == len(targets) - 1)
         return
@@ -461,22 +426,6 @@ def recall(pattern, as_json, fixed):
     _show(session.recall(_stores(), undo_surrogates(pattern), fixed, as_json))
 
 
-def _flagged(command: str, rest: str) -> str:
-    """``command`` with the scope flag this run was given (``--global``,
-    ``--project NAME``) before ``rest``, so a printed step names the same
-    store."""
-    import shlex
-    meta = click.get_current_context().meta.get("optmem.scope_flag")
-    sc = _scope()
-    if meta is None:
-        flag = ""
-    elif sc.project:
-        flag = f" --project {shlex.quote(sc.project)}"
-    else:
-        flag = " --global"
-    return f"{command}{flag} {rest}"
-
-
 @cli.command()
 @click.argument("block")
 @click.option("--dry-run", is_flag=True,
@@ -525,9 +474,10 @@ def import_(file, yes):
     creates; above 10,000 memories it asks for --yes. With a project active
     the lines go to the project (--global: the global memory).
     """
+    from optmem import session
     from optmem.engine import backlog
-    sc = _named_scope("this import", protocol.Order("import", ("FILE",)))
-    store = _store(sc.project_root or sc.root)
+    st = _stores(notice=False)
+    store = session.import_store(st)
     keeping("nothing was imported")
     bar = _LateBar("memo: importing", counts=False)
 
@@ -538,9 +488,8 @@ def import_(file, yes):
             click.echo(line, err=True)
 
     def import_lines(path):
-        backlog.check_import_size(path, file, yes)
         try:
-            return core.import_lines(store, path, before_write=before_write, progress=bar)
+            return session.import_(st, store, path, file, yes, before_write, bar, keeping)
         finally:
             bar.close()
 
@@ -557,22 +506,12 @@ def import_(file, yes):
                                f"was imported") from None
             tmp.flush()
             try:
-                first, count, pending = import_lines(tmp.name)
+                result = import_lines(tmp.name)
             except MemoError as err:  # name what the user gave, not the spool file
                 raise type(err)(str(err).replace(tmp.name, "standard input")) from None
     else:
-        first, count, pending = import_lines(file)
-    last = first + count - 1
-    ids = f"#{first}" if count == 1 else f"#{first}-{last}"
-    keeping(f"the import was saved as {ids}")
-    click.echo(protocol.imported(count, first))
-    from optmem import session
-    line = session.scope_line(sc, _explicit(), protocol.Order("import", ("FILE",), "global",
-                                                              flag_first=True))
-    if line:
-        click.echo(line)
-    if pending:
-        click.echo(protocol.pending_after_import(pending))
+        result = import_lines(file)
+    _show(result)
 
 
 @cli.command(cls=FileCommand)
@@ -583,25 +522,17 @@ def export(file):
     To standard output, or into FILE (a new file: never replaces one).
     `memo import` of an export into an empty store gives back the same log.
     """
-    from optmem.engine import export as exporting
-    store = _store()
+    from optmem import session
+    st = _stores()
     if file is None or file == "-":
         out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
         write = out.write if out is not None else (
             lambda data: sys.stdout.write(data.decode("utf-8")))
-        exporting.export(store, write)
+        session.export(st, None, write)
         if out is not None:
             out.flush()
         return
-    import shlex
-
-    from optmem.engine.backlog import IMPORT_ASK_ABOVE
-    count = exporting.export_to_file(store, file)
-    # Over IMPORT_ASK_ABOVE memories, memo import asks for --yes: say it.
-    yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
-    click.echo(f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
-               + (f" Import them elsewhere with: memo import{yes} {shlex.quote(file)}"
-                  if count else ""))
+    _show(session.export(st, file))
 
 
 @cli.command()
@@ -624,23 +555,8 @@ def config_(settings, repair):
     """Show the settings, or change them: NAME=VALUE (NAME= restores the default).
 
     The global store's, unless --project NAME names a project's."""
-    explicit = click.get_current_context().meta.get("optmem.scope_flag")
-    sets_or_repair = bool(settings) or repair
-    sc = (_named_scope("this setting", protocol.Order("config", ("NAME=VALUE",)))
-          if sets_or_repair else _scope())
-    store = _store(sc.project_root if (explicit and sc.project) else sc.root)
-    from optmem.store.config import KNOBS
-    bare = [s for s in settings if "=" not in s]
-    if bare:  # refused before any change, exit 1 as the later OptMem's usage line
-        from optmem.errors import ConfigError
-        raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
-                          f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
-                          f"no '='. The table shows every value. Run: memo config")
-    said = core.config_set(store, list(settings), repair=repair) if sets_or_repair else ""
-    click.echo(core.config_show(store))  # the table first, as the later OptMem prints it
-    if said:
-        click.echo(said)
-    store.notices.extend(store.config_idle_lines())  # on stderr, after the lines programs read
+    from optmem import session
+    _show(session.config(_stores(notice=not (settings or repair)), settings, repair))
 
 
 @cli.command()
@@ -668,41 +584,8 @@ def check(every, repair):
     in the log implies (its id, and its date when both neighbours share it),
     losing nothing, then checks.
     """
-    from optmem.engine.check import check as run_check
-    sc = (_named_scope("this repair", protocol.Order("check", ("--repair",)))
-          if repair else _scope())
-
-    explicit = _explicit()
-    if sc.project and explicit:
-        targets = [(None, sc.project_root)]
-    else:
-        targets = [(None, sc.root)]
-        if every:
-            from optmem import projects
-            targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
-                        for p in [projects.project_root(sc.root, n)]]
-        elif sc.project:
-            targets.append((f"Project {sc.project} ({sc.project_root}):", sc.project_root))
-        if len(targets) > 1:
-            targets[0] = (f"Global memory ({sc.root}):", sc.root)
-    problems = []
-    for heading, path in targets:
-        if heading:
-            click.echo(heading)
-        if repair:
-            from optmem.engine.check import repair as run_repair
-            for line in run_repair(_store(path)):
-                click.echo(line)
-        found, notes = run_check(_store(path))
-        for line in found:
-            click.echo(line)
-        for line in notes:
-            click.echo(line)
-        problems += found
-    if problems:
-        click.echo(f"{len(problems)} problem{'s' if len(problems) > 1 else ''} found.")
-        sys.exit(1)
-    click.echo("The store is whole.")
+    from optmem import session
+    _show(session.check(_stores(notice=not repair), every, repair))
 
 
 @cli.command()
@@ -716,38 +599,8 @@ def redact(memory_id, yes):
     asked to have removed). The id and date stay; the text becomes
     [redacted]; the summaries over it are dropped and rebuilt by memo sleep.
     """
-    i = view.parse_count(memory_id.lstrip("#"), "ID")
-    _named_scope("this redaction", protocol.Order("redact", (str(i), "--yes")))
     from optmem import session
-    store = session.one_store(_stores(), "redact", str(i), person=True, rest=("--yes",))
-    if not yes:
-        raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
-                       f"agent never runs it), confirmed with --yes. "
-                       f"{protocol.person_can_run(_flagged('memo redact', f'{i} --yes'))}")
-    was = []
-    gone = core.redact(store, i, was)
-    from optmem import merging, projects
-    from optmem.engine import replicas
-    copies = replicas.files_holding(store, was[0]) if was and not merging.is_redacted(was[0]) else []
-    click.echo(f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
-               f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
-               f"later ones on their levels). Run: memo sleep")
-    repo = projects.find_repository(store.root)
-    if repo is not None and repo[0] == "repo":
-        click.echo(f"The store is in the git work tree {repo[1]}: its commits, a sync hub's "
-                   f"history and every clone keep the text until a person rewrites the history "
-                   f"of each; memo never rewrites git history. A merge with another replica "
-                   f"blanks it there too (the redaction travels in the log).")
-    if copies:
-        from optmem.textform import shown
-        listed = ", ".join(shown(c) for c in copies[:20]) + (
-            f" and {len(copies) - 20} more" if len(copies) > 20 else "")
-        raise MemoFailure(
-            f"the redaction is not complete: {len(copies)} other "
-            f"{'file' if len(copies) == 1 else 'files'} in or beside the store still "
-            f"{'holds' if len(copies) == 1 else 'hold'} its text: {listed}. memo never edits "
-            f"them; a person removes the text from each (or the file, once nothing else in "
-            f"it is needed). Copies elsewhere (git history, exports, backups) keep it too")
+    _show(session.redact(_stores(notice=False), memory_id, yes))
 
 
 @cli.command("scope")
@@ -755,28 +608,8 @@ def redact(memory_id, yes):
 def scope_(**_):
     """Say which memory this folder uses: the global store, the active
     project, how it was found and the remotes seen (reads only)."""
-    from optmem import projects
-    sc = _scope(notice=False)
-    _store(sc.root)  # the global store must exist
-    click.echo(f"Global memory: {sc.root}")
-    if sc.project:
-        click.echo(f"Project: {sc.project} at {sc.project_root} (found by {sc.how})")
-    elif sc.problem:
-        click.echo(f"Project: unknown ({sc.unresolved_line()})")
-    else:
-        click.echo(f"Project: none ({sc.how})")
-    have = projects.names(sc.root)
-    click.echo(f"Projects: {', '.join(have) if have else 'none'}")
-    if sc.problem:
-        click.echo("Remotes seen: not read (git could not be asked)")
-    elif sc.remotes is None:
-        click.echo("Remotes seen: not read (git is asked only once a project exists)")
-    else:
-        click.echo(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
-    for line in sc.notices:
-        click.echo(line)
-    if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
-        click.echo(f"{projects.PERSON} memo init --project NAME")
+    from optmem import session
+    _show(session.scope(_stores(notice=False)))
 
 
 @cli.command()

@@ -157,10 +157,11 @@ def pay(store, command: str, progress=None) -> Paid:
                       f"{again}")
 
     while True:
-        prompt = handover.compression(store)
-        if prompt == view.NOTHING_LEFT:
+        due = handover.next_handover(store)
+        prompt = due.text
+        if due.kind == protocol.NOTHING:
             return Paid(runs, saved)
-        if protocol.is_waiting(prompt):  # a damaged record: no command may summarise it
+        if due.waiting:  # a damaged record: no command may summarise it
             raise Stopped(f"stopped: {prompt.splitlines()[0]} {saved:,} "
                           f"{'summary was' if saved == 1 else 'summaries were'} saved this "
                           f"run; nothing was lost. {prompt.splitlines()[-1]}")

@@ -14,7 +14,13 @@ import os
 
 from optmem import blocks, protocol
 from optmem.dates import ZONE_SPAN_DAYS
-from optmem.engine.handover import compression, handed_to_this_session, settle, stale_since
+from optmem.engine.handover import (
+    compression,
+    handed_to_this_session,
+    next_handover,
+    settle,
+    stale_since,
+)
 from optmem.engine.view import (
     NOTHING_LEFT,
     RAW_PROMPT_MAX,
@@ -139,9 +145,9 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
 
     ``said`` is ``LO-HI saved.``, or ``Another session already wrote
     LO-HI.`` when the block was already built (not an error; seed strings,
-    ``optmem.protocol``). ``prompt`` is the next compression or
-    ``NOTHING_LEFT``. Any other block is refused (``BadInput``), naming the
-    next one.
+    ``optmem.protocol``). ``prompt`` is the next hand-over, a
+    ``protocol.Handover`` (``handover.next_handover``). Any other block is
+    refused (``BadInput``), naming the next one.
     """
     lo, hi = parse_block(block_arg)
     name = blocks.block_name(lo, hi)
@@ -176,7 +182,7 @@ def sleep(store: Store, block_arg: str, text: str) -> tuple:
                     store.summary(a, b)
             store.put_summary(lo, hi, text)
             settle(store, [(lo, hi)])
-    return said, compression(store)
+    return said, next_handover(store)
 
 
 def forget(store: Store, block_arg: str) -> int:

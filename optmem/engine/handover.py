@@ -95,26 +95,27 @@ def _size(lines) -> int:
 
 
 def batch_prompt(store, T: int | None = None, form: str | None = None,
-                 flag: str = "", force: bool = False) -> str:
-    """The batched hand-over (``_batch_prompt``), chosen again when another
-    session stored its first block meanwhile."""
+                 flag: str = "", force: bool = False) -> protocol.Handover:
+    """The batched hand-over (``_batch_prompt``) as a ``protocol.Handover``,
+    chosen again when another session stored its first block meanwhile."""
     for _ in range(8):
         prompt = _batch_prompt(store, T, form, flag, force)
-        if prompt != BUILT:
+        if prompt is not BUILT:
             return prompt
     prompt = _batch_prompt(store, T, form, flag, True)
-    return NOTHING_LEFT if prompt == BUILT else prompt
+    return NOTHING if prompt is BUILT else prompt
 
 
 def _batch_prompt(store, T: int | None = None, form: str | None = None,
-                  flag: str = "", force: bool = False) -> str:
+                  flag: str = "", force: bool = False):
     """The batched hand-over at ``T`` (default: the log's length), or
     ``view.NOTHING_LEFT``; ``form`` is the order form (``None``:
     ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
     order carries (``--global``, ``--project NAME``; docs/scopes.md).
     The blocks are recorded as handed over (``claim``, ``force`` as there);
     while another known session holds the first one, the answer is
-    ``protocol.held_elsewhere``'s line instead.
+    ``protocol.held_elsewhere``'s line instead. Returns a
+    ``protocol.Handover``, or ``BUILT`` (the caller chooses again).
 
     Takes pending blocks in completion order while the whole prompt stays
     within ``PART_CHARS`` bytes (always at least one block). Shape::
@@ -144,7 +145,7 @@ def _batch_prompt(store, T: int | None = None, form: str | None = None,
     limit_bytes = cfg.PART_CHARS
     total = blocks.pending_count(T, built)
     if total == 0:
-        return view.NOTHING_LEFT
+        return NOTHING
     chosen = []          # blocks, completion order
     raw = {}             # memory id -> display line
     block_lines = []     # lines of the "Blocks" listing
@@ -187,10 +188,12 @@ def _batch_prompt(store, T: int | None = None, form: str | None = None,
         raw.update(add_raw)
         block_lines += mine
     names = [blocks.block_name(lo, hi) for lo, hi in chosen]
-    held = claim(store, chosen, force=force)
+    held = _claimed(store, chosen, force)
     if held is not None:
         return held
-    return _render(names, raw, block_lines, total, cfg.ENTRY_CHARS, form, flag)
+    return protocol.Handover(protocol.COMPRESS, None,
+                             _render(names, raw, block_lines, total, cfg.ENTRY_CHARS,
+                                     form, flag))
 
 
 def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
@@ -237,7 +240,7 @@ class BatchResult:
     answer order), ``refused`` (None, or ``(name_or_None, why, order)`` for
     the first line refused, ``order`` the ``protocol.Order`` that closes
     ``why`` or None; nothing after it was stored), and ``prompt`` (the next
-    hand-over, or ``view.NOTHING_LEFT``)."""
+    hand-over, a ``protocol.Handover``)."""
 
     __slots__ = ("saved", "already", "refused", "prompt")
 
@@ -316,7 +319,7 @@ def store_batch(store, items) -> BatchResult:
                 break
             built[size] = built.get(size, 0) + 1
             saved.append(name)
-    return BatchResult(saved, already, refused, compression(store))
+    return BatchResult(saved, already, refused, next_handover(store))
 
 
 def _refusal(name, err: MemoError) -> tuple:
@@ -339,21 +342,34 @@ def reply_lines(result: BatchResult) -> list:
     if result.refused is not None:
         name, why, order = result.refused
         what = f"{name}" if name else "a line"
-        after = ("Nothing is pending now." if result.prompt == protocol.NOTHING_LEFT
+        after = ("Nothing is pending now." if result.prompt.kind == protocol.NOTHING
                  else "What is still pending is handed over again below.")
         out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). {after}")
-        if order is not None and not protocol.is_waiting(result.prompt):  # the hand-over says it
+        if order is not None and not result.prompt.waiting:  # the hand-over says it
             out.append(order.line())
     if out:
         out.append("")
-    out.append(result.prompt)
+    out.append(result.prompt.text)
     return out
 
 
 def compression(store: Store, T: int | None = None, form: str | None = None,
                 flag: str = "", force: bool = False) -> str:
-    """The prompt for the next compression at ``T`` (default: the whole
-    log), or ``NOTHING_LEFT``; rendered by ``protocol.compression_prompt``.
+    """``next_handover``'s text: the prompt for the next compression, or
+    ``NOTHING_LEFT``, or why it waits (arguments as there)."""
+    return next_handover(store, T, form, flag, force).text
+
+
+#: The hand-over when nothing is pending.
+NOTHING = protocol.Handover(protocol.NOTHING, None, NOTHING_LEFT)
+
+
+def next_handover(store: Store, T: int | None = None, form: str | None = None,
+                  flag: str = "", force: bool = False) -> protocol.Handover:
+    """The next compression at ``T`` (default: the whole log) as a
+    ``protocol.Handover``: kind ``NOTHING`` (text ``NOTHING_LEFT``),
+    ``COMPRESS`` (the prompt, rendered by ``protocol.compression_prompt``),
+    ``WAITING``/``HALF_WAITING`` (``view.waits_for_repair``) or ``HELD``.
 
     Blocks of up to ``RAW_PROMPT_MAX`` memories show the raw memories; a
     larger block shows its two halves' summaries. ``form`` is the order form
@@ -371,33 +387,44 @@ def compression(store: Store, T: int | None = None, form: str | None = None,
         return batch_prompt(store, T, form, flag, force)
     for _ in range(8):  # another session stored the chosen block meanwhile: choose again
         prompt = _compression(store, T, form, flag, force)
-        if prompt != BUILT:
+        if prompt is not BUILT:
             return prompt
     prompt = _compression(store, T, form, flag, True)
-    return NOTHING_LEFT if prompt == BUILT else prompt
+    return NOTHING if prompt is BUILT else prompt
+
+
+def _claimed(store: Store, chosen: list, force: bool):
+    """``claim`` as a hand-over: None (handed over), ``BUILT``, or a
+    ``HELD`` ``protocol.Handover``."""
+    held = claim(store, chosen, force=force)
+    if held is None or held is BUILT:
+        return held
+    return protocol.Handover(protocol.HELD, None, held)
 
 
 def _compression(store: Store, T: int | None, form: str | None, flag: str,
-                 force: bool) -> str:
-    """``compression`` once (``BUILT`` when its block was stored meanwhile)."""
+                 force: bool):
+    """``next_handover`` once (``BUILT`` when its block was stored meanwhile)."""
     T = store.count() if T is None else T
     built = store.built(T)
     block = next_pending(store, T, built)
     if block is None:
-        return NOTHING_LEFT
+        return NOTHING
     lo, hi = block
     waits = waits_for_repair(store, lo, hi, flag, form)
     if waits is not None:
         return waits
-    held = claim(store, [(lo, hi)], force=force)
+    held = _claimed(store, [(lo, hi)], force)
     if held is not None:
         return held
     if hi - lo <= RAW_PROMPT_MAX:
         body = [memory_line(m) for m in shown(store, lo, hi)]
     else:
         body = [summary_line(store, a, b) for a, b in blocks.halves(lo, hi)]
-    return protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
-                                       body, pending_in(T, built) - 1, form, flag)
+    return protocol.Handover(
+        protocol.COMPRESS, protocol.summary_order(blocks.block_name(lo, hi), flag),
+        protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
+                                    body, pending_in(T, built) - 1, form, flag))
 
 
 # -- the hand-over record ----------------------------------------------------

@@ -135,13 +135,14 @@ def damaged_in(store: Store, lo: int, hi: int) -> list:
 
 
 def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
-                     form: str | None = None) -> str | None:
+                     form: str | None = None) -> protocol.Handover | None:
     """The hand-over when block ``[lo, hi)`` cannot be compressed as it
     stands, else None: a block of raw memories holding a damaged record (a
     summary written from the stand-in line would keep the damage in the
     tree for good; ``protocol.compression_waits``), or a larger block one
     of whose built halves is a damaged summary (``protocol.half_waits``:
-    forget it, and memo sleep writes it again)."""
+    forget it, and memo sleep writes it again). The hand-over is a
+    ``protocol.Handover`` of kind ``WAITING`` or ``HALF_WAITING``."""
     if hi - lo > RAW_PROMPT_MAX:
         for a, b in blocks.halves(lo, hi):
             try:
@@ -149,11 +150,17 @@ def waits_for_repair(store: Store, lo: int, hi: int, flag: str = "",
             except NotBuilt:
                 continue  # a half of the same batch: checked in its turn
             except Damaged as err:
-                return protocol.half_waits(blocks.block_name(lo, hi), blocks.block_name(a, b),
-                                           err.sentence, flag, form)
+                half = blocks.block_name(a, b)
+                return protocol.Handover(
+                    protocol.HALF_WAITING, protocol.half_waits_order(half, flag),
+                    protocol.half_waits(blocks.block_name(lo, hi), half, err.sentence,
+                                        flag, form))
         return None
     parts = _raw_waits(store, lo, hi, flag)
-    return None if parts is None else "\n".join([*parts[:2], protocol.run(parts[2], form)])
+    if parts is None:
+        return None
+    return protocol.Handover(protocol.WAITING, parts[2],
+                             "\n".join([*parts[:2], protocol.run(parts[2], form)]))
 
 
 def _raw_waits(store: Store, lo: int, hi: int, flag: str = ""):
@@ -194,7 +201,8 @@ def next_waits(store: Store, T: int | None = None, built: dict | None = None,
         block = next_pending(store, T, built)
     if block is None:
         return None
-    return waits_for_repair(store, *block, flag, form)
+    waits = waits_for_repair(store, *block, flag, form)
+    return None if waits is None else waits.text
 
 
 def shown(store: Store, lo: int, hi: int) -> list:
@@ -273,13 +281,14 @@ def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None
                       protocol.run(protocol.Order("forget", (name,), protocol.Order.scoped(flag)), form)])
 
 
-def strict_damage(text: str) -> None:
-    """Raise ``Damaged`` when ``text`` (a hand-over) is the one that waits
-    for a damaged summary of a half (``protocol.half_waits``): the CLI's
-    ``memo wake`` and ``memo sleep`` refuse then, as the later OptMem does,
-    with memo's description and ``Run: memo forget LO-HI`` as one line."""
-    if text and protocol.is_half_waiting(text):
-        raise Damaged(" ".join(text.split("\n")))
+def strict_damage(handover: protocol.Handover) -> None:
+    """Raise ``Damaged`` when ``handover`` (a ``protocol.Handover``) waits
+    for a damaged summary of a half (kind ``HALF_WAITING``,
+    ``protocol.half_waits``): the CLI's ``memo wake`` and ``memo sleep``
+    refuse then, as the later OptMem does, with memo's description and
+    ``Run: memo forget LO-HI`` as one line."""
+    if handover.kind == protocol.HALF_WAITING:
+        raise Damaged(" ".join(handover.text.split("\n")))
 
 
 def damaged_error(store: Store, damaged: list, flag: str = "") -> Damaged:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from optmem import blocks, protocol
 from optmem.engine import pager, view
-from optmem.engine.handover import compression
+from optmem.engine.handover import next_handover
 from optmem.engine.view import (
     NOTHING_LEFT,
     damaged_error,
@@ -293,18 +293,18 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         # A sleep could not be saved: show what is built instead of ordering it.
         return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, store.built(T)):
-        prompt = compression(store, form=form, flag=flag, force=True)  # the document needs it
-        if prompt == NOTHING_LEFT:  # another session just built it
+        handover = next_handover(store, form=form, flag=flag, force=True)  # the document needs it
+        if handover.kind == protocol.NOTHING:  # another session just built it
             return wake(store, part, T, form, flag, strict, closed)
         if strict:
-            strict_damage(prompt)
-        if protocol.is_waiting(prompt):
+            strict_damage(handover)
+        if handover.waiting:
             # The work waits for a repair: refusing would lock the agent out
             # of its memory, so show what is built, then why nothing is due.
-            return True, wake_max_bytes(store, cfg.PART_CHARS, waiting=prompt)
+            return True, wake_max_bytes(store, cfg.PART_CHARS, waiting=handover.text)
         pending = pending_in(count, store.built(count))
         return False, replicas.insert_after_first_line(
-            protocol.cannot_wake(pending) + "\n\n" + prompt, warning)
+            protocol.cannot_wake(pending) + "\n\n" + handover.text, warning)
     damaged = []
     try:
         body = wake_lines(store, T, budget, damaged)
@@ -326,11 +326,12 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
                        then=protocol.Order("wake", ("1", str(T))))
     text = parts[part - 1]
     if part == len(parts):
-        prompt = compression(store, form=form, flag=flag)
+        handover = next_handover(store, form=form, flag=flag)
+        prompt = handover.text
         if damaged and store.writable():  # the document's own damage comes first
             prompt = summary_repair(store, damaged, flag=flag, form=form)
         elif strict:
-            strict_damage(prompt)
+            strict_damage(handover)
         if prompt != NOTHING_LEFT and store.writable():  # the hand-over, after ``You are awake.``
             text += "\n\n" + prompt
     return True, text
