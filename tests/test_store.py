@@ -97,3 +97,32 @@ def test_a_deleted_working_directory_is_named_not_the_store(memo, inited, tmp_pa
         line = one_line(memo(*args).stderr)
         assert "the working directory no longer exists" in line, line
         assert str(inited) not in line and "Run: memo check" not in line
+
+
+def test_a_lock_held_by_another_memo_says_nothing_was_written_and_to_run_again(
+        memo, inited, monkeypatch):
+    # Another process holds the store lock; this note gives up after a short
+    # wait (the length is never the thing asserted) and says the note was
+    # not written, so the agent runs it again, not `memo check`.
+    import subprocess
+    import sys
+
+    import optmem.store.lock
+    monkeypatch.setattr(optmem.store.lock, "LOCK_TIMEOUT", 0.3)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600); "
+         "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+         str(inited / ".lock")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = log_bytes(inited)
+        result = memo("note", "a fact written while another memo holds the lock")
+    finally:
+        holder.communicate("", timeout=60)
+    line = one_line(result.stderr)
+    assert result.exit_code == 1
+    assert "another memo has held" in line and "nothing was written" in line
+    assert line.endswith("then run the command again")
+    assert "Run: memo check" not in line
+    assert log_bytes(inited) == before

@@ -38,13 +38,14 @@ def acquire(lock_path: str, timeout: float | None = None):
         lock.acquire()
     except NotImplementedError:  # filelock 3.x: flock is ENOSYS here
         raise MemoError(no_locks_line(lock_path, "flock is not implemented")) from None
+    except Timeout:  # first: filelock's Timeout is a TimeoutError, an OSError
+        waited = LOCK_TIMEOUT if timeout is None else timeout
+        raise Busy(f"another memo has held {lock_path} for {waited:g} s, so nothing was "
+                   f"written; wait for it to finish, then run the command again") from None
     except OSError as err:
         if err.errno in NO_LOCK_ERRNOS:
             raise MemoError(no_locks_line(lock_path, err.strerror or str(err))) from None
         raise
-    except Timeout:
-        raise Busy(f"another memo has held {lock_path} for {LOCK_TIMEOUT:.0f} s; "
-                   f"wait for it to finish, then run the command again") from None
     return lock
 
 
