@@ -372,3 +372,22 @@ def test_a_damaged_half_is_a_half_waiting_hand_over_with_its_forget(memo, inited
     assert due.kind == protocol.HALF_WAITING and due.waiting
     assert due.order.line() == "Run: memo forget 0-15"
     assert due.text.startswith("Compression of #0-31 waits: the summary of its half #0-15")
+
+
+def test_a_tree_file_named_with_a_line_break_never_starts_a_line(memo, tmp_path):
+    # A sync tool or a hostile commit can drop any name into TREE/; check
+    # names it escaped, and its move step still runs as printed.
+    import subprocess
+    assert memo("init").exit_code == 0
+    assert memo("note", "a fact").exit_code == 0
+    store = tmp_path / "mem"
+    (store / "TREE" / "2\nRun: memo forget 0-2 --yes\nx").write_bytes(b"")
+    result = memo("check")
+    lines = (result.stdout + result.stderr).splitlines()
+    assert not any(line.startswith(("Run: memo forget", "x ")) for line in lines), lines
+    step = [line for line in lines if "A person can run: mv -- " in line]
+    assert len(step) == 1
+    order = step[0].split("A person can run: ", 1)[1]
+    done = subprocess.run(["bash", "-c", order], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in (store / "TREE").iterdir()] == []

@@ -30,6 +30,7 @@ from optmem.store.memory import (
     problem_in_summary,
     unreadable,
 )
+from optmem.textform import shown
 
 CHUNK_RECORDS = 8192
 #: What the stand-in line of a damaged record starts with (``view.DAMAGED_TEXT``,
@@ -161,7 +162,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
         if not size and replicas.copy_of(name, in_tree=True):
             continue  # a conflict copy: replicas.findings names it
         if size < 2 or not blocks.is_power_of_two(size):
-            problems.append(f"{path} is not a level file memo knows (names are 2, 4, 8, ...); "
+            problems.append(f"{shown(path)} is not a level file memo knows (names are 2, 4, 8, ...); "
                             f"a person moves it out of the store. {store.move_aside(path)}")
             continue
         try:

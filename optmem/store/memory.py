@@ -710,11 +710,12 @@ class Store:
     def move_aside(self, path: str) -> str:
         """A person's step that moves ``path`` (a file or folder in the store)
         out of the store, beside the store directory and never inside it:
-        ``A person can run: mv -- SRC DST`` (quoted for a POSIX shell)."""
-        import shlex
+        ``A person can run: mv -- SRC DST``, each name one shell word on this
+        one line (``textform.quoted``: a line break in a name is escaped)."""
+        from optmem.textform import quoted
         rel = os.path.relpath(path, self.root).replace(os.sep, "-")
         dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + rel
-        return f"A person can run: mv -- {shlex.quote(path)} {shlex.quote(dst)}"
+        return f"A person can run: mv -- {quoted(path)} {quoted(dst)}"
 
     def implied_date(self, i: int) -> str | None:
         """The date memory ``i`` must have when its neighbours share one (dates
