@@ -1041,3 +1041,27 @@ def test_the_set_up_hub_is_made_with_the_branch_it_is_pushed(memo, memory_dir, t
     clone = tmp_path / "clone"
     git("clone", "-q", hub, clone)
     assert (clone / "LOG.txt").read_bytes() == (memory_dir / "LOG.txt").read_bytes()
+
+
+def test_a_hook_never_takes_the_hubs_change_of_settings(machine_a, machine_b):
+    """A hub commit that changes a store's config (a limit an agent then
+    trips on) is left to a person by the hook; the person's sync takes it
+    and names the file with the diff that shows it."""
+    from optmem.engine import sync as syncing
+    ok(machine_a("note", "from A"))
+    ok(machine_a("config", "ENTRY_CHARS=100"))
+    ok(machine_a("sync"))
+    config_before = (machine_b.root / "config").read_bytes()
+    log_before = machine_b.log()
+    report = syncing.sync(str(machine_b.root), hook=True)
+    assert report.action == "look first"
+    assert report.lines[-1].endswith("A person can run: memo sync")
+    assert (machine_b.root / "config").read_bytes() == config_before
+    assert machine_b.log() == log_before
+    done = machine_b("sync")
+    assert done.exit_code == 0, done.stderr
+    assert (machine_b.root / "config").read_bytes() == (machine_a.root / "config").read_bytes()
+    named = [line for line in done.stdout.splitlines() if line.startswith("The other machine changed")]
+    assert named and named[0].startswith("The other machine changed config;")
+    shown = shell(named[0].split("see how with: ", 1)[1], machine_b.root)
+    assert shown.returncode == 0 and "ENTRY_CHARS=100" in shown.stdout

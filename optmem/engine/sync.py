@@ -83,7 +83,9 @@ class Report:
 
     ``action`` is one of ``"up to date"``, ``"pushed"``, ``"fast-forward"``,
     ``"merged"``, ``"merge needed"`` (a hook found both sides moved on and
-    left the merge to a person) and ``"skipped"`` (a hook ran out of time);
+    left the merge to a person), ``"look first"`` (a hook found the hub
+    changed a store's settings and left it to a person) and ``"skipped"``
+    (a hook ran out of time);
     ``lines`` are what to print, in order; ``undo`` the person's command
     that puts the store back as it was before (or None when nothing in the
     store changed); ``before`` and ``after`` the commits (hex ids) HEAD
@@ -755,6 +757,15 @@ def _appends_only(git: _Git, rels: list, logs: dict) -> bool:
     return True
 
 
+def _settings_changed(git: _Git, head: str, up: str, rels: list) -> list:
+    """The stores' settings files (``config``, ``REMOTES``, relative to the
+    work tree) that differ between ``head`` and ``up``, sorted."""
+    paths = [f"{rel}/{name}" if rel else name for rel in rels
+             for name in (CONFIG_NAME, "REMOTES")]
+    diff = git("diff", "--name-only", "-z", head, up, "--", *paths)
+    return sorted(p for p in diff.text().split("\0") if p) if diff.ok else []
+
+
 def _summaries_replaced(git: _Git, commit: str, rels: list) -> int:
     """How many of this machine's summaries the files of ``commit`` hold in
     other words (or not at all): what a fast-forward to it replaces."""
@@ -876,10 +887,21 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
                 # the hub holds whole, and its summaries: checked as a fast-forward is
                 check_new_records(git, up, sorted(set(logs) - set(rels)), _hub_name(where))
                 check_new_records(git, up, rels, _hub_name(where), memories=False)
-            if forward:
+            settings = _settings_changed(git, head, up, rels) if forward else []
+            replaced = _summaries_replaced(git, up, rels) if forward else 0
+            if forward and hook and settings:
+                # unattended, a hook never takes the hub's change of a
+                # store's settings (a limit, a wake budget): a person's sync
+                # takes it and names it
+                report.action = "look first"
+            elif forward:
                 _clean_elsewhere(git)
-                replaced = _summaries_replaced(git, up, rels)
                 _fast_forward(git, head, up, rels)
+                if settings:
+                    report.lines.append(
+                        f"The other machine changed {', '.join(settings)}; a person can "
+                        f"see how with: git -C {_q(root)} diff {head[:12]} {up[:12]} -- "
+                        + " ".join(_q(p) for p in settings))
                 report.action = "fast-forward"
                 if replaced:
                     report.lines.append(
@@ -899,7 +921,8 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
         rels = store_dirs(root)
         owner_only(root, rels)
         report.after = _head(git)
-    if report.action != "merge needed" and (up is None or not _ancestor(git, report.after, up)):
+    if report.action not in ("merge needed", "look first") and (
+            up is None or not _ancestor(git, report.after, up)):
         pushed = git("push", "-q", "--porcelain", remote_name,
                      f"HEAD:{where.merge_ref}", network=True)
         if not pushed.ok:
@@ -1003,6 +1026,9 @@ def _finish(report: Report, root: str, where: _Where, hook: bool) -> Report:
                         + (" and sent this machine's." if report.pushed else "."),
         "merged": f"Synced with {hub}: merged both machines' memories into one log"
                   + (" and sent it." if report.pushed else "."),
+        "look first": f"memo: {hub} changes this machine's settings (config or "
+                      f"REMOTES); a hook never takes that, so a person runs the sync, which "
+                      f"names each change. {PERSON} memo sync",
         "merge needed": f"memo: {hub} and this machine both have new memories; merging them "
                         f"may renumber memories after the first difference, so a hook "
                         f"does not. {PERSON} memo sync",
