@@ -80,6 +80,17 @@ def whole(root: Path) -> None:
     assert done.exit_code == 0, done.stdout + done.stderr
 
 
+def person_env(ws: Path, tmp_path: Path) -> dict:
+    """The environment a person's printed step runs in: ``MEMORY_DIR`` is
+    ``ws`` and a ``memo`` on PATH runs this Python's optmem."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "memo").write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
+    (bin_dir / "memo").chmod(0o755)
+    return {**os.environ, "MEMORY_DIR": str(ws),
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
 def merge(root: Path, *args):
     return at(root)("merge", *[str(a) for a in args])
 
@@ -692,12 +703,7 @@ def test_the_wake_warning_for_a_conflict_copy_runs_as_printed_and_settles_it(pai
     warning = woke.stdout.splitlines()[1]
     assert warning.startswith("Warning: a sync tool or a merge changed this store")
     step = warning.split("A person can run: ", 1)[1]
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "memo").write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
-    (bin_dir / "memo").chmod(0o755)
-    env = {**os.environ, "MEMORY_DIR": str(ws),
-           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = person_env(ws, tmp_path)
     ran = subprocess.run(["sh", "-c", step], cwd=tmp_path, env=env, capture_output=True,
                          text=True)
     assert ran.returncode == 0, ran.stderr
@@ -876,12 +882,7 @@ def test_a_name_with_a_line_break_never_starts_a_line_of_its_own(pair, tmp_path)
         assert not any(line.startswith(("Run: memo forget", ".txt")) for line in out.splitlines())
     warning = next(line for line in woke.splitlines() if line.startswith("Warning:"))
     step = warning.split("A person can run: ", 1)[1]
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "memo").write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
-    (bin_dir / "memo").chmod(0o755)
-    env = {**os.environ, "MEMORY_DIR": str(ws),
-           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = person_env(ws, tmp_path)
     ran = subprocess.run(["bash", "-c", step], cwd=tmp_path, env=env, capture_output=True,
                          text=True)
     assert ran.returncode == 0, ran.stderr
@@ -1056,12 +1057,7 @@ def test_two_conflict_copies_get_their_own_folders_and_both_merge(pair, tmp_path
               if "a person can run: mkdir" in line or "a person can run: memo merge" in line]
     folders = [o.split()[3] for o in orders if o.startswith("mkdir")]
     assert len(folders) == 2 and len(set(folders)) == 2, orders
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "memo").write_text(f"#!/bin/sh\nexec {sys.executable} -m optmem \"$@\"\n")
-    (bin_dir / "memo").chmod(0o755)
-    env = {**os.environ, "MEMORY_DIR": str(ws),
-           "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = person_env(ws, tmp_path)
     for order in orders:
         ran = subprocess.run(["bash", "-c", order], cwd=tmp_path, env=env,
                              capture_output=True, text=True)

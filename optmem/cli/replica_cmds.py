@@ -57,26 +57,39 @@ def _store_and_command(other: str, flags: tuple = ()):
     return store, command
 
 
+def merge_choices(command):
+    """The decisions a person gives a merge, the same for ``memo merge`` and
+    ``memo sync`` (which passes them to each store's merge): click options
+    ``--drop-refused``, ``--keep-refused``, ``--unrelated``, ``--yes`` and
+    ``--accept-old-redactions``, applied to ``command``."""
+    for option in reversed((
+            click.option("--drop-refused", is_flag=True,
+                         help="Leave out the other side's memories the write guard refuses "
+                              "(this store's own are never judged); the report lists them."),
+            click.option("--keep-refused", is_flag=True,
+                         help="Keep the memories the write guard refuses, as they are."),
+            click.option("--unrelated", is_flag=True,
+                         help="Merge although the two sides share no memory (two identities "
+                              "made one)."),
+            click.option("--yes", is_flag=True,
+                         help="Merge although more than 10,000 compressions are pending "
+                              "afterwards, or matching tombstones takes more than 600 slow "
+                              "hashes."),
+            click.option("--accept-old-redactions", is_flag=True,
+                         help="Blank this store's memories where the other side holds an old "
+                              "redaction ([redacted], no hash) at the same place; without it "
+                              "the merge refuses and lists them."))):
+        command = option(command)
+    return command
+
+
 @click.command("merge")
 @click.argument("other", metavar="OTHER", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Print the report; write nothing.")
-@click.option("--drop-refused", is_flag=True,
-              help="Leave out the other side's memories the write guard refuses (this "
-                   "store's own are never judged); the report lists them.")
-@click.option("--keep-refused", is_flag=True,
-              help="Keep the memories the write guard refuses, as they are.")
-@click.option("--unrelated", is_flag=True,
-              help="Merge although the two sides share no memory (two identities made one).")
-@click.option("--yes", is_flag=True,
-              help="Merge although more than 10,000 compressions are pending afterwards, "
-                   "or matching tombstones takes more than 600 slow hashes.")
+@merge_choices
 @click.option("--undo", is_flag=True,
               help="Put the store back as the merge whose merge-backup/ folder is OTHER "
                    "found it (its report prints this); memories noted since are kept.")
-@click.option("--accept-old-redactions", is_flag=True,
-              help="Blank this store's memories where OTHER holds an old redaction "
-                   "([redacted], no hash) at the same place; without it the merge refuses "
-                   "and lists them.")
 @scoped
 def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
           accept_old_redactions):
@@ -118,17 +131,7 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
 
 
 @click.command("sync")
-@click.option("--drop-refused", is_flag=True,
-              help="In a merge, leave out the memories the write guard refuses.")
-@click.option("--keep-refused", is_flag=True,
-              help="In a merge, keep the memories the write guard refuses, as they are.")
-@click.option("--unrelated", is_flag=True,
-              help="Merge although the two machines' stores share no memory.")
-@click.option("--yes", is_flag=True,
-              help="Merge although more than 10,000 compressions are pending afterwards.")
-@click.option("--accept-old-redactions", is_flag=True,
-              help="In a merge, let the other machine's old [redacted] records (no hash) "
-                   "blank this machine's memories at the same ids.")
+@merge_choices
 def sync(drop_refused, keep_refused, unrelated, yes, accept_old_redactions):
     """For a person, never an agent: sync MEMORY_DIR with its git hub.
 
