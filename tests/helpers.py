@@ -211,3 +211,21 @@ def srec(text: str) -> bytes:
     body = text.encode("utf-8")
     assert len(body) <= TREE - 1
     return body + b" " * (TREE - 1 - len(body)) + b"\n"
+
+
+def glued_text(draw, words, glue, max_words: int, nfd: bool = False) -> str:
+    """For a hypothesis ``@st.composite``: 1 to ``max_words`` draws from
+    ``words``, each followed by a draw from ``glue``, stripped (``"x"`` when
+    empty), in NFD when ``nfd``, cut to at most 280 bytes of UTF-8 (a
+    memory's limit)."""
+    import unicodedata
+
+    from hypothesis import strategies as st
+    picked = draw(st.lists(st.sampled_from(words), min_size=1, max_size=max_words))
+    glues = draw(st.lists(st.sampled_from(glue), min_size=len(picked), max_size=len(picked)))
+    text = "".join(w + g for w, g in zip(picked, glues)).strip() or "x"
+    if nfd:
+        text = unicodedata.normalize("NFD", text)
+    while len(text.encode("utf-8")) > 280:
+        text = text[:-1]
+    return text

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import glued_text
 from optmem.recall import scancount, search
 from optmem.recall.pattern import line_of
 from optmem.store.memory import LOG_RECORD, Store, displayable, encode_memory
@@ -56,13 +57,7 @@ def records(draw):
     out = []
     for i in range(n):
         kind = draw(st.sampled_from(["memory"] * 6 + ["nfd", "bytes"]))
-        words = draw(st.lists(st.sampled_from(LITERALS), min_size=1, max_size=8))
-        glues = draw(st.lists(st.sampled_from(GLUE), min_size=len(words), max_size=len(words)))
-        text = "".join(w + g for w, g in zip(words, glues)).strip() or "x"
-        if kind == "nfd":
-            text = unicodedata.normalize("NFD", text)
-        while len(text.encode("utf-8")) > 280:
-            text = text[:-1]
+        text = glued_text(draw, LITERALS, GLUE, 8, nfd=kind == "nfd")
         if kind != "bytes":
             out.append(encode_memory(i, "2024-05-01", text))
             continue

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import nfc
+from helpers import glued_text, nfc
 from optmem.recall import nfcspell, scancount, search
 from optmem.recall.pattern import line_of
 from optmem.store.memory import LOG_RECORD, encode_memory
@@ -58,13 +58,7 @@ def records(draw):
     out = []
     for i in range(n):
         kind = draw(st.sampled_from(["memory"] * 7 + ["nfd", "bytes", "newline"]))
-        words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=7))
-        glues = draw(st.lists(st.sampled_from(GLUE), min_size=len(words), max_size=len(words)))
-        text = "".join(w + g for w, g in zip(words, glues)).strip() or "x"
-        if kind == "nfd":
-            text = unicodedata.normalize("NFD", text)
-        while len(text.encode("utf-8")) > 280:
-            text = text[:-1]
+        text = glued_text(draw, WORDS, GLUE, 7, nfd=kind == "nfd")
         if kind == "memory" or kind == "nfd":
             out.append(encode_memory(i, "2024-05-01", text))
             continue
