@@ -39,10 +39,9 @@ placeholder, tag)`` returning the order's lines.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
-import contextvars
 import os
-from dataclasses import dataclass
 
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
 NOTHING_LEFT = "Nothing left to compress."  #: sleep with nothing pending (seed)
@@ -133,7 +132,6 @@ MCP_TEXT = {"note": "text", "sleep": "summary"}
 MCP_INTS = ("part",)
 
 
-@dataclass(frozen=True)
 class Order:
     """One order, as data: built once, rendered per form (``lines``,
     ``inline``), never parsed back from text.
@@ -148,16 +146,40 @@ class Order:
     the tool's argument ``max_bytes``); ``text`` the placeholder of the
     agent's text (``"<your line>"``) and ``tag`` its heredoc tag;
     ``person``: a step only a person may take (``A person can run:``).
+
+    Immutable, compared and hashed by its fields. (A plain class, not a
+    frozen dataclass: building one costs every command's start-up.)
     """
 
-    verb: str
-    words: tuple = ()
-    scope: str | None = None
-    text: str | None = None
-    tag: str = "SUMMARY"
-    person: bool = False
-    flag_first: bool = False
-    options: tuple = ()
+    __slots__ = ("verb", "words", "scope", "text", "tag", "person", "flag_first", "options")
+
+    def __init__(self, verb: str, words: tuple = (), scope: str | None = None,
+                 text: str | None = None, tag: str = "SUMMARY", person: bool = False,
+                 flag_first: bool = False, options: tuple = ()):
+        for name, value in zip(self.__slots__, (verb, words, scope, text, tag, person,
+                                                flag_first, options)):
+            object.__setattr__(self, name, value)
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"an Order is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"an Order is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._fields()))
+        return f"Order({shown})"
 
     @staticmethod
     def scoped(flag: str) -> str | None:
@@ -310,7 +332,21 @@ TEXT_ORDERS = {"heredoc": _heredoc, "line": _line, NAP_FORM: _nap}
 
 #: The form a front end chose for what runs in its context (``orders_in``);
 #: ``None``: ``MEMO_ORDERS`` decides.
-_CHOSEN = contextvars.ContextVar("optmem_orders_form", default=None)
+#: Made by the first ``orders_in`` (only ``memo mcp`` calls it), so the
+#: command line never imports ``contextvars``.
+_CHOSEN = None
+_CHOSEN_MADE = _thread.allocate_lock()
+
+
+def _chosen():
+    """The context variable of ``orders_in``, made once (under a lock: two
+    threads must share one)."""
+    global _CHOSEN
+    with _CHOSEN_MADE:
+        if _CHOSEN is None:
+            import contextvars
+            _CHOSEN = contextvars.ContextVar("optmem_orders_form", default=None)
+    return _CHOSEN
 
 
 @contextlib.contextmanager
@@ -318,11 +354,12 @@ def orders_in(form: str):
     """Render every order in ``form`` while the block runs (in this thread
     or task): how a front end (``memo mcp``) chooses its form, whatever
     ``MEMO_ORDERS`` says."""
-    token = _CHOSEN.set(form)
+    chosen = _chosen()
+    token = chosen.set(form)
     try:
         yield
     finally:
-        _CHOSEN.reset(token)
+        chosen.reset(token)
 
 
 def orders_form(environ=None) -> str:
@@ -330,7 +367,7 @@ def orders_form(environ=None) -> str:
     when it names a form of ``TEXT_ORDERS``, else ``DEFAULT_FORM``. An
     unknown value falls back to the default, the form no shell can misread.
     """
-    chosen = _CHOSEN.get()
+    chosen = _CHOSEN.get() if _CHOSEN is not None else None
     if chosen is not None and environ is None:
         return chosen
     env = os.environ if environ is None else environ

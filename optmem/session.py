@@ -21,7 +21,7 @@ import errno
 import os
 
 from optmem import blocks, protocol
-from optmem.engine import core, pager, view
+from optmem.engine import pager, view
 from optmem.engine import wake as waking
 from optmem.engine.handover import compression, next_handover
 from optmem.errors import BadInput, MemoError, NotBuilt
@@ -341,6 +341,7 @@ def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
     """``[(heading, RecallResult), ...]`` for the global and project stores,
     each searched within half of ``budget`` bytes; with ``fixed`` the
     pattern is a text found literally (``core.recall``)."""
+    from optmem.engine import core
     half = max(1, budget // 2)
     return [(heading_global(scope), core.recall(gstore, pattern, half, fixed)),
             (heading_project(scope), core.recall(pstore, pattern, half, fixed))]
@@ -436,6 +437,7 @@ def refuse_read_only(gstore, pstore, pending_only: bool) -> None:
     """Refuse (``MemoError``) a ``sleep`` that could save nothing: a store
     it may write to is read-only for this user, so no compression is handed
     out (``pending_only``: a bare ``sleep`` with nothing pending passes)."""
+    from optmem.engine import core
     for each in (gstore, pstore):
         if each is not None:
             core.refuse_read_only(each, pending_only=pending_only)
@@ -470,6 +472,7 @@ def recall_json(store, pattern: str, fixed: bool = False) -> tuple:
     None)``, the list of ``{id, date, text}`` within ``PART_CHARS`` bytes,
     the newest kept, and the notice when fewer than all matches are shown.
     With ``fixed`` the pattern is a text found literally."""
+    from optmem.engine import core
     budget = store.config().PART_CHARS
     result = core.recall(store, pattern, max(budget - 200, budget // 2), fixed)
     rows = _newest(_rows(result), budget)
@@ -582,6 +585,7 @@ def stats(st: Stores, as_json: bool = False) -> Result:
     """``memo stats``: with a project active and no scope named, the global
     memory then the project's, each under its heading (JSON: ``{"global":
     ..., "project": ...}``); else the one store's figures."""
+    from optmem.engine import core
     if st.sc.project and not st.explicit:
         ginfo, pinfo = core.stats(st.g), core.stats(st.p)
         if as_json:
@@ -597,6 +601,7 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
     """``memo zoom LO-HI`` (or one memory's id): the block's two halves, in
     the store ``one_store`` picks. ``strict`` (the CLI): a damaged half
     raises ``Damaged`` as ``core.zoom`` does."""
+    from optmem.engine import core
     store = one_store(st, "zoom", view.block_arg(block, allow_memory=True))
     return Result(list(core.zoom(store, block, strict=strict)))
 
@@ -605,6 +610,7 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     """``memo forget LO-HI``: drop the summary and every one built on it
     (``dry_run``: only say how many would go). A write: refused where git
     could not be asked which project this is (``write_scope``)."""
+    from optmem.engine import core
     name = view.block_arg(block)
     write_scope(st.sc, st.explicit, "this forget", protocol.Order("forget", (name,)))
     store = one_store(st, "forget", name)
@@ -634,6 +640,7 @@ def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
     person's step). The answer says what went and, in a git work tree, that
     its history keeps the text; when other files beside the store still hold
     the text, an error result (exit 1) naming them, after those lines."""
+    from optmem.engine import core
     i = view.parse_count(memory_id.lstrip("#"), "ID")
     write_scope(st.sc, st.explicit, "this redaction", protocol.Order("redact", (str(i), "--yes")))
     store = one_store(st, "redact", str(i), person=True, rest=("--yes",))
@@ -688,7 +695,7 @@ def import_(st: Stores, store, path: str, named: str, yes: bool = False,
     ``core.import_lines``'s; ``kept(what)`` is told what is saved. The
     answer: ``Imported N memories as #A-B.``, where they went once projects
     exist (``scope_line``), and how many compressions are pending."""
-    from optmem.engine import backlog
+    from optmem.engine import backlog, core
     backlog.check_import_size(path, named, yes)
     first, count, pending = core.import_lines(store, path, before_write=before_write,
                                               progress=progress)
@@ -713,6 +720,7 @@ def config(st: Stores, settings=(), repair: bool = False) -> Result:
     ``=`` is refused (``ConfigError``) before any change. The answer is the
     table, then what changed; the store's idle-knob lines go to its
     ``notices`` (standard error, after the lines programs read)."""
+    from optmem.engine import core
     if settings or repair:
         write_scope(st.sc, st.explicit, "this setting", protocol.Order("config", ("NAME=VALUE",)))
     store = st._at(st.sc.project_root if (st.explicit and st.sc.project) else st.sc.root)
@@ -871,6 +879,7 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
     each (``recall_sections``). ``as_json``: ``recall_json`` (or
     ``recall_json_both``), its notice as a note. ``fixed``: the pattern is
     a text found literally."""
+    from optmem.engine import core
     st.g  # noqa: B018 - the global store is read first, whichever store answers
     both = bool(st.sc.project) and not st.explicit
     if as_json:
@@ -967,6 +976,7 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
     once saved, a failure of the hand-over, or a store that needs care,
     comes as notes after the receipt (exit 1, an error): the receipt is
     never lost."""
+    from optmem.engine import core
     write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
     gstore, pstore = st.g, st.p
     store = pstore or gstore
@@ -1054,6 +1064,7 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
     (the CLI): a hand-over that waits for a damaged summary raises
     ``Damaged`` (after a saved summary: as notes after its receipt, exit
     1). Refusals (``MemoError``) come before anything is written."""
+    from optmem.engine import core
     if block is not None or batch is not None:  # a summary is written
         write_scope(st.sc, st.explicit, "this summary",
                     protocol.Order("sleep", ("LO-HI",), text="<line>"))
