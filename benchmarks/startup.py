@@ -18,6 +18,11 @@ Stores are ``bench.build_store``'s (records written straight with the
 store's encoder, reused under ``--dir`` while they match), without
 projects. ``note`` is undone after every run (the log cut back).
 
+``--instructions`` prints instead the instructions each command executes
+(valgrind's callgrind, one run each, millions), against ``import click``
+(and ``--vs``): the one measure no other job on the machine moves. ``note``
+is undone after its run, as in the table.
+
 ``--importtime CMD`` runs ``python -X importtime -m optmem CMD`` (on the
 1,000-memory store) ``--runs`` times and prints each module imported that
 ``import click`` does not import, with its smallest self and cumulative
@@ -91,6 +96,41 @@ def importtime(python: str, root: str, command: list, runs: int) -> None:
     print(f"{sum(own for own, _ in best.values()):>8} {'':>10}  total self")
 
 
+def instructions(argv: list, env: dict) -> float | None:
+    """Millions of instructions ``argv`` executes (callgrind's ``Collected``),
+    or None when valgrind is missing or the count is not printed."""
+    try:
+        done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                               *argv], env=env, capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    m = re.search(r"Collected : (\d+)", done.stderr)
+    return int(m.group(1)) / 1e6 if m else None
+
+
+def instruction_table(python: str, memos: list, sizes: list, base: str, log) -> None:
+    """The ``--instructions`` table: per store size and command, the floor,
+    each memo, and their ratio."""
+    print("| store | command | `import click` | memo | ratio |"
+          + "".join(" vs | ratio |" for _ in memos[1:]))
+    print("|---|---|---|---|---|" + "---|---|" * (len(memos) - 1))
+    for T in sizes:
+        root = store(base, T, log)
+        env = dict(os.environ, MEMORY_DIR=root)
+        floor = instructions([python, "-c", "import click"], env)
+        for name, command in COMMANDS:
+            cells = []
+            for memo in memos:
+                argv = memo + (command or ["note", "startup note"])
+                got = instructions(argv, env)
+                if command is None:
+                    os.truncate(os.path.join(root, "LOG.txt"), T * LOG_RECORD)
+                cells += ["-" if got is None else f"{got:.1f}",
+                          f"{got / floor:.2f}" if got and floor else "-"]
+            print(f"| {T:,} | `memo {name}` | "
+                  + ("-" if floor is None else f"{floor:.1f}") + " | " + " | ".join(cells) + " |")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)),
@@ -102,6 +142,8 @@ def main(argv=None) -> int:
     ap.add_argument("--vs", help="another memo to time in the same rounds, as a command line")
     ap.add_argument("--importtime", metavar="CMD",
                     help="print what `memo CMD` imports beyond click, instead of the table")
+    ap.add_argument("--instructions", action="store_true",
+                    help="print instructions per command (callgrind), instead of the table")
     args = ap.parse_args(argv)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     base = os.path.abspath(args.dir or os.path.join(tempfile.gettempdir(), "optmem-bench"))
@@ -115,6 +157,10 @@ def main(argv=None) -> int:
 
     if args.importtime:
         importtime(python, store(base, min(sizes), log), shlex.split(args.importtime), args.runs)
+        return 0
+    if args.instructions:
+        instruction_table(python, [memo] + ([shlex.split(args.vs)] if args.vs else []),
+                          sizes, base, log)
         return 0
     rows = {}
     for T in sizes:
