@@ -20,7 +20,8 @@ projects. ``note`` is undone after every run (the log cut back).
 
 ``--instructions`` prints instead the instructions each command executes
 (valgrind's callgrind, one run each, millions), against ``import click``
-(and ``--vs``): the one measure no other job on the machine moves. ``note``
+(the ratio's floor; ``import click, filelock`` beside it: what a command
+that takes the store's lock cannot do without), and ``--vs``: the one measure no other job on the machine moves. ``note``
 is undone after its run, as in the table.
 
 ``--importtime CMD`` runs ``python -X importtime -m optmem CMD`` (on the
@@ -111,13 +112,14 @@ def instructions(argv: list, env: dict) -> float | None:
 def instruction_table(python: str, memos: list, sizes: list, base: str, log) -> None:
     """The ``--instructions`` table: per store size and command, the floor,
     each memo, and their ratio."""
-    print("| store | command | `import click` | memo | ratio |"
+    print("| store | command | `import click` | `import click, filelock` | memo | ratio |"
           + "".join(" vs | ratio |" for _ in memos[1:]))
-    print("|---|---|---|---|---|" + "---|---|" * (len(memos) - 1))
+    print("|---|---|---|---|---|---|" + "---|---|" * (len(memos) - 1))
     for T in sizes:
         root = store(base, T, log)
         env = dict(os.environ, MEMORY_DIR=root)
         floor = instructions([python, "-c", "import click"], env)
+        locked = instructions([python, "-c", "import click, filelock"], env)
         for name, command in COMMANDS:
             cells = []
             for memo in memos:
@@ -128,7 +130,8 @@ def instruction_table(python: str, memos: list, sizes: list, base: str, log) -> 
                 cells += ["-" if got is None else f"{got:.1f}",
                           f"{got / floor:.2f}" if got and floor else "-"]
             print(f"| {T:,} | `memo {name}` | "
-                  + ("-" if floor is None else f"{floor:.1f}") + " | " + " | ".join(cells) + " |")
+                  + " | ".join("-" if f is None else f"{f:.1f}" for f in (floor, locked))
+                  + " | " + " | ".join(cells) + " |")
 
 
 def main(argv=None) -> int:
