@@ -21,8 +21,9 @@ projects. ``note`` is undone after every run (the log cut back).
 ``--instructions`` prints instead the instructions each command executes
 (valgrind's callgrind, one run each, millions), against ``import click``
 (the ratio's floor; ``import click, filelock`` beside it: what a command
-that takes the store's lock cannot do without), and ``--vs``: the one measure no other job on the machine moves. ``note``
-is undone after its run, as in the table.
+that takes the store's lock cannot do without), and ``--vs``: the one
+measure no other job on the machine moves. ``note`` is undone after its
+run, as in the table.
 
 ``--importtime CMD`` runs ``python -X importtime -m optmem CMD`` (on the
 1,000-memory store) ``--runs`` times and prints each module imported that
