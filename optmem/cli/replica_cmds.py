@@ -2,7 +2,8 @@
 
 A person's commands (they may renumber memories an agent holds in its
 context): memo only ever prints them as ``A person can run: memo merge ...``,
-and they are no MCP tools. ``optmem.cli.app`` registers them.
+and they are no MCP tools. ``optmem.cli.app``'s table names them; ``session-end`` is a
+``memo hook`` command (``optmem.cli.hook_cmds``).
 """
 
 from __future__ import annotations
