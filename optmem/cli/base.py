@@ -8,10 +8,11 @@ import sys
 
 import click
 
+from optmem.cli.argv import QuickHelp
 from optmem.cli.render import one_line, unechoed_argv
 
 
-class LazyGroup(click.Group):
+class LazyGroup(QuickHelp, click.Group):
     """A click group that imports and builds each command on first use.
 
     ``lazy`` maps a command's name to ``"module:attribute"``, the click
@@ -21,6 +22,7 @@ class LazyGroup(click.Group):
     ``add_command`` are served as in any group. ``get_command`` raises
     ``ImportError`` or ``AttributeError`` when the table names a module or
     attribute that does not exist (a fault of the table, not of the user).
+    Its help option is ``QuickHelp``'s.
     """
 
     def __init__(self, *args, lazy: dict | None = None, **kwargs):

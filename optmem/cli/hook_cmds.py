@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import click
 
+from optmem.cli.argv import Command
 from optmem.cli.base import LazyGroup
 
 #: The harnesses ``memo hook session-start`` prints for (those with a hook).
@@ -17,7 +18,7 @@ def hook():
     """What a harness runs; memo setup writes these commands for you."""
 
 
-@hook.command("session-start")
+@hook.command("session-start", cls=Command)
 @click.option("--harness", "harness_name", default="claude", type=click.Choice(HOOK_HARNESSES),
               help="Whose output shape to print (setup writes it).")
 @click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")

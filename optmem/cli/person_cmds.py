@@ -8,13 +8,13 @@ import sys
 
 import click
 
-from optmem.cli.argv import FileCommand, scoped
+from optmem.cli.argv import Command, FileCommand, scoped
 from optmem.cli.base import LateBar, show, stores
 from optmem.cli.stdio import keeping, open_stdin
 from optmem.errors import BadInput, MemoError
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--project", "project", is_flag=False, flag_value="", default=None,
               metavar="[NAME]", help="Create (or adopt) a project store for this repository "
               "and bind the repository to it; NAME defaults to the repository's.")
@@ -127,7 +127,7 @@ def export(file):
     show(session.export(st, file))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("harness", required=False)
 @click.option("--scope", "scope_name", metavar="user|project",
               help="user: your own settings (the default); project: this project's files.")
@@ -162,7 +162,7 @@ def setup(harness, scope_name, memory_dir, project, dry_run, uninstall, show_sta
         click.echo(line)
 
 
-@click.command()
+@click.command(cls=Command)
 def mcp():
     """Serve the memory to MCP clients over stdio (Claude Desktop, Cursor).
 

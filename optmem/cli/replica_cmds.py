@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from optmem.cli.argv import scoped
+from optmem.cli.argv import Command, scoped
 
 
 def _scope():
@@ -84,7 +84,7 @@ def merge_choices(command):
     return command
 
 
-@click.command("merge")
+@click.command("merge", cls=Command)
 @click.argument("other", metavar="OTHER", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Print the report; write nothing.")
 @merge_choices
@@ -131,7 +131,7 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
     store.notices.clear()
 
 
-@click.command("sync")
+@click.command("sync", cls=Command)
 @merge_choices
 def sync(drop_refused, keep_refused, unrelated, yes, accept_old_redactions):
     """For a person, never an agent: sync MEMORY_DIR with its git hub.
@@ -156,7 +156,7 @@ def sync(drop_refused, keep_refused, unrelated, yes, accept_old_redactions):
         raise SystemExit(1)
 
 
-@click.command("session-end")
+@click.command("session-end", cls=Command)
 @click.option("--harness", "harness_name", default="claude",
               help="Which harness runs it (setup writes it).")
 @click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import click
 
-from optmem.cli.argv import scoped
+from optmem.cli.argv import Command, scoped
 from optmem.cli.base import show, stores
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("block", required=False)
 @scoped
 def zoom(block):
@@ -24,7 +24,7 @@ def zoom(block):
     show(session.zoom(stores(), block, strict=True))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("block")
 @click.option("--dry-run", is_flag=True,
               help="Say how many summaries would go (each a compression to redo); "
@@ -38,7 +38,7 @@ def forget(block, dry_run):
     show(session.forget(stores(notice=False), block, dry_run))
 
 
-@click.command("config")
+@click.command("config", cls=Command)
 @click.argument("settings", nargs=-1)
 @click.option("--repair", is_flag=True, help="Comment out config lines that are not valid.")
 @scoped
@@ -50,7 +50,7 @@ def config_(settings, repair):
     show(session.config(stores(notice=not (settings or repair)), settings, repair))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 @scoped
 def stats(as_json):
@@ -61,7 +61,7 @@ def stats(as_json):
     show(session.stats(stores(), as_json))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option("--all", "every", is_flag=True, help="Also check every project store.")
 @click.option("--repair", is_flag=True, help="Restore log records whose id or date alone "
               "is damaged (their place implies it); the text is never changed and the "
@@ -79,7 +79,7 @@ def check(every, repair):
     show(session.check(stores(notice=not repair), every, repair))
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("memory_id", metavar="ID")
 @click.option("--yes", is_flag=True, help="Really blank the memory.")
 @scoped
@@ -94,7 +94,7 @@ def redact(memory_id, yes):
     show(session.redact(stores(notice=False), memory_id, yes))
 
 
-@click.command("scope")
+@click.command("scope", cls=Command)
 @scoped
 def scope_(**_):
     """Say which memory this folder uses: the global store, the active

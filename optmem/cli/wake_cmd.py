@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from optmem.cli.argv import scoped
+from optmem.cli.argv import Command, scoped
 from optmem.cli.base import show, stores
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("part", required=False)
 @click.argument("t", metavar="[T]", required=False)
 @click.argument("tp", metavar="[TP]", required=False)
