@@ -189,6 +189,11 @@ def test_a_lazy_table_imports_a_command_only_when_it_is_needed(tmp_path, monkeyp
     assert result.exit_code == 0
     assert "wakes  A shown command." in result.stdout and "waker" not in result.stdout
     assert CliRunner().invoke(group, ["waker"]).exit_code == 0
+    group.lazy["lost"] = "memo_extra_lost:lost"  # an install missing a file
+    result = CliRunner().invoke(group, ["lost"])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith("memo: memo lost cannot be loaded (No module named ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
 # -- the pager behind wake, as a property ------------------------------------------

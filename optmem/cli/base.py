@@ -9,7 +9,7 @@ import sys
 import click
 
 from optmem.cli.argv import QuickHelp
-from optmem.cli.render import one_line, unechoed_argv
+from optmem.cli.render import MemoFailure, one_line, unechoed_argv
 
 
 class LazyGroup(QuickHelp, click.Group):
@@ -19,10 +19,9 @@ class LazyGroup(QuickHelp, click.Group):
     command (or group) of that name. Listing the names (``list_commands``)
     imports nothing; ``get_command`` imports the one module asked for, so
     ``memo wake`` builds the group and ``wake`` only. Commands added with
-    ``add_command`` are served as in any group. ``get_command`` raises
-    ``ImportError`` or ``AttributeError`` when the table names a module or
-    attribute that does not exist (a fault of the table, not of the user).
-    Its help option is ``QuickHelp``'s.
+    ``add_command`` are served as in any group. Where the module cannot be
+    imported (an install missing a file), ``get_command`` raises
+    ``MemoFailure``: one line, exit 1. Its help option is ``QuickHelp``'s.
     """
 
     def __init__(self, *args, lazy: dict | None = None, **kwargs):
@@ -37,7 +36,11 @@ class LazyGroup(QuickHelp, click.Group):
         """The command named ``cmd_name``, imported on first use, or None."""
         if cmd_name not in self.commands and cmd_name in self.lazy:
             module, _, attribute = self.lazy[cmd_name].partition(":")
-            __import__(module)
+            try:
+                __import__(module)
+            except ImportError as err:
+                raise MemoFailure(f"memo {cmd_name} cannot be loaded ({err}); this install "
+                                  f"of memo is incomplete: reinstall it") from None
             self.commands[cmd_name] = getattr(sys.modules[module], attribute)
         return self.commands.get(cmd_name)
 
