@@ -7,12 +7,14 @@ one command live in that command's file."""
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import answer_all, set_config, snapshot, write_import
 from helpers import NOTHING, import_texts
-from optmem.cli.app import cli
+from optmem.cli.app import MemoGroup, cli
 
 # -- a store must exist ------------------------------------------------------
 
@@ -35,7 +37,7 @@ COMMAND_ARGS = {
 
 @pytest.mark.parametrize("command", sorted(COMMAND_ARGS))
 def test_every_command_refuses_a_missing_store(memo, memory_dir, tmp_path, command):
-    if command != "nap" and command not in cli.commands:
+    if command != "nap" and command not in cli.list_commands(None):
         pytest.skip(f"memo {command} is not implemented yet")
     src = write_import(tmp_path / "in.txt", ["2024-05-01 hello"])
     args = [str(src) if a == "@FILE" else a for a in COMMAND_ARGS[command]]
@@ -149,6 +151,49 @@ def test_usage_errors_exit_2(memo, inited):
         assert result.exit_code == 2, args
         assert result.stdout == ""
         assert result.stderr
+
+
+# -- the lazy command table --------------------------------------------------------
+
+EXTRA = """\
+import click
+
+
+@click.command(hidden=True)
+def waker():
+    \"\"\"A hidden command.\"\"\"
+
+
+@click.command()
+def wakes():
+    \"\"\"A shown command.\"\"\"
+"""
+
+
+def test_a_lazy_table_imports_a_command_only_when_it_is_needed(tmp_path, monkeypatch):
+    """A ``MemoGroup`` lists its table's names without importing a module;
+    the help's list and the unknown-command hint import them all and leave
+    out a hidden command, which still runs by its name."""
+    (tmp_path / "memo_extra_cmds.py").write_text(EXTRA, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "memo_extra_cmds", raising=False)
+    group = MemoGroup("memo", lazy={"waker": "memo_extra_cmds:waker",
+                                    "wakes": "memo_extra_cmds:wakes"})
+    assert group.list_commands(None) == ["waker", "wakes"]
+    assert "memo_extra_cmds" not in sys.modules
+    result = CliRunner().invoke(group, ["wak"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "memo: No such command 'wak'. Did you mean 'wakes'? Run: memo --help\n"
+    assert "memo_extra_cmds" in sys.modules
+    result = CliRunner().invoke(group, ["--help"])
+    assert result.exit_code == 0
+    assert "wakes  A shown command." in result.stdout and "waker" not in result.stdout
+    assert CliRunner().invoke(group, ["waker"]).exit_code == 0
+    group.lazy["lost"] = "memo_extra_lost:lost"  # an install missing a file
+    result = CliRunner().invoke(group, ["lost"])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith("memo: memo lost cannot be loaded (No module named ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
 # -- the pager behind wake, as a property ------------------------------------------

@@ -70,7 +70,7 @@ def test_no_message_leaves_a_persons_step_unprinted():
     assert bad == []
 
 
-SUBCOMMANDS = set(cli.commands)
+SUBCOMMANDS = set(cli.list_commands(None))
 
 
 def _check_orders(text: str, where: str) -> list:
@@ -93,7 +93,7 @@ def _check_orders(text: str, where: str) -> list:
                 assert words[at + 1] in SUBCOMMANDS, (where, line)
             if words[0] == "memo":
                 args = [w for w in words[1:] if not w.startswith("<<")]
-                sub = cli.commands[args[0]]
+                sub = cli.get_command(None, args[0])
                 with sub.make_context(args[0], list(args[1:])):  # raises UsageError
                     pass
                 if m.group(1) == "Run":

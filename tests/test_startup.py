@@ -1,8 +1,10 @@
 """Each command imports only what it uses: on a store without projects,
 ``memo wake``, ``note``, ``sleep`` and ``recall`` import nothing of the
 project layer, the harness, the MCP server or git's process machinery, and
-only ``recall`` imports the recall engine. Read off ``python -X
-importtime`` of the real command (what ``benchmarks/startup.py`` measures).
+only ``recall`` imports the recall engine; a command imports no module of
+another command (the lazy command table), while ``memo --help`` still lists
+every one. Read off ``python -X importtime`` of the real command (what
+``benchmarks/startup.py`` measures).
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ import sys
 import pytest
 
 from optmem import projects, scope
+from optmem.cli.app import COMMANDS, cli
 from optmem.store.memory import Store
 
-#: Never imported by these commands on a store without projects.
+#: Never imported by these commands on a store without projects. ``locale``:
+#: what click's first ``gettext`` lookup imports (a help option worded
+#: through it, a ``click.Path`` built).
 NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "subprocess",
-         "json", "shlex", "signal")
+         "json", "shlex", "signal", "locale")
 RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
 #: Never imported by a command that writes nothing and hands nothing over:
 #: the credential tables (only a write checks text) and OpenSSL's digests (a
@@ -41,7 +46,8 @@ def imported(root: str, *args: str) -> set:
     env = dict(os.environ, MEMORY_DIR=root)
     env.pop("MEMO_PROJECT", None)
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "optmem", *args],
-                          env=env, capture_output=True, text=True, timeout=120)
+                          env=env, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout + done.stderr
     return set(re.findall(r"^import time:.*\| +(\S+)$", done.stderr, re.M))
 
@@ -69,6 +75,45 @@ def test_a_command_imports_only_what_it_uses(store_root, args):
         assert "optmem.recall.search" in got
     else:
         assert not got & set(RECALL), sorted(got & set(RECALL))
+
+
+def module_of(where: str) -> str:
+    """The module of a command table's ``"module:attribute"``."""
+    return where.partition(":")[0]
+
+
+@pytest.mark.parametrize("args", [("wake",), ("note", "a third note"), ("sleep",),
+                                  ("recall", "café.*server"), ("hook", "session-start")])
+def test_a_command_imports_no_module_of_another_command(store_root, args):
+    """The command table names each command's module; running one imports
+    its own and none of the others (``hook session-start``: not
+    ``session-end``'s, which sits with ``memo sync``)."""
+    got = imported(store_root, *args)
+    own = module_of(COMMANDS[args[0]])
+    others = {module_of(where) for where in COMMANDS.values()} - {own}
+    assert own in got
+    assert "optmem.cli.replica_cmds" in others
+    assert not got & others, sorted(got & others)
+
+
+def test_memo_help_lists_every_command_of_the_table():
+    """``memo --help`` (built from the table, every command loaded) lists
+    each name of the table once, and each name is the command's own (its
+    description: tests/test_docs.py); ``memo hook --help`` lists both hook
+    commands."""
+    done = subprocess.run([sys.executable, "-m", "optmem", "--help"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.split("\nCommands:\n", 1)[1]
+    names = re.findall(r"^  (\S+)", listed, re.M)
+    assert names == sorted(COMMANDS)
+    for name in COMMANDS:
+        command = cli.get_command(None, name)
+        assert command.name == name and not command.hidden
+    done = subprocess.run([sys.executable, "-m", "optmem", "hook", "--help"],
+                          capture_output=True, text=True, timeout=120)
+    assert re.findall(r"^  (\S+)", done.stdout.split("\nCommands:\n", 1)[1], re.M) == [
+        "session-end", "session-start"]
 
 
 @pytest.mark.parametrize("args", [("wake",), ("recall", "café.*server")])

@@ -6,14 +6,54 @@ flags ``--project NAME`` / ``--global`` on the group or any command
 from __future__ import annotations
 
 import os
-import re
 
 import click
 
-OPTION_SHAPE = re.compile(r"--?[A-Za-z][A-Za-z0-9_-]*(=.*)?", re.S)
+#: A word shaped like an option (``-x``, ``--verbose``, ``--name=value``),
+#: matched whole (``re.fullmatch``, ``re.S``). A pattern, compiled on first
+#: use (``re``'s cache): compiling it costs every command 0.46 M instructions
+#: (callgrind), and only a refused first word of text needs it.
+OPTION_SHAPE = r"--?[A-Za-z][A-Za-z0-9_-]*(=.*)?"
+
+#: The help text of ``-h``/``--help``, as click words it.
+HELP_TEXT = "Show this message and exit."
 
 
-class FileCommand(click.Command):
+class QuickHelp:
+    """A click command or group (mixed in before ``click.Command``) whose
+    ``-h``/``--help`` option is built once per command, with click's help
+    text as written rather than through click's ``gettext`` call: that
+    call's first use imports ``locale`` and looks for catalogs, 5.0 M
+    instructions (callgrind) of every ``memo`` run, which ``memo wake``
+    otherwise pays only to word this option. memo's own lines are English."""
+
+    def get_help_option(self, ctx):
+        """The help option (``click.Option``, its value never exposed), or
+        None when the command has none; the same object on every call, as
+        click needs for the order its callbacks run in."""
+        names = self.get_help_option_names(ctx)
+        if not names or not self.add_help_option:
+            return None
+        cached = self.__dict__.get("_quick_help")
+        if cached is not None and cached.opts + cached.secondary_opts == list(names):
+            return cached
+
+        def show_help(ctx, param, value):
+            if value and not ctx.resilient_parsing:
+                click.echo(ctx.get_help(), color=ctx.color)
+                ctx.exit()
+
+        self._quick_help = click.Option(
+            [*names, "memo_help"], is_flag=True, expose_value=False, is_eager=True,
+            help=HELP_TEXT, callback=show_help)
+        return self._quick_help
+
+
+class Command(QuickHelp, click.Command):
+    """A plain ``memo`` command (``QuickHelp``'s help option)."""
+
+
+class FileCommand(QuickHelp, click.Command):
     """A command whose FILE argument may be ``-`` for standard input or
     output (``import``, ``export``). After ``--`` every word is an operand
     (README "What you type is what is stored"), so ``-- -`` names the file
@@ -29,7 +69,7 @@ class FileCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-class TextCommand(click.Command):
+class TextCommand(QuickHelp, click.Command):
     """A command whose last argument is free text: ``note``, ``sleep``, ``recall``.
 
     The argv rule (README "What you type is what is stored"):
@@ -134,7 +174,8 @@ class TextCommand(click.Command):
         if word in ("-h", "--help"):
             click.echo(ctx.get_help(), color=ctx.color)
             ctx.exit(0)
-        if OPTION_SHAPE.fullmatch(word):
+        import re
+        if re.fullmatch(OPTION_SHAPE, word, re.S):
             raise click.UsageError(
                 f"{word.split('=', 1)[0]!r} is not an option of memo {self.name}; to "
                 f"write text that starts with '-', put -- before it "

@@ -2,14 +2,15 @@
 
 A person's commands (they may renumber memories an agent holds in its
 context): memo only ever prints them as ``A person can run: memo merge ...``,
-and they are no MCP tools. ``optmem.cli.app`` registers them.
+and they are no MCP tools. ``optmem.cli.app``'s table names them; ``session-end`` is a
+``memo hook`` command (``optmem.cli.hook_cmds``).
 """
 
 from __future__ import annotations
 
 import click
 
-from optmem.cli.argv import scoped
+from optmem.cli.argv import Command, scoped
 
 
 def _scope():
@@ -83,7 +84,7 @@ def merge_choices(command):
     return command
 
 
-@click.command("merge")
+@click.command("merge", cls=Command)
 @click.argument("other", metavar="OTHER", type=click.Path())
 @click.option("--dry-run", is_flag=True, help="Print the report; write nothing.")
 @merge_choices
@@ -130,7 +131,7 @@ def merge(other, dry_run, drop_refused, keep_refused, unrelated, yes, undo,
     store.notices.clear()
 
 
-@click.command("sync")
+@click.command("sync", cls=Command)
 @merge_choices
 def sync(drop_refused, keep_refused, unrelated, yes, accept_old_redactions):
     """For a person, never an agent: sync MEMORY_DIR with its git hub.
@@ -155,7 +156,7 @@ def sync(drop_refused, keep_refused, unrelated, yes, accept_old_redactions):
         raise SystemExit(1)
 
 
-@click.command("session-end")
+@click.command("session-end", cls=Command)
 @click.option("--harness", "harness_name", default="claude",
               help="Which harness runs it (setup writes it).")
 @click.option("--memory-dir", metavar="PATH", help="The store (default: MEMORY_DIR).")

@@ -1,0 +1,95 @@
+"""``memo sleep`` and its other name ``memo nap``: show the next
+compression, or store a summary; ``--with CMD`` pays every pending one."""
+
+from __future__ import annotations
+
+import click
+
+from optmem.cli.argv import TextCommand, scoped
+from optmem.cli.base import LateBar, show, stores
+from optmem.cli.stdio import STDIN_LIMIT, keeping, read_stdin, text_arg, undo_surrogates
+
+
+@click.command(cls=TextCommand, heads=1)
+@click.argument("block", required=False)
+@click.argument("text", nargs=-1)
+@click.option("--with", "with_cmd", metavar="CMD",
+              help="For a person paying a backlog: run CMD (through sh) on each "
+                   "prompt, in the foreground, and store what it prints.")
+@scoped
+def sleep(block, text, with_cmd):
+    """Compress: show the next compression, or store LO-HI's summary TEXT.
+
+    Answer each prompt until it prints `Nothing left to compress.`
+    `memo nap` is the same command. TEXT `-` reads the line from stdin.
+    `memo sleep -` answers a batched hand-over (MEMO_HANDOVER=batch): one
+    `LO-HI <line>` per block on stdin, or one quoted argument each.
+
+    With --with CMD memo runs CMD once per prompt (per batch with
+    MEMO_HANDOVER=batch), prompt on its stdin; CMD prints the answer, which
+    is checked like any summary. It stops at the first answer refused.
+
+    With a project active the global memory's work comes first, then the
+    project's; each order carries its --global or --project flag.
+    """
+    from optmem import session
+    if with_cmd is not None:
+        targets = session.pay_targets(stores(notice=False), block, text)
+        for k, target in enumerate(targets):
+            _pay_with(target, with_cmd, last=k == len(targets) - 1)
+        return
+    st = stores(notice=block is None)
+    if block == "-":
+        show(session.sleep(st, batch=lambda: _batch_lines(text), kept=keeping))
+        return
+
+    def summary(limit):
+        if not text:
+            from optmem import protocol
+            from optmem.errors import BadInput
+            raise BadInput(f"give your summary line after the block, as the last lines of the "
+                           f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
+        return text_arg(text, "summary", limit)
+
+    show(session.sleep(st, block, summary if block is not None else None, kept=keeping,
+                       strict=True))
+
+
+# ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
+# say ``sleep`` except in the ``nap`` form (``MEMO_ORDERS=nap``).
+nap = TextCommand(
+    "nap", heads=1, callback=sleep.callback, params=sleep.params,
+    help="Another name for `memo sleep` (the later OptMem's word).",
+    short_help="Another name for sleep.")
+
+
+def _batch_lines(items: tuple) -> list:
+    """``memo sleep -``'s answer: one ``LO-HI <line>`` per quoted argument,
+    else the lines on standard input."""
+    if items:
+        return [undo_surrogates(item) for item in items]
+    lines = read_stdin("answer", "give one quoted 'LO-HI <line>' argument per block",
+                       1 << 24, "a batch answer is one short line per block",
+                       line_limit=STDIN_LIMIT).split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _pay_with(store, command: str, last: bool = True) -> None:
+    """``memo sleep --with CMD``: pay every pending compression with CMD."""
+    from optmem.engine import backlog, view
+    bar = LateBar("memo: paying compressions")
+
+    def progress(saved, total):
+        keeping(f"{saved:,} {'summary was' if saved == 1 else 'summaries were'} saved; "
+                f"the same command goes on from there")
+        bar(saved, total)
+
+    try:
+        paid = backlog.pay(store, command, progress=progress)
+    finally:
+        bar.close()
+    if paid.saved:
+        click.echo(f"Saved {paid.saved:,} {'summary' if paid.saved == 1 else 'summaries'} "
+                   f"from {paid.runs:,} {'run' if paid.runs == 1 else 'runs'} of the command.")
+    if last:
+        click.echo(view.NOTHING_LEFT)

@@ -1,0 +1,40 @@
+"""``memo wake``: print the memory, part by part."""
+
+from __future__ import annotations
+
+import click
+
+from optmem.cli.argv import Command, scoped
+from optmem.cli.base import show, stores
+
+
+@click.command(cls=Command)
+@click.argument("part", required=False)
+@click.argument("t", metavar="[T]", required=False)
+@click.argument("tp", metavar="[TP]", required=False)
+@click.option("--max-bytes", metavar="N", help="One part of at most N bytes, never refused "
+              "for pending work (for startup hooks that cannot page).")
+@scoped
+def wake(part, t, tp, max_bytes):
+    """Print your memory: part PART (default 1) of the document at T memories.
+
+    Run every part, as each one orders, until one prints `You are awake.`
+    With a project active, T and TP are the global and project snapshots.
+    """
+    from optmem import session
+    from optmem.engine import view
+    from optmem.errors import BadInput
+    st = stores()
+    st.g  # noqa: B018 - opened first, as every command opens it
+    if tp is not None and st.p is None:  # as click says it without projects
+        raise click.UsageError(f"Got unexpected extra argument ({tp})")
+    if max_bytes is not None:
+        if part is not None or t is not None:
+            raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
+                           "and T, or page through the parts instead. Run: memo wake")
+        show(session.wake(st, max_bytes=view.parse_count(max_bytes, "--max-bytes")))
+        return
+    k = view.parse_count(part, "PART") if part is not None else 1
+    T = view.parse_count(t, "T") if t is not None else None
+    TP = view.parse_count(tp, "TP") if tp is not None else None
+    show(session.wake(st, k, T, TP, strict=True))
