@@ -29,6 +29,7 @@ a person reading it see the same start as always.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -46,7 +47,6 @@ from optmem.engine.view import (
     waits_for_repair,
 )
 from optmem.errors import BadInput, MemoError
-from optmem.store import handovers
 from optmem.store.memory import LOG_RECORD, Store
 
 # -- choosing and rendering a batch -----------------------------------------
@@ -213,7 +213,16 @@ def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
 
 # -- reading and storing an answer -------------------------------------------
 
-_ITEM = re.compile(r"\s*#?(\d{1,20})-(\d{1,20})\s*:?(?:\s+(.*))?\s*\Z", re.S)
+#: One line of a batched answer: ``LO-HI <line>`` (``#LO-HI``, ``LO-HI:``).
+_ITEM_SOURCE = r"\s*#?(\d{1,20})-(\d{1,20})\s*:?(?:\s+(.*))?\s*\Z"
+
+
+@functools.lru_cache(maxsize=1)
+def _item():
+    """``_ITEM_SOURCE`` compiled, on first use: only a batched answer needs
+    it (compiled at import, it cost every ``memo wake`` 0.7 million
+    instructions: callgrind, ``benchmarks/startup.py``)."""
+    return re.compile(_ITEM_SOURCE, re.S)
 
 
 def parse_items(lines) -> list:
@@ -227,7 +236,7 @@ def parse_items(lines) -> list:
     for line in lines:
         if not line.strip():
             continue
-        m = _ITEM.match(line)
+        m = _item().match(line)
         if m is None:
             out.append((None, line))
         else:
@@ -535,6 +544,7 @@ def _held_by_other(entry, session, now: float, window: float, parts: list) -> bo
 def _claim(store: Store, chosen: list, force: bool, session: str | None) -> str | None:
     """``claim`` under the lock (``BUILT`` when the first block was stored
     since it was chosen: the caller chooses again)."""
+    from optmem.store import handovers
     record = handovers.read(store.root)
     if record.get("unreadable"):
         return None  # not memo's record (a merge's marks): hand over, record nothing
@@ -596,6 +606,7 @@ def stale_since(store: Store, lo: int, hi: int) -> str | None:
     checked against what it was shown; a session without identity against
     the last hand-over. A block never recorded (a client that answers
     without a prompt, a store this user could not write to) passes."""
+    from optmem.store import handovers
     record = handovers.read(store.root)
     name = blocks.block_name(lo, hi)
     entry = record["blocks"].get(name)
@@ -641,6 +652,7 @@ def handed_to_this_session(store: Store, lo: int, hi: int, built: dict) -> bool:
     session = current_session()
     if not session:
         return False
+    from optmem.store import handovers
     name = blocks.block_name(lo, hi)
     if session not in handovers.read(store.root)["seen"].get(name, {}):
         return False
@@ -654,6 +666,7 @@ def settle(store: Store, stored: list) -> None:
     """Under the lock, after summaries of ``stored`` (``[(lo, hi)]``) were
     written: drop their entries and keep how long each answer took (for
     ``hold_seconds``). Best effort: an unwritable record changes nothing."""
+    from optmem.store import handovers
     try:
         record = handovers.read(store.root)
         if record.get("unreadable"):

@@ -45,7 +45,7 @@ import stat as stat_mod
 import time
 from collections import namedtuple
 
-from optmem import atomic, blocks, gitcall, protocol
+from optmem import atomic, blocks, protocol
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
@@ -97,8 +97,18 @@ _SYNCED_MARKS = [
 ]
 
 #: A git conflict marker line: seven of one character, then a space or the end.
-_MARKER = re.compile(rb"(?m)^(?:<{7}|>{7}|={7}|\|{7})(?: |$)")
-_WHOLE = re.compile(rb"#(\d{1,19}) \d{4}-\d\d-\d\d ")
+_MARKER_SOURCE = rb"(?m)^(?:<{7}|>{7}|={7}|\|{7})(?: |$)"
+#: The head of a whole log record: ``#<id> <YYYY-MM-DD> ``.
+_WHOLE_SOURCE = rb"#(\d{1,19}) \d{4}-\d\d-\d\d "
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern(source: bytes):
+    """``source`` (``_MARKER_SOURCE``, ``_WHOLE_SOURCE``) compiled, once,
+    when a log needs a look: a store of whole records whose last record is
+    in place needs neither (compiled at import, both cost every ``memo
+    wake`` a million instructions: callgrind, ``benchmarks/startup.py``)."""
+    return re.compile(source)
 
 
 def _q(path: str) -> str:
@@ -269,13 +279,13 @@ def quick_warning(store: Store) -> str | None:
     size = store.log_size()
     if size % LOG_RECORD:
         tail = store.read_log(size - size % LOG_RECORD, size % LOG_RECORD)
-        if b"\n" in tail or _MARKER.search(tail):
+        if b"\n" in tail or _pattern(_MARKER_SOURCE).search(tail):
             seen.append(f"{LOG_NAME} is {size:,} bytes, not a whole number of "
                         f"{LOG_RECORD}-byte records (a merge or an edit)")
     count = store.count()
     if count and store.date(count - 1) is None:
         last = store.read_log((count - 1) * LOG_RECORD, 24)
-        m = _WHOLE.match(last)
+        m = _pattern(_WHOLE_SOURCE).match(last)
         what = f"holds #{int(m.group(1))}" if m else "is not a memory"
         seen.append(f"the last record of {LOG_NAME} (#{count - 1}) {what}: "
                     f"records are out of place (a merge?)")
@@ -345,7 +355,7 @@ class LogDamage:
     def add(self, i: int, why: str, record: bytes) -> None:
         """File bad record ``i`` under its kind."""
         aligned = len(record) == LOG_RECORD and record.find(b"\n") == LOG_RECORD - 1
-        m = _WHOLE.match(record)
+        m = _pattern(_WHOLE_SOURCE).match(record)
         if aligned and m and int(m.group(1)) < i:
             self.misplaced.append(i)
             self.misplaced_ids.append(int(m.group(1)))
@@ -363,7 +373,7 @@ class LogDamage:
         keep = array("q")
         for i in self.shifted:
             lone = (i - 1) not in bad and (i + 1) not in bad
-            if lone and not _MARKER.search(store.read_log(i * LOG_RECORD, LOG_RECORD)):
+            if lone and not _pattern(_MARKER_SOURCE).search(store.read_log(i * LOG_RECORD, LOG_RECORD)):
                 self.in_itself.append((i, self._why[i]))
             else:
                 keep.append(i)
@@ -384,7 +394,7 @@ def _markers(store: Store, start: int) -> list:
     offset = max(0, start - 16)
     while offset < size and len(out) < 20:
         data = store.read_log(offset, step + 16)
-        for m in _MARKER.finditer(data):
+        for m in _pattern(_MARKER_SOURCE).finditer(data):
             at = offset + m.start()
             if (at == 0 or store.read_log(at - 1, 1) == b"\n") and at not in out:
                 out.append(at)
@@ -395,6 +405,7 @@ def _markers(store: Store, start: int) -> list:
 def _git(root: str, *args: str) -> str | None:
     """Output of ``git -C root args`` (stripped), or None when git is absent,
     fails, or takes over 10 s."""
+    from optmem import gitcall  # only a store kept in git: not every wake's import
     answer = gitcall.run_git(list(args), root, gitcall.git_env(GIT_OPTIONAL_LOCKS="0", LC_ALL="C"))
     return answer.text() if answer.ok else None
 
@@ -640,6 +651,8 @@ def _git_compare(root: str, this: str, other: str) -> tuple | None:
     as git holds it at the revisions ``this`` and ``other`` (both streamed
     from ``git show``, never held whole); None when git cannot show either."""
     import subprocess
+
+    from optmem import gitcall
     procs = []
     try:
         for rev in (this, other):
@@ -939,7 +952,7 @@ def _level_marker_problems(store: Store) -> dict:
                     data = f.read(1 << 22)
                     if not data:
                         break
-                    m = _MARKER.search(data)
+                    m = _pattern(_MARKER_SOURCE).search(data)
                     if m:
                         first = offset + m.start()
                     offset += len(data) - 16

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 from optmem import blocks, protocol
+from optmem.dates import span
 from optmem.errors import BadInput, Damaged, NotBuilt
 from optmem.store.memory import LOG_RECORD, Memory, Store, displayable
 
@@ -224,11 +225,15 @@ def shown(store: Store, lo: int, hi: int) -> list:
 
 def dates_of(store: Store, lo: int, hi: int) -> str:
     """``"2014-04-24"`` or ``"2014-04-24..2014-09-30"`` for memories ``[lo, hi)``."""
-    from optmem.dates import span
-    first = store.date(lo) or "????-??-??"
-    last = (store.date(hi - 1) or "????-??-??") if hi - lo > 1 else first
-    first, last = span(first, last)  # another tool's log may run backwards
-    return first if first == last else f"{first}..{last}"
+    first = store.date(lo)
+    return _dates_text(first, store.date(hi - 1) if hi - lo > 1 else first)
+
+
+def _dates_text(first: str | None, last: str | None) -> str:
+    """``dates_of``'s text from the dates of a block's first and last
+    memories (``Store.date``; None: a damaged head, shown ``????-??-??``)."""
+    first, last = span(first or "????-??-??", last or "????-??-??")  # another tool's log
+    return first if first == last else f"{first}..{last}"  # may run backwards
 
 
 def memory_line(m: Memory) -> str:
@@ -265,6 +270,37 @@ def shown_summary(store: Store, lo: int, hi: int, damaged: list | None = None) -
             damaged.append(((lo, hi), err.sentence))
         return displayable(f"#{blocks.block_name(lo, hi)} {dates_of(store, lo, hi)} "
                            f"{DAMAGED_SUMMARY}")
+
+
+def shown_summaries(store: Store, tiling: list, damaged: list | None = None) -> list:
+    """``[shown_summary(store, lo, hi, damaged) for lo, hi in tiling]`` for
+    blocks of 2 or more memories (in order), the same lines read in few
+    reads: one ``Store.summaries`` per run of adjacent blocks of one size,
+    and ``Store.dates`` for every block's first and last memory. Raises
+    ``NotBuilt`` for the first block that is not built, as ``shown_summary``
+    does (the damaged blocks before it already named in ``damaged``)."""
+    dates = store.dates([i for lo, hi in tiling for i in (lo, hi - 1)])
+    texts = []
+    a = 0
+    while a < len(tiling):
+        lo, hi = tiling[a]
+        b = a + 1
+        while b < len(tiling) and tiling[b][0] == tiling[b - 1][1] \
+                and tiling[b][1] - tiling[b][0] == hi - lo:
+            b += 1
+        texts += store.summaries(hi - lo, lo // (hi - lo), b - a)
+        a = b
+    out = []
+    for (lo, hi), text in zip(tiling, texts):
+        if isinstance(text, NotBuilt):
+            raise text
+        if isinstance(text, Damaged):
+            if damaged is not None:
+                damaged.append(((lo, hi), text.sentence))
+            text = DAMAGED_SUMMARY
+        out.append(displayable(f"#{blocks.block_name(lo, hi)} "
+                               f"{_dates_text(dates[lo], dates[hi - 1])} {text}"))
+    return out
 
 
 def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None = None) -> str:

@@ -24,7 +24,7 @@ from optmem.engine.view import (
     missing_in,
     pending_in,
     shown,
-    shown_summary,
+    shown_summaries,
     strict_damage,
     summary_repair,
     wake_budget,
@@ -206,23 +206,22 @@ def split_awake(text: str) -> tuple:
     return lines[:at], lines[at + 1:]
 
 
-def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None) -> list:
-    """The document body at ``T``: one line per block of ``cover(T, budget)``.
+def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None,
+               tiling: list | None = None) -> list:
+    """The document body at ``T``: one line per block of ``cover(T, budget)``
+    (``tiling``, when the caller has it already).
 
     Every block must be built (see ``missing_in``); raises ``NotBuilt``. A
     damaged summary is shown as ``shown_summary`` shows it (and named in
     ``damaged`` when given).
     """
-    tiling = blocks.cover(T, budget)
-    out = []
-    raw_from = None
-    for lo, hi in tiling:
-        if hi - lo == 1:
-            raw_from = lo if raw_from is None else raw_from
-            continue
-        out.append(shown_summary(store, lo, hi, damaged))
-    if raw_from is not None:
-        out += [memory_line(m) for m in shown(store, raw_from, T)]
+    if tiling is None:
+        tiling = blocks.cover(T, budget)
+    # The tiling's blocks shrink toward T, so its raw memories are its tail.
+    raw_from = next((k for k, (lo, hi) in enumerate(tiling) if hi - lo == 1), len(tiling))
+    out = shown_summaries(store, tiling[:raw_from], damaged)
+    if raw_from < len(tiling):
+        out += [memory_line(m) for m in shown(store, tiling[raw_from][0], T)]
     return out
 
 
@@ -289,10 +288,11 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
             "\n".join(protocol.empty_store(form)), warning)
     budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
     tiling = blocks.cover(T, budget)
-    if T == count and pending_in(T, store.built(T)) and not store.writable():
+    built = store.built(T)
+    if T == count and pending_in(T, built) and not store.writable():
         # A sleep could not be saved: show what is built instead of ordering it.
         return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
-    if missing_in(T, tiling, store.built(T)):
+    if missing_in(T, tiling, built):
         handover = next_handover(store, form=form, flag=flag, force=True)  # the document needs it
         if handover.kind == protocol.NOTHING:  # another session just built it
             return wake(store, part, T, form, flag, strict, closed)
@@ -307,7 +307,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
             protocol.cannot_wake(pending) + "\n\n" + handover.text, warning)
     damaged = []
     try:
-        body = wake_lines(store, T, budget, damaged)
+        body = wake_lines(store, T, budget, damaged, tiling)
     except NotBuilt:  # another session forgot a summary while we read
         return wake(store, part, T, form, flag, strict, closed)
     if damaged and strict:
