@@ -36,7 +36,6 @@ from contextlib import contextmanager
 from optmem import atomic, blocks
 from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.protocol import Order
-from optmem.store import lock as store_lock
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
 from optmem.store.config import render as render_config
@@ -1044,6 +1043,7 @@ class Store:
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
+        from optmem.store import lock as store_lock  # writes only: no read imports it
         lock = store_lock.acquire(self.lock_path, timeout)
         self._held += 1
         try:
