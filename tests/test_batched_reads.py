@@ -221,3 +221,17 @@ PIECES = sorted(memory.LT_FOLDS) + ["<", ">", "&", "&lt;", "&#60", "system-remin
 def test_the_shortcut_shows_what_the_rule_shows(parts):
     text = "".join(parts)
     assert displayable(text) == rule_displayable(text)
+
+
+@settings(max_examples=600)
+@given(st.lists(st.sampled_from(["a", " ", "\t", "\u3000", "\xa0", "é", "東", "\x0b", "\r",
+                                 "\x1c", "\x85", "\u2028", "#", "\n"]), max_size=30),
+       st.sampled_from([LOG_RECORD, TREE_RECORD]))
+def test_a_records_text_is_its_line_without_the_padding_spaces(chars, width):
+    """``_check_record`` cuts the padding by bytes before decoding: the text
+    is the decoded line with its trailing spaces, and only spaces, cut."""
+    body = "".join(chars).encode("utf-8")[:width - 1]
+    record = body.ljust(width - 1, b" ") + b"\n"
+    why, text = memory._check_record(record, width)
+    if why is None:
+        assert text == record[:-1].decode("utf-8").rstrip(" ")

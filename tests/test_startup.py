@@ -28,8 +28,10 @@ NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "su
 RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
 #: Never imported by a command that writes nothing and hands nothing over:
 #: the credential tables (only a write checks text), OpenSSL's digests and
-#: the hand-over record (a hand-over's), git's runner (a store kept in git).
-READING = ("optmem.guard.secrets", "hashlib", "optmem.store.handovers", "optmem.gitcall")
+#: the hand-over record (a hand-over's), git's runner (a store kept in git)
+#: and the store lock (a write's).
+READING = ("optmem.guard.secrets", "hashlib", "optmem.store.handovers", "optmem.gitcall",
+           "optmem.store.lock")
 
 
 def _baseline(modules: str = "click, filelock") -> set:

@@ -36,7 +36,6 @@ from contextlib import contextmanager
 from optmem import atomic, blocks
 from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.protocol import Order
-from optmem.store import lock as store_lock
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
 from optmem.store.config import render as render_config
@@ -233,6 +232,10 @@ def encode_summary(text: str) -> bytes:
     return body + b" " * (TREE_RECORD - 1 - len(body)) + b"\n"
 
 
+#: The end of a padded record: spaces, then the newline (``_check_record``).
+_PADDING = b" " * (LOG_RECORD - 1) + b"\n"
+
+
 def _check_record(record: bytes, width: int) -> tuple:
     """``(why, text)``: why a fixed-width record is not one padded UTF-8 line
     of ``width`` bytes (``why`` None when it is), and its text when it is:
@@ -246,10 +249,15 @@ def _check_record(record: bytes, width: int) -> tuple:
         return "is not one padded line (the file was edited by hand?)", None
     if 0 in record:
         return "holds NUL bytes", None
+    # The padding is cut before decoding: spaces are whole characters in
+    # UTF-8, printable and no control, so they change no answer below.
+    # ``rstrip()`` cuts in a quarter of the instructions ``rstrip(b" ")``
+    # takes, and is its answer where it cut spaces and the newline alone.
+    body = record.rstrip()
+    if not record.endswith(_PADDING[len(body) - width:]):
+        body = record[:-1].rstrip(b" ")  # a tab or the like before the padding
     try:
-        # Spaces are whole characters in UTF-8, printable and no control:
-        # cut before decoding, they change no answer below.
-        text = record[:-1].rstrip(b" ").decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError:
         return "is not valid UTF-8", None
     if not text.isprintable() and not _CONTROL.isdisjoint(text):
@@ -317,15 +325,16 @@ def _memory_of(i: int, line: str) -> Memory:
     return Memory(i, line[head:head + 10], line[head + 11:])
 
 
-def _head_date(prefix: bytes, head: bytes) -> str | None:
-    """The date a log record's first bytes ``head`` give after ``prefix``
-    (``b"#<i> "``): ``head`` is the first ``len(prefix) + 11`` bytes of the
-    record (fewer at the end of the file), and holds a date when it is
-    ``prefix``, ``YYYY-MM-DD`` (``date_shaped``) and a space; else None."""
-    n = len(prefix)
-    if len(head) == n + 11 and head[n + 10] == 32 and head.startswith(prefix):
-        date = head[n:n + 10]  # date_shaped in bytes: isdigit is ASCII digits only
-        if date[4] == date[7] == 45 and (date[:4] + date[5:7] + date[8:]).isdigit():
+def _head_date(data: bytes, at: int, prefix: bytes) -> str | None:
+    """The date in the head of the log record that starts at byte ``at`` of
+    ``data`` (bytes read from the log, fewer where the file ended), when
+    that head is ``prefix`` (``b"#<i> "``), ``YYYY-MM-DD`` (``date_shaped``)
+    and a space; else None."""
+    end = at + len(prefix) + 10
+    if len(data) > end and data[end] == 32 and data.startswith(prefix, at):
+        date = data[end - 10:end]
+        # date_shaped in bytes: the '-' at 4 and 7 are the only non-digits.
+        if date[4] == date[7] == 45 and date.translate(None, b"0123456789") == b"--":
             return date.decode("ascii")
     return None
 
@@ -834,7 +843,7 @@ class Store:
         """The date of memory ``i`` read from its record's head (one small
         read), or None when the head is not ``#<i> <YYYY-MM-DD> ``."""
         prefix = b"#%d " % i
-        return _head_date(prefix, self.read_log(i * LOG_RECORD, len(prefix) + 11))
+        return _head_date(self.read_log(i * LOG_RECORD, len(prefix) + 11), 0, prefix)
 
     #: ``dates`` reads records at most this many apart with one ``pread``...
     DATES_GAP = 16
@@ -848,21 +857,19 @@ class Store:
         in few reads: ids whose records lie at most ``DATES_GAP`` records
         apart share one ``pread`` of at most ``DATES_SPAN`` records."""
         order = sorted(set(ids))
+        gap, span = self.DATES_GAP, self.DATES_SPAN
         out = {}
         a, n = 0, len(order)
         while a < n:
             first = order[a]
             b = a + 1
-            while (b < n and order[b] - order[b - 1] <= self.DATES_GAP
-                   and order[b] - first < self.DATES_SPAN):
+            while b < n and order[b] - order[b - 1] <= gap and order[b] - first < span:
                 b += 1
             last = order[b - 1]
             data = self.read_log(first * LOG_RECORD,
                                  (last - first) * LOG_RECORD + len(b"#%d " % last) + 11)
             for i in order[a:b]:
-                prefix = b"#%d " % i
-                k = (i - first) * LOG_RECORD
-                out[i] = _head_date(prefix, data[k:k + len(prefix) + 11])
+                out[i] = _head_date(data, (i - first) * LOG_RECORD, b"#%d " % i)
             a = b
         return out
 
@@ -1044,6 +1051,7 @@ class Store:
             raise Damaged(f"{self.lock_path} is not a regular file, so no write can take "
                           f"the lock; once it is moved out of the store memo makes a new one. "
                           f"{self.move_aside(self.lock_path)}")
+        from optmem.store import lock as store_lock  # writes only: no read imports it
         lock = store_lock.acquire(self.lock_path, timeout)
         self._held += 1
         try:
