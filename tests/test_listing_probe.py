@@ -1,5 +1,5 @@
 """The sync-mark probe of ``memo wake`` lists the store folder only when its
-times changed since a listing found no conflict copy (``replicas.copies_beside``).
+times changed since a listing found no conflict copy (``marks.copies_beside``).
 
 Listings are counted by wrapping ``os.listdir`` and ``os.scandir``: a wake
 with nothing changed lists nothing; a conflict copy a sync tool drops
@@ -13,9 +13,9 @@ import os
 
 import pytest
 
-from optmem.engine import replicas
+from optmem.engine import marks
 
-#: Where the listing marks are kept, under the state folder (``replicas.LISTED_DIR``).
+#: Where the listing marks are kept, under the state folder (``marks.LISTED_DIR``).
 LISTED = "listed"
 COPY = "LOG.sync-conflict-20260101-120000-ABCDEFG.txt"
 
@@ -56,7 +56,7 @@ def settle(monkeypatch, root) -> None:
     """Let the store folder's present times count as settled: ``SETTLED_NS``
     is 0, and the filesystem's clock has moved past them, so any change made
     from now on gives the folder other times (the margin's whole point)."""
-    monkeypatch.setattr(replicas, "SETTLED_NS", 0, raising=False)
+    monkeypatch.setattr(marks, "SETTLED_NS", 0, raising=False)
     st = os.stat(root)
     probe = os.path.join(os.path.dirname(root), "tick")
     for _ in range(100_000):
@@ -104,7 +104,7 @@ def test_a_record_older_than_the_relist_time_is_listed_again(memo, inited, state
     wake(memo)
     wake(memo)
     assert listings[0] == 1
-    monkeypatch.setattr(replicas, "RELIST_NS", 0)
+    monkeypatch.setattr(marks, "RELIST_NS", 0)
     wake(memo)
     wake(memo)
     assert listings[0] == 3

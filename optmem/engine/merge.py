@@ -335,9 +335,9 @@ def _read_ours(store) -> _Side:
     """This store's records and summaries (under the lock). Raises
     ``Damaged`` for a damaged record (its message orders the repair) and
     ``BadInput`` when the levels run past the log."""
-    from optmem.engine import replicas
+    from optmem.engine import marks
     T = store.count()
-    over = replicas.level_overruns(store, T)
+    over = marks.level_overruns(store, T)
     if over:
         raise BadInput(f"this store's summaries reach past its log ({_s(store.tree_path)}), so "
                        f"it is not merged until that is settled; nothing was written. "

@@ -113,8 +113,8 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    from optmem.engine import replicas
-    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
+    from optmem.engine import marks
+    warning = marks.quick_warning(store)  # a sync tool's or a merge's marks
     budget, with_intro = view.wake_budget(T, store.config().WAKE_LINES)
     # The intro is left out where plain wake leaves it out (WAKE_LINES below
     # popcount(T) + 1), so this document is never longer than wake's.
@@ -278,13 +278,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}.",
                        then=protocol.Order("wake"))
-    from optmem.engine import replicas
-    warning = replicas.quick_warning(store)  # a sync tool's or a merge's marks
+    from optmem.engine import marks
+    warning = marks.quick_warning(store)  # a sync tool's or a merge's marks
     if count == 0:
         if part != 1:
             raise BadInput(f"part {part} does not exist: the memory is empty.",
                            then=protocol.Order("wake"))
-        return True, replicas.insert_after_first_line(
+        return True, marks.insert_after_first_line(
             "\n".join(protocol.empty_store(form)), warning)
     budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
     tiling = blocks.cover(T, budget)
@@ -303,7 +303,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
             # of its memory, so show what is built, then why nothing is due.
             return True, wake_max_bytes(store, cfg.PART_CHARS, waiting=handover.text)
         pending = pending_in(count, store.built(count))
-        return False, replicas.insert_after_first_line(
+        return False, marks.insert_after_first_line(
             protocol.cannot_wake(pending) + "\n\n" + handover.text, warning)
     damaged = []
     try:
@@ -319,7 +319,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
                            cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
                            intro_counts=T > budget,  # it took the place of a line
                            closed=closed)
-    parts = [replicas.insert_after_first_line(p, warning) for p in parts]
+    parts = [marks.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}.",
