@@ -18,7 +18,7 @@ import pytest
 
 from conftest import answer_all, run_in
 from helpers import LOG
-from optmem.engine import replicas
+from optmem.engine import marks, replicas
 
 HAS_GIT = shutil.which("git") is not None
 needs_git = pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
@@ -423,7 +423,7 @@ def test_an_older_log_put_back_is_named_before_any_forget(tmp_path):
     ("4.orig", "4", True),
 ])
 def test_conflict_copy_names(name, of, in_tree):
-    assert replicas.copy_of(name, in_tree)[0] == of
+    assert marks.copy_of(name, in_tree)[0] == of
 
 
 @pytest.mark.parametrize("name, in_tree", [
@@ -431,7 +431,20 @@ def test_conflict_copy_names(name, of, in_tree):
     ("3.orig", True), ("config", False), ("2", True), ("LOG.txt.tmp", False),
 ])
 def test_names_that_are_not_conflict_copies(name, in_tree):
-    assert replicas.copy_of(name, in_tree) is None
+    assert marks.copy_of(name, in_tree) is None
+
+
+def test_a_store_folder_of_its_own_names_is_listed_without_the_copy_patterns(tmp_path):
+    """Names the store folder skips unmatched are never copies' shapes, so
+    skipping them changes no answer: a folder of them alone compiles none."""
+    for name in marks._OWN_NAMES:
+        assert marks.copy_of(name) is None and marks.copy_of(name, True) is None, name
+        (tmp_path / name).mkdir()
+    marks._copy_names.cache_clear()
+    # Only the listing is under test: a folder's names, no store opened.
+    fake = type("Folder", (), {"root": str(tmp_path), "tree_path": str(tmp_path / "TREE")})()
+    assert marks.conflict_copies(fake) == []
+    assert marks._copy_names.cache_info().currsize == 0
 
 
 def test_a_healthy_store_has_no_warning_and_check_says_whole(memo, inited):

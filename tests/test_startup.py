@@ -24,7 +24,7 @@ from optmem.store.memory import Store
 #: what click's first ``gettext`` lookup imports (a help option worded
 #: through it, a ``click.Path`` built).
 NEVER = ("optmem.projects", "optmem.harness", "optmem.mcp", "optmem.scoped", "subprocess",
-         "json", "shlex", "signal", "locale")
+         "json", "shlex", "signal", "locale", "optmem.engine.replicas")
 RECALL = ("optmem.recall.search", "optmem.recall.scancount", "re2")
 #: Never imported by a command that writes nothing and hands nothing over:
 #: the credential tables (only a write checks text), OpenSSL's digests and

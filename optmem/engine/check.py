@@ -15,6 +15,7 @@ import re
 
 from optmem import atomic, blocks
 from optmem.engine import replicas
+from optmem.engine.marks import BACKUP_NAME, conflict_copies, copy_of
 from optmem.errors import ConfigError, Damaged, MemoError
 from optmem.protocol import Order, Problem
 from optmem.store.memory import (
@@ -159,7 +160,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
     for name in names:
         path = os.path.join(store.tree_path, name)
         size = int(name) if name.isascii() and name.isdigit() and len(name) < 25 else 0
-        if not size and replicas.copy_of(name, in_tree=True):
+        if not size and copy_of(name, in_tree=True):
             continue  # a conflict copy: replicas.findings names it
         if size < 2 or not blocks.is_power_of_two(size):
             problems.append(f"{shown(path)} is not a level file memo knows (names are 2, 4, 8, ...); "
@@ -320,11 +321,11 @@ def check(store: Store) -> tuple:
     _check_tree(store, T, problems, notes, over)
     # What sync tools and merges left comes first: it explains the rest, and
     # while it stands no order may drop anything (replicas.defer).
-    marks = replicas.findings(store, T, replicas.conflict_copies(store), damage, over)
+    marks = replicas.findings(store, T, conflict_copies(store), damage, over)
     if marks:
         problems = marks + [replicas.defer(p) for p in problems]
     notes += replicas.surroundings(store)
-    kept = os.path.join(store.root, replicas.BACKUP_NAME)
+    kept = os.path.join(store.root, BACKUP_NAME)
     if os.path.isdir(kept) and not os.path.islink(kept):
         try:
             n = len(os.listdir(kept))
@@ -367,7 +368,7 @@ def repair(store: Store) -> list:
         damage = replicas.LogDamage()
         _check_log(store, T, damage, set())
         damage.settle(store)
-        if damage.out_of_place() or replicas.conflict_copies(store):
+        if damage.out_of_place() or conflict_copies(store):
             return ["Nothing was repaired: a sync tool or a merge left marks on this store, "
                     "and a record out of place is no damaged head. Settle those first. "
                     "Run: memo check"]

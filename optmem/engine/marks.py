@@ -1,32 +1,137 @@
 """What ``memo wake`` looks at of a sync tool's or a merge's marks: the
-cheap part of ``optmem.engine.replicas``.
+names of conflict copies, and the cheap look of ``quick_look``.
 
-Every wake calls ``quick_warning``: two ``stat`` calls for the store
-folder's conflict copies where nothing changed since a listing found none
+Every wake calls ``quick_look``: two ``stat`` calls for the store folder's
+conflict copies where nothing changed since a listing found none
 (``copies_beside``), the log's size, the head of its last record and the
-levels' lengths. Where all is as memo left it, that is all, and
-``optmem.engine.replicas`` (the copies' name shapes, the steps that settle
-them, what ``memo check`` reads) is never imported: it is the larger part
-of a wake's start-up otherwise. Where something is seen, the warning is
-worded there. Nothing here writes to the store; the listing mark is
-this user's state (``LISTED_DIR``).
+levels' lengths. Where all is as memo left it, that is all:
+``optmem.engine.replicas``, which words the warning
+(``replicas.quick_warning``) and holds what ``memo check`` reads and
+advises, is the larger part of a wake's start-up and is not imported.
+Nothing here writes to the store; the listing mark is this user's state
+(``LISTED_DIR``).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import stat as stat_mod
 import time
+from collections import namedtuple
 
-from optmem import blocks, protocol
-from optmem.store.memory import LOG_NAME, LOG_RECORD, TREE_NAME, Store
+from optmem import blocks
+from optmem.store.memory import (
+    CONFIG_NAME,
+    JOURNAL_NAME,
+    KEPT_NAME,
+    LOCK_NAME,
+    LOG_NAME,
+    LOG_RECORD,
+    RECOVERED_NAME,
+    SALT_NAME,
+    TREE_NAME,
+    Store,
+)
+
+Copy = namedtuple("Copy", "path name of tool")
+Copy.__doc__ = ("A conflict copy: its ``path``, its file ``name``, the store file it is a "
+                "copy ``of`` (``LOG.txt``, ``config`` or ``TREE/<s>``) and the ``tool`` "
+                "that names files so.")
+
+#: File-name shapes of conflict copies and backups, each with the groups
+#: ``stem`` and ``ext`` whose join is the original name. Checked in order.
+_COPY_SHAPES = [
+    ("Syncthing", r"^(?P<stem>.+?)\.sync-conflict-[^.]*(?P<ext>\..*)?$", 0),
+    ("Dropbox or Nextcloud",
+     r"^(?P<stem>.+?) \([^()]*conflicted copy[^()]*\)(?P<ext>\..*)?$", re.I),
+    ("rclone bisync", r"^(?P<stem>.+?)(?:\.conflict\d+|\.\.path[12])(?P<ext>)$", 0),
+    ("rclone bisync", r"^(?P<stem>.+?)\.conflict\d+(?P<ext>\..*)$", 0),
+    ("git (a merge's backup)", r"^(?P<stem>.+?)(?P<ext>)\.orig$", 0),
+    ("git mergetool", r"^(?P<stem>.+?)_(?:BACKUP|BASE|LOCAL|REMOTE)_\d+(?P<ext>\..*)?$", 0),
+    ("an editor's backup", r"^(?P<stem>.+?)(?P<ext>)(?:~|\.bak|\.swp|\.swo)$", 0),
+    ("an editor's backup", r"^\.(?P<stem>.+?)(?P<ext>)\.sw[op]$", 0),
+    ("an editor's backup", r"^#(?P<stem>.+?)(?P<ext>)#$", 0),
+    ("a file manager or cloud drive (a numbered copy)",
+     r"^(?P<stem>.+?) (?:\(\d+\)|\d+|copy(?: \d+)?)(?P<ext>\.[^.]*)?$", re.I),
+]
 
 
-def _replicas():
-    """``optmem.engine.replicas``, imported where something needs a look."""
-    from optmem.engine import replicas
-    return replicas
+@functools.lru_cache(maxsize=1)
+def _copy_names() -> list:
+    """``_COPY_SHAPES`` compiled, once, when a name needs them: a store
+    folder holding only the store's own files never does (``conflict_copies``;
+    compiled at import, this module cost memo wake 4.2 ms of self time, 0.7
+    ms without: `benchmarks/startup.py --importtime wake`)."""
+    return [(tool, re.compile(shape, flags)) for tool, shape, flags in _COPY_SHAPES]
 
+
+#: The folder ``memo merge`` keeps what it replaced in: a backup, no conflict copy.
+BACKUP_NAME = "merge-backup"
+#: The names a store folder holds without a sync tool or a merge.
+#: (The store's own files, memo's journal and salt, a project's and a
+#: synced store's files: no name here has a copy's shape, so a folder
+#: holding only these needs no copy pattern compiled.)
+_OWN_NAMES = frozenset((LOG_NAME, CONFIG_NAME, TREE_NAME, LOCK_NAME, BACKUP_NAME, JOURNAL_NAME,
+                        KEPT_NAME, RECOVERED_NAME, SALT_NAME, "REMOTES", "projects",
+                        ".git", ".gitignore", ".gitattributes"))
+
+#: A git conflict marker line: seven of one character, then a space or the end.
+MARKER_SOURCE = rb"(?m)^(?:<{7}|>{7}|={7}|\|{7})(?: |$)"
+#: The head of a whole log record: ``#<id> <YYYY-MM-DD> ``.
+WHOLE_SOURCE = rb"#(\d{1,19}) \d{4}-\d\d-\d\d "
+
+
+@functools.lru_cache(maxsize=None)
+def compiled(source: bytes):
+    """``source`` (``MARKER_SOURCE``, ``WHOLE_SOURCE``) compiled, once,
+    when a log needs a look: a store of whole records whose last record is
+    in place needs neither (compiled at import, both cost every ``memo
+    wake`` a million instructions: callgrind, ``benchmarks/startup.py``)."""
+    return re.compile(source)
+
+
+def copy_of(name: str, in_tree: bool = False) -> tuple | None:
+    """``(original, tool)`` when ``name`` is a conflict copy or backup of a
+    store file (``LOG.txt``, ``config``; in ``TREE/`` a level ``2``, ``4``,
+    ...), else None. Pure: names only."""
+    for tool, pattern in _copy_names():
+        m = pattern.match(name)
+        if not m:
+            continue
+        original = m.group("stem") + (m.group("ext") or "")
+        if in_tree:
+            if original.isascii() and original.isdigit() and blocks.is_power_of_two(int(original)) \
+                    and int(original) >= 2:
+                return original, tool
+        elif original in (LOG_NAME, CONFIG_NAME):
+            return original, tool
+    return None
+
+
+def conflict_copies(store: Store, tree: bool = True) -> list:
+    """Every ``Copy`` beside the store's files: one listing of the store
+    directory, and with ``tree`` one of ``TREE/``. Sorted by path."""
+    out = []
+    places = [(store.root, False)] + ([(store.tree_path, True)] if tree else [])
+    for folder, in_tree in places:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name in _OWN_NAMES or (in_tree and name.isdigit()):
+                continue  # a store file itself: no shape of a copy matches it
+            found = copy_of(name, in_tree)
+            if found:
+                of = f"{TREE_NAME}/{found[0]}" if in_tree else found[0]
+                out.append(Copy(os.path.join(folder, name), name, of, found[1]))
+    return sorted(out)
+
+
+
+# -- wake: what is cheap to see ------------------------------------------------
 
 def level_overruns(store: Store, T: int) -> dict:
     """``{size: records}`` for each level holding more summaries than ``T``
@@ -104,7 +209,7 @@ def copies_beside(store: Store) -> list:
     try:
         st = os.stat(store.root)
     except OSError:
-        return _replicas().conflict_copies(store, tree=False)
+        return conflict_copies(store, tree=False)
     mark = _listed_path(st)
     try:
         was = os.stat(mark, follow_symlinks=False)
@@ -114,60 +219,40 @@ def copies_beside(store: Store) -> list:
             and was.st_mtime_ns == st.st_ctime_ns and was.st_atime_ns == st.st_mtime_ns \
             and 0 <= now - was.st_ctime_ns < RELIST_NS:
         return []
-    copies = _replicas().conflict_copies(store, tree=False)
+    copies = conflict_copies(store, tree=False)
     if not copies and max(st.st_ctime_ns, st.st_mtime_ns) < now - SETTLED_NS:
         _record_listed(mark, st)
     return copies
 
 
-def quick_warning(store: Store) -> str | None:
-    """One line for ``memo wake`` naming what a sync tool or a merge left,
-    and what resolves it, or None.
+Look = namedtuple("Look", "copies log_size last_head over count")
+Look.__doc__ = ("What ``quick_look`` saw: the conflict ``copies`` beside the store files "
+                "(``Copy`` list), ``log_size`` (bytes) when the log is not whole records "
+                "and its tail looks like a merge's, ``last_head`` (the first 24 bytes of the "
+                "last record) when its head is not its own, ``over`` (``level_overruns``) and "
+                "``count`` (memories).")
 
-    Looks only at what is cheap: the store directory's conflict copies
-    (``copies_beside``: two ``stat`` calls where nothing changed since a
-    listing found none, else one listing), the log's size (a whole number
-    of 320-byte records?), the levels' lengths against ``T``, and the head
-    of the last record (one small read).
-    """
-    seen = []
+
+def quick_look(store: Store) -> Look | None:
+    """What a sync tool or a merge left that a wake can see cheaply, as a
+    ``Look``, or None where the store is as memo leaves it (the usual case:
+    two ``stat`` calls, the log's size, one small read and one ``stat`` per
+    level). ``replicas.quick_warning`` words it."""
     copies = copies_beside(store)
-    for c in copies[:2]:
-        seen.append(f"{_replicas()._s(c.name)} beside {c.of} is a conflict copy ({c.tool})")
-    if len(copies) > 2:
-        seen.append(f"and {len(copies) - 2} more conflict copies")
     size = store.log_size()
+    bad_size = None
     if size % LOG_RECORD:
         tail = store.read_log(size - size % LOG_RECORD, size % LOG_RECORD)
-        r = _replicas()
-        if b"\n" in tail or r._pattern(r._MARKER_SOURCE).search(tail):
-            seen.append(f"{LOG_NAME} is {size:,} bytes, not a whole number of "
-                        f"{LOG_RECORD}-byte records (a merge or an edit)")
+        if b"\n" in tail or compiled(MARKER_SOURCE).search(tail):
+            bad_size = size
     count = store.count()
+    last = None
     if count and store.date(count - 1) is None:
         last = store.read_log((count - 1) * LOG_RECORD, 24)
-        r = _replicas()
-        m = r._pattern(r._WHOLE_SOURCE).match(last)
-        what = f"holds #{int(m.group(1))}" if m else "is not a memory"
-        seen.append(f"the last record of {LOG_NAME} (#{count - 1}) {what}: "
-                    f"records are out of place (a merge?)")
     over = level_overruns(store, count)
-    if over:
-        top = max((n * s for s, n in over.items()), default=0)
-        seen.append(f"{TREE_NAME}/ summarises memories up to #{top - 1} but {LOG_NAME} "
-                    f"ends at #{count - 1} (an older log put back?)" if count else
-                    f"{TREE_NAME}/ summarises memories up to #{top - 1} but {LOG_NAME} is "
-                    f"empty (an older log put back?)")
-    if not seen:
+    if not copies and bad_size is None and last is None and not over:
         return None
-    head = ("Warning: a sync tool or a merge changed this store: " + "; ".join(seen)
-            + ". Memories may be missing below; nothing is lost yet. ")
-    if len(seen) == 1 and len(copies) == 1 and copies[0].of == LOG_NAME:
-        # The one case a merge settles whole: the copy kept outside the store, merged in.
-        return head + ("Keep every copy; a person moves the copy out of the store and merges "
-                       "it. " + protocol.person_can_run(_replicas().keep_and_merge(store, copies[0].path)))
-    return head + ("Keep every copy and ask a person to settle it. "
-                   + protocol.run(protocol.Order("check")))
+    return Look(copies, bad_size, last, over, count)
 
 
 def insert_after_first_line(text: str, line: str | None) -> str:

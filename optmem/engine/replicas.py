@@ -39,54 +39,22 @@ here writes to the store. Steps only a person may take are printed
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import stat as stat_mod
-from collections import namedtuple
 
 from optmem import atomic, blocks, protocol
-from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
+from optmem.engine import marks
+from optmem.engine.marks import (
+    BACKUP_NAME,
+    MARKER_SOURCE,
+    WHOLE_SOURCE,
+    Copy,
+    compiled,
+)
+from optmem.store.memory import LOG_NAME, LOG_RECORD, TREE_NAME, TREE_RECORD, Store
 
 #: Where the README explains running one identity on several machines.
 README_SECTION = "README \"One identity on several machines\""
-
-Copy = namedtuple("Copy", "path name of tool")
-Copy.__doc__ = ("A conflict copy: its ``path``, its file ``name``, the store file it is a "
-                "copy ``of`` (``LOG.txt``, ``config`` or ``TREE/<s>``) and the ``tool`` "
-                "that names files so.")
-
-#: File-name shapes of conflict copies and backups, each with the groups
-#: ``stem`` and ``ext`` whose join is the original name. Checked in order.
-_COPY_SHAPES = [
-    ("Syncthing", r"^(?P<stem>.+?)\.sync-conflict-[^.]*(?P<ext>\..*)?$", 0),
-    ("Dropbox or Nextcloud",
-     r"^(?P<stem>.+?) \([^()]*conflicted copy[^()]*\)(?P<ext>\..*)?$", re.I),
-    ("rclone bisync", r"^(?P<stem>.+?)(?:\.conflict\d+|\.\.path[12])(?P<ext>)$", 0),
-    ("rclone bisync", r"^(?P<stem>.+?)\.conflict\d+(?P<ext>\..*)$", 0),
-    ("git (a merge's backup)", r"^(?P<stem>.+?)(?P<ext>)\.orig$", 0),
-    ("git mergetool", r"^(?P<stem>.+?)_(?:BACKUP|BASE|LOCAL|REMOTE)_\d+(?P<ext>\..*)?$", 0),
-    ("an editor's backup", r"^(?P<stem>.+?)(?P<ext>)(?:~|\.bak|\.swp|\.swo)$", 0),
-    ("an editor's backup", r"^\.(?P<stem>.+?)(?P<ext>)\.sw[op]$", 0),
-    ("an editor's backup", r"^#(?P<stem>.+?)(?P<ext>)#$", 0),
-    ("a file manager or cloud drive (a numbered copy)",
-     r"^(?P<stem>.+?) (?:\(\d+\)|\d+|copy(?: \d+)?)(?P<ext>\.[^.]*)?$", re.I),
-]
-
-
-@functools.lru_cache(maxsize=1)
-def _copy_names() -> list:
-    """``_COPY_SHAPES`` compiled, once, when a name needs them: a store
-    folder holding only the store's own files never does (``conflict_copies``;
-    compiled at import, this module cost memo wake 4.2 ms of self time, 0.7
-    ms without: `benchmarks/startup.py --importtime wake`)."""
-    return [(tool, re.compile(shape, flags)) for tool, shape, flags in _COPY_SHAPES]
-
-
-#: The folder ``memo merge`` keeps what it replaced in: a backup, no conflict copy.
-BACKUP_NAME = "merge-backup"
-#: The names a store folder holds without a sync tool or a merge.
-_OWN_NAMES = frozenset((LOG_NAME, CONFIG_NAME, TREE_NAME, ".lock", BACKUP_NAME))
 
 #: Files or directories whose presence in a folder marks it as synced live.
 _SYNCED_MARKS = [
@@ -95,21 +63,6 @@ _SYNCED_MARKS = [
     (".nextcloudsync.log", "Nextcloud"), (".tresorit", "Tresorit"),
     (".rslsync", "Resilio Sync"), (".unison", "Unison"),
 ]
-
-#: A git conflict marker line: seven of one character, then a space or the end.
-_MARKER_SOURCE = rb"(?m)^(?:<{7}|>{7}|={7}|\|{7})(?: |$)"
-#: The head of a whole log record: ``#<id> <YYYY-MM-DD> ``.
-_WHOLE_SOURCE = rb"#(\d{1,19}) \d{4}-\d\d-\d\d "
-
-
-@functools.lru_cache(maxsize=None)
-def _pattern(source: bytes):
-    """``source`` (``_MARKER_SOURCE``, ``_WHOLE_SOURCE``) compiled, once,
-    when a log needs a look: a store of whole records whose last record is
-    in place needs neither (compiled at import, both cost every ``memo
-    wake`` a million instructions: callgrind, ``benchmarks/startup.py``)."""
-    return re.compile(source)
-
 
 def _q(path: str) -> str:
     """``path`` as one shell word of an order (``textform.quoted``)."""
@@ -128,42 +81,41 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def copy_of(name: str, in_tree: bool = False) -> tuple | None:
-    """``(original, tool)`` when ``name`` is a conflict copy or backup of a
-    store file (``LOG.txt``, ``config``; in ``TREE/`` a level ``2``, ``4``,
-    ...), else None. Pure: names only."""
-    for tool, pattern in _copy_names():
-        m = pattern.match(name)
-        if not m:
-            continue
-        original = m.group("stem") + (m.group("ext") or "")
-        if in_tree:
-            if original.isascii() and original.isdigit() and blocks.is_power_of_two(int(original)) \
-                    and int(original) >= 2:
-                return original, tool
-        elif original in (LOG_NAME, CONFIG_NAME):
-            return original, tool
-    return None
-
-
-def conflict_copies(store: Store, tree: bool = True) -> list:
-    """Every ``Copy`` beside the store's files: one listing of the store
-    directory, and with ``tree`` one of ``TREE/``. Sorted by path."""
-    out = []
-    places = [(store.root, False)] + ([(store.tree_path, True)] if tree else [])
-    for folder, in_tree in places:
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            if name in _OWN_NAMES or (in_tree and name.isdigit()):
-                continue  # a store file itself: no shape of a copy matches it
-            found = copy_of(name, in_tree)
-            if found:
-                of = f"{TREE_NAME}/{found[0]}" if in_tree else found[0]
-                out.append(Copy(os.path.join(folder, name), name, of, found[1]))
-    return sorted(out)
+def quick_warning(store: Store, look=None) -> str | None:
+    """One line for ``memo wake`` naming what a sync tool or a merge left,
+    and what resolves it, or None: ``marks.quick_look``'s ``Look`` (taken
+    here when not given) in words."""
+    look = marks.quick_look(store) if look is None else look
+    if look is None:
+        return None
+    seen = []
+    copies, count = look.copies, look.count
+    for c in copies[:2]:
+        seen.append(f"{_s(c.name)} beside {c.of} is a conflict copy ({c.tool})")
+    if len(copies) > 2:
+        seen.append(f"and {len(copies) - 2} more conflict copies")
+    if look.log_size is not None:
+        seen.append(f"{LOG_NAME} is {look.log_size:,} bytes, not a whole number of "
+                    f"{LOG_RECORD}-byte records (a merge or an edit)")
+    if look.last_head is not None:
+        m = compiled(WHOLE_SOURCE).match(look.last_head)
+        what = f"holds #{int(m.group(1))}" if m else "is not a memory"
+        seen.append(f"the last record of {LOG_NAME} (#{count - 1}) {what}: "
+                    f"records are out of place (a merge?)")
+    if look.over:
+        top = max((n * s for s, n in look.over.items()), default=0)
+        seen.append(f"{TREE_NAME}/ summarises memories up to #{top - 1} but {LOG_NAME} "
+                    f"ends at #{count - 1} (an older log put back?)" if count else
+                    f"{TREE_NAME}/ summarises memories up to #{top - 1} but {LOG_NAME} is "
+                    f"empty (an older log put back?)")
+    head = ("Warning: a sync tool or a merge changed this store: " + "; ".join(seen)
+            + ". Memories may be missing below; nothing is lost yet. ")
+    if len(seen) == 1 and len(copies) == 1 and copies[0].of == LOG_NAME:
+        # The one case a merge settles whole: the copy kept outside the store, merged in.
+        return head + ("Keep every copy; a person moves the copy out of the store and merges "
+                       "it. " + protocol.person_can_run(keep_and_merge(store, copies[0].path)))
+    return head + ("Keep every copy and ask a person to settle it. "
+                   + protocol.run(protocol.Order("check")))
 
 
 def keep_and_merge(store: Store, copy: str) -> str:
@@ -204,7 +156,7 @@ class LogDamage:
     def add(self, i: int, why: str, record: bytes) -> None:
         """File bad record ``i`` under its kind."""
         aligned = len(record) == LOG_RECORD and record.find(b"\n") == LOG_RECORD - 1
-        m = _pattern(_WHOLE_SOURCE).match(record)
+        m = compiled(WHOLE_SOURCE).match(record)
         if aligned and m and int(m.group(1)) < i:
             self.misplaced.append(i)
             self.misplaced_ids.append(int(m.group(1)))
@@ -222,7 +174,7 @@ class LogDamage:
         keep = array("q")
         for i in self.shifted:
             lone = (i - 1) not in bad and (i + 1) not in bad
-            if lone and not _pattern(_MARKER_SOURCE).search(store.read_log(i * LOG_RECORD, LOG_RECORD)):
+            if lone and not compiled(MARKER_SOURCE).search(store.read_log(i * LOG_RECORD, LOG_RECORD)):
                 self.in_itself.append((i, self._why[i]))
             else:
                 keep.append(i)
@@ -243,7 +195,7 @@ def _markers(store: Store, start: int) -> list:
     offset = max(0, start - 16)
     while offset < size and len(out) < 20:
         data = store.read_log(offset, step + 16)
-        for m in _pattern(_MARKER_SOURCE).finditer(data):
+        for m in compiled(MARKER_SOURCE).finditer(data):
             at = offset + m.start()
             if (at == 0 or store.read_log(at - 1, 1) == b"\n") and at not in out:
                 out.append(at)
@@ -800,7 +752,7 @@ def _level_marker_problems(store: Store) -> dict:
                     data = f.read(1 << 22)
                     if not data:
                         break
-                    m = _pattern(_MARKER_SOURCE).search(data)
+                    m = compiled(MARKER_SOURCE).search(data)
                     if m:
                         first = offset + m.start()
                     offset += len(data) - 16

@@ -15,7 +15,7 @@ compressions. It still ends with ``You are awake.``.
 from __future__ import annotations
 
 from optmem import blocks, protocol
-from optmem.engine import pager, view
+from optmem.engine import marks, pager, view
 from optmem.engine.handover import next_handover
 from optmem.engine.view import (
     NOTHING_LEFT,
@@ -69,6 +69,17 @@ def stamped(read):
     return again_if_swapped
 
 
+def sync_warning(store) -> str | None:
+    """The line a wake shows for what a sync tool or a merge left
+    (``replicas.quick_warning``), or None: ``marks.quick_look`` sees
+    nothing in the usual case, and then ``replicas`` is not imported."""
+    look = marks.quick_look(store)
+    if look is None:
+        return None
+    from optmem.engine import replicas
+    return replicas.quick_warning(store, look)
+
+
 @stamped
 def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
                    waiting: str | None = None) -> str:
@@ -113,8 +124,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    from optmem.engine import marks
-    warning = marks.quick_warning(store)  # a sync tool's or a merge's marks
+    warning = sync_warning(store)
     budget, with_intro = view.wake_budget(T, store.config().WAKE_LINES)
     # The intro is left out where plain wake leaves it out (WAKE_LINES below
     # popcount(T) + 1), so this document is never longer than wake's.
@@ -278,8 +288,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}.",
                        then=protocol.Order("wake"))
-    from optmem.engine import marks
-    warning = marks.quick_warning(store)  # a sync tool's or a merge's marks
+    warning = sync_warning(store)
     if count == 0:
         if part != 1:
             raise BadInput(f"part {part} does not exist: the memory is empty.",
