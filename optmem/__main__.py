@@ -4,6 +4,6 @@ from optmem.deps import require
 
 require()
 
-from optmem.cli.app import main  # noqa: E402
+from optmem.cli.start import main  # noqa: E402
 
 main()

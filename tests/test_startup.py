@@ -161,3 +161,59 @@ def test_the_scope_without_projects_is_projects_own(tmp_path):
     assert isinstance(scope.resolve("", str(tmp_path), env), projects.Scope)
     assert isinstance(scope.resolve(None, str(tmp_path), dict(env, MEMO_PROJECT="none")),
                       projects.Scope)
+
+
+#: Runs ``memo --version`` the way ``entry`` names, counting the collector's
+#: passes that start while ``optmem.cli.app`` is still being imported.
+_COLLECTIONS = """
+import gc, sys
+sys.argv = ["memo", "--version"]
+{prepare}
+during = []
+def watch(phase, info):
+    app = sys.modules.get("optmem.cli.app")
+    if phase == "start" and not hasattr(app, "main"):
+        during.append(info["generation"])
+gc.callbacks.append(watch)
+try:
+    {run}
+except SystemExit:
+    pass
+print(len(during), gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)
+"""
+
+
+def _collections(prepare: str, run: str) -> list:
+    done = subprocess.run([sys.executable, "-c", _COLLECTIONS.format(prepare=prepare, run=run)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("memo, version "), done.stdout
+    return done.stderr.split()
+
+
+def test_the_command_line_is_imported_with_the_collector_paused():
+    """``memo``'s entry point imports click and the command line with the
+    cyclic collector paused (no pass starts before ``optmem.cli.app`` is
+    whole), freezes what that made, and runs the command with collection
+    back on; importing the command line straight makes passes."""
+    assert _collections("from optmem.cli import start", "start.main()") == ["0", "True", "True"]
+    straight = _collections("", "from optmem.cli.app import main; main()")
+    assert int(straight[0]) > 0 and straight[1:] == ["True", "False"], straight
+
+
+def test_every_way_to_run_memo_enters_through_the_paused_import():
+    """pip's ``memo`` script, ``python -m optmem`` and a checkout's launcher
+    all call ``optmem.cli.start.main``."""
+    from importlib import metadata
+    found = metadata.entry_points()
+    scripts = (found.select(group="console_scripts") if hasattr(found, "select")
+               else found.get("console_scripts", []))
+    assert {e.name: e.value for e in scripts}.get("memo") == "optmem.cli.start:main"
+    import optmem
+    here = os.path.dirname(optmem.__file__)
+    with open(os.path.join(here, "__main__.py"), encoding="utf-8") as f:
+        assert "from optmem.cli.start import main" in f.read()
+    launcher = os.path.join(os.path.dirname(here), "memo")
+    if os.path.isfile(launcher):  # a checkout (an installed wheel has pip's script)
+        with open(launcher, encoding="utf-8") as f:
+            assert "from optmem.cli.start import main" in f.read()
