@@ -343,7 +343,12 @@ def _head_date(data: bytes, at: int, prefix: bytes) -> str | None:
 def _read_at(fd: int, offset: int, length: int) -> bytes:
     """``length`` bytes of the open file ``fd`` from byte ``offset``, fewer
     only where the file ends (``os.pread`` again after a short read)."""
-    out = []
+    data = os.pread(fd, length, offset) if length > 0 else b""
+    if len(data) == length or not data:
+        return data  # the common case: one read
+    out = [data]
+    offset += len(data)
+    length -= len(data)
     while length > 0:
         chunk = os.pread(fd, length, offset)
         if not chunk:
@@ -351,7 +356,7 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         out.append(chunk)
         offset += len(chunk)
         length -= len(chunk)
-    return out[0] if len(out) == 1 else b"".join(out)
+    return b"".join(out)
 
 
 def problem_in_summary(record: bytes) -> str | None:
