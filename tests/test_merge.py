@@ -611,7 +611,7 @@ def test_a_reader_racing_the_swap_reads_again(pair, monkeypatch):
     real = waking.wake_lines
     raced = []
 
-    def racing(store, T, budget, *rest):
+    def racing(store, T, budget, damaged=None, tiling=None):
         if not raced:  # the merge swaps the log while this reader is at work
             raced.append(True)
             writer = Store.open(str(ws))
@@ -619,7 +619,7 @@ def test_a_reader_racing_the_swap_reads_again(pair, monkeypatch):
                 merge_mod.merge(writer, str(laptop), yes=True)
             finally:
                 writer.close()
-        return real(store, T, budget, *rest)
+        return real(store, T, budget, damaged, tiling)
 
     monkeypatch.setattr(waking, "wake_lines", racing)
     ok, text = waking.wake(reader, 1, None)

@@ -67,7 +67,7 @@ def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars
     used_bytes = 0 if intro is None else _size(intro)
     free = 1 if intro is not None and not intro_counts else 0  # lines not counted
     for line in lines:
-        need = _size(line)
+        need = len(line.encode("utf-8")) + 1  # _size, without a call per line
         fits = (len(current) - free < part_lines
                 and used_bytes + need + head_room + foot_room <= part_chars)
         if not fits and current:

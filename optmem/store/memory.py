@@ -88,7 +88,7 @@ _SUSPECT = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0"
 #: Non-ASCII characters that give a ``<`` when the guard folds a text for
 #: frame tags (``guard.text._folds_to_lt``: the look-alikes of ``<`` and
 #: the characters whose NFKC form holds one), the same 16 under Unicode 13
-#: to 15.1; tests/test_frame_fold.py derives them again from the rule.
+#: to 15.1; tests/test_batched_reads.py derives them again from the rule.
 LT_FOLDS = frozenset("\u02c2\u1438\u16b2\u2039\u227a\u2329\u276c\u276e\u27e8\u29fc"
                      "\u2aa1\u3008\ufe3f\ufe64\uff1c\U0001d236")
 #: What makes a printable line need more than a glance (``displayable``): a
@@ -112,6 +112,7 @@ def displayable(text: str) -> str:
     cursor, reorder text or forge a line, and the ``<`` of a harness's frame
     tag (``guard.frame_tags``) becomes U+FFFD too; what the guard accepts is
     shown as written."""
+    # ``plain``: printable and no suspect character, so only frame tags to look for.
     if not text.isprintable():
         plain = False
     elif text.isascii():
@@ -342,7 +343,12 @@ def _head_date(data: bytes, at: int, prefix: bytes) -> str | None:
 def _read_at(fd: int, offset: int, length: int) -> bytes:
     """``length`` bytes of the open file ``fd`` from byte ``offset``, fewer
     only where the file ends (``os.pread`` again after a short read)."""
-    out = []
+    data = os.pread(fd, length, offset) if length > 0 else b""
+    if len(data) == length or not data:
+        return data  # the common case: one read
+    out = [data]
+    offset += len(data)
+    length -= len(data)
     while length > 0:
         chunk = os.pread(fd, length, offset)
         if not chunk:
@@ -350,7 +356,7 @@ def _read_at(fd: int, offset: int, length: int) -> bytes:
         out.append(chunk)
         offset += len(chunk)
         length -= len(chunk)
-    return out[0] if len(out) == 1 else b"".join(out)
+    return b"".join(out)
 
 
 def problem_in_summary(record: bytes) -> str | None:
