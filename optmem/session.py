@@ -23,7 +23,6 @@ import os
 from optmem import blocks, protocol
 from optmem.engine import pager, view
 from optmem.engine import wake as waking
-from optmem.engine.handover import compression, next_handover
 from optmem.errors import BadInput, MemoError, NotBuilt
 
 GLOBAL_FLAG = "--global"
@@ -162,6 +161,7 @@ def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
     when both are done. Records, under the project store's lock, which store
     handed the block over (for a seed-form ``memo sleep LO-HI`` without a
     flag)."""
+    from optmem.engine.handover import next_handover
     prompt = next_handover(gstore, form=form, flag=global_flag(scope))
     which = "global"
     if prompt.kind == protocol.NOTHING and pstore is not None:
@@ -384,6 +384,7 @@ def follow(sc, gstore, pstore, prompt):
     (``Scope.problem``), the global store's with its ``--global`` flag;
     else the one store's ``prompt``. A ``memo: ...`` line (saved, but the
     store needs care) passes as is. None when nothing is left."""
+    from optmem.engine.handover import compression
     if prompt and prompt.startswith("memo: "):
         return prompt
     if pstore is not None:
@@ -404,6 +405,7 @@ def _follow_global(sc, gstore, due: protocol.Handover) -> protocol.Handover:
     """``follow`` for one store's hand-over ``due`` (a ``protocol.Handover``)
     after a summary: the global store's again with its ``--global`` flag
     where ``follow`` gives it, else ``due``."""
+    from optmem.engine.handover import next_handover
     if _global_named(sc):
         return next_handover(gstore, flag=GLOBAL_FLAG)
     return due
@@ -977,6 +979,7 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
     comes as notes after the receipt (exit 1, an error): the receipt is
     never lost."""
     from optmem.engine import core
+    from optmem.engine.handover import compression
     write_scope(st.sc, st.explicit, "this note", protocol.Order("note", text="<text>"))
     gstore, pstore = st.g, st.p
     store = pstore or gstore
@@ -1065,6 +1068,7 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
     ``Damaged`` (after a saved summary: as notes after its receipt, exit
     1). Refusals (``MemoError``) come before anything is written."""
     from optmem.engine import core
+    from optmem.engine.handover import next_handover
     if block is not None or batch is not None:  # a summary is written
         write_scope(st.sc, st.explicit, "this summary",
                     protocol.Order("sleep", ("LO-HI",), text="<line>"))
