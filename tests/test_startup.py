@@ -163,17 +163,22 @@ def test_the_scope_without_projects_is_projects_own(tmp_path):
                       projects.Scope)
 
 
-#: Runs ``memo --version`` the way ``entry`` names, counting the collector's
-#: passes that start while ``optmem.cli.app`` is still being imported.
+#: Runs memo the way ``run`` says, counting the collector's passes that
+#: start while a watched module is being imported (in ``sys.modules``
+#: without the attribute its import ends with).
 _COLLECTIONS = """
 import gc, sys
-sys.argv = ["memo", "--version"]
+sys.argv = ["memo"] + {argv!r}
 {prepare}
+WATCHED = {{"optmem.cli.app": "main", "optmem.cli.wake_cmd": "wake"}}
 during = []
 def watch(phase, info):
-    app = sys.modules.get("optmem.cli.app")
-    if phase == "start" and not hasattr(app, "main"):
-        during.append(info["generation"])
+    for name, last in WATCHED.items():
+        module = sys.modules.get(name)
+        if phase == "start" and module is not None and not hasattr(module, last):
+            during.append(name)
+    if phase == "start" and not hasattr(sys.modules.get("optmem.cli.app"), "main"):
+        during.append("before optmem.cli.app")
 gc.callbacks.append(watch)
 try:
     {run}
@@ -183,21 +188,26 @@ print(len(during), gc.isenabled(), gc.get_freeze_count() > 0, file=sys.stderr)
 """
 
 
-def _collections(prepare: str, run: str) -> list:
-    done = subprocess.run([sys.executable, "-c", _COLLECTIONS.format(prepare=prepare, run=run)],
-                          capture_output=True, text=True, timeout=120)
+def _collections(prepare: str, run: str, *argv: str, env=None) -> list:
+    done = subprocess.run([sys.executable, "-c", _COLLECTIONS.format(
+        argv=list(argv), prepare=prepare, run=run)], capture_output=True, text=True,
+        timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("memo, version "), done.stdout
     return done.stderr.split()
 
 
-def test_the_command_line_is_imported_with_the_collector_paused():
-    """``memo``'s entry point imports click and the command line with the
-    cyclic collector paused (no pass starts before ``optmem.cli.app`` is
-    whole), freezes what that made, and runs the command with collection
-    back on; importing the command line straight makes passes."""
-    assert _collections("from optmem.cli import start", "start.main()") == ["0", "True", "True"]
-    straight = _collections("", "from optmem.cli.app import main; main()")
+def test_the_command_line_is_imported_with_the_collector_paused(store_root):
+    """``memo``'s entry point imports click and the command line, and the
+    lazy table the command's module, with the cyclic collector paused (no
+    pass starts while either import runs), freezes what they made, and
+    runs the command with collection back on; importing the command line
+    straight makes passes."""
+    env = dict(os.environ, MEMORY_DIR=store_root)
+    assert _collections("from optmem.cli import start", "start.main()", "wake",
+                        env=env) == ["0", "True", "True"]
+    assert _collections("from optmem.cli import start", "start.main()",
+                        "--version") == ["0", "True", "True"]
+    straight = _collections("", "from optmem.cli.app import main; main()", "--version")
     assert int(straight[0]) > 0 and straight[1:] == ["True", "False"], straight
 
 

@@ -9,6 +9,7 @@ import sys
 import click
 
 from optmem.cli.argv import QuickHelp
+from optmem.cli.loading import import_paused
 from optmem.cli.render import MemoFailure, one_line, unechoed_argv
 
 
@@ -19,7 +20,10 @@ class LazyGroup(QuickHelp, click.Group):
     command (or group) of that name. Listing the names (``list_commands``)
     imports nothing; ``get_command`` imports the one module asked for, so
     ``memo wake`` builds the group and ``wake`` only. Commands added with
-    ``add_command`` are served as in any group. Where the module cannot be
+    ``add_command`` are served as in any group. A module is imported with
+    the garbage collector paused (``loading.import_paused``), so a command
+    module that imports what its command runs at its top (``session``)
+    pays no collection for it. Where the module cannot be
     imported (an install missing a file), ``get_command`` raises
     ``MemoFailure``: one line, exit 1. Its help option is ``QuickHelp``'s.
     """
@@ -37,7 +41,7 @@ class LazyGroup(QuickHelp, click.Group):
         if cmd_name not in self.commands and cmd_name in self.lazy:
             module, _, attribute = self.lazy[cmd_name].partition(":")
             try:
-                __import__(module)
+                import_paused(module)  # what its import makes is frozen
             except ImportError as err:
                 raise MemoFailure(f"memo {cmd_name} cannot be loaded ({err}); this install "
                                   f"of memo is incomplete: reinstall it") from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from optmem import session  # imported with this module, the collector paused
 from optmem.cli.argv import TextCommand, scoped
 from optmem.cli.base import show, stores
 from optmem.cli.stdio import keeping, text_arg
@@ -18,6 +19,5 @@ def note(text):
     With a project active the memory goes to the project; --global sends a
     fact that would be true in any repository to the global memory.
     """
-    from optmem import session
     show(session.note(stores(notice=False), lambda limit: text_arg(text, "memory", limit),
                       kept=keeping))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from optmem import session  # imported with this module, the collector paused
 from optmem.cli.argv import TextCommand, scoped
 from optmem.cli.base import show, stores
 from optmem.cli.stdio import undo_surrogates
@@ -23,5 +24,4 @@ def recall(pattern, as_json, fixed):
     found as written: memo recall -F '$HOME'. With a project active,
     both memories are searched, each in its own headed section.
     """
-    from optmem import session
     show(session.recall(stores(), undo_surrogates(pattern), fixed, as_json))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from optmem import session  # imported with this module, the collector paused
 from optmem.cli.argv import TextCommand, scoped
 from optmem.cli.base import LateBar, show, stores
 from optmem.cli.stdio import STDIN_LIMIT, keeping, read_stdin, text_arg, undo_surrogates
@@ -32,7 +33,6 @@ def sleep(block, text, with_cmd):
     With a project active the global memory's work comes first, then the
     project's; each order carries its --global or --project flag.
     """
-    from optmem import session
     if with_cmd is not None:
         targets = session.pay_targets(stores(notice=False), block, text)
         for k, target in enumerate(targets):

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import click
 
+from optmem import session  # imported with this module, the collector paused
 from optmem.cli.argv import Command, scoped
 from optmem.cli.base import show, stores
+from optmem.engine import view
+from optmem.errors import BadInput
 
 
 @click.command(cls=Command)
@@ -21,9 +24,6 @@ def wake(part, t, tp, max_bytes):
     Run every part, as each one orders, until one prints `You are awake.`
     With a project active, T and TP are the global and project snapshots.
     """
-    from optmem import session
-    from optmem.engine import view
-    from optmem.errors import BadInput
     st = stores()
     st.g  # noqa: B018 - opened first, as every command opens it
     if tp is not None and st.p is None:  # as click says it without projects

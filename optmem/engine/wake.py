@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from optmem import blocks, protocol
 from optmem.engine import marks, pager, view
-from optmem.engine.handover import next_handover
 from optmem.engine.view import (
     NOTHING_LEFT,
     damaged_error,
@@ -302,6 +301,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         # A sleep could not be saved: show what is built instead of ordering it.
         return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, built):
+        from optmem.engine.handover import next_handover  # only where work is handed over
         handover = next_handover(store, form=form, flag=flag, force=True)  # the document needs it
         if handover.kind == protocol.NOTHING:  # another session just built it
             return wake(store, part, T, form, flag, strict, closed)
@@ -335,6 +335,7 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
                        then=protocol.Order("wake", ("1", str(T))))
     text = parts[part - 1]
     if part == len(parts):
+        from optmem.engine.handover import next_handover  # the last part alone hands over
         handover = next_handover(store, form=form, flag=flag)
         prompt = handover.text
         if damaged and store.writable():  # the document's own damage comes first
