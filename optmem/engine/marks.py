@@ -225,12 +225,19 @@ def copies_beside(store: Store) -> list:
     return copies
 
 
-Look = namedtuple("Look", "copies log_size last_head over count")
-Look.__doc__ = ("What ``quick_look`` saw: the conflict ``copies`` beside the store files "
-                "(``Copy`` list), ``log_size`` (bytes) when the log is not whole records "
-                "and its tail looks like a merge's, ``last_head`` (the first 24 bytes of the "
-                "last record) when its head is not its own, ``over`` (``level_overruns``) and "
-                "``count`` (memories).")
+class Look:
+    """What ``quick_look`` saw: the conflict ``copies`` beside the store
+    files (``Copy`` list), ``log_size`` (bytes) when the log is not whole
+    records and its tail looks like a merge's, ``last_head`` (the first 24
+    bytes of the last record) when its head is not its own, ``over``
+    (``level_overruns``) and ``count`` (memories). (A plain class: a
+    ``namedtuple`` is built with ``exec`` at import, on every wake.)"""
+
+    __slots__ = ("copies", "log_size", "last_head", "over", "count")
+
+    def __init__(self, copies: list, log_size, last_head, over: dict, count: int):
+        self.copies, self.log_size, self.last_head = copies, log_size, last_head
+        self.over, self.count = over, count
 
 
 def quick_look(store: Store) -> Look | None:
