@@ -227,3 +227,14 @@ def test_every_way_to_run_memo_enters_through_the_paused_import():
     if os.path.isfile(launcher):  # a checkout (an installed wheel has pip's script)
         with open(launcher, encoding="utf-8") as f:
             assert "from optmem.cli.start import main" in f.read()
+
+
+def test_python_m_optmem_runs_beside_a_folder_named_optmem(tmp_path):
+    """A folder named ``optmem`` in the current one (no package: a
+    checkout's parent, say) never stands in for the installed package (an
+    editable install found it first: a traceback)."""
+    (tmp_path / "optmem").mkdir()
+    done = subprocess.run([sys.executable, "-m", "optmem", "--version"], cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("memo, version "), done.stderr
+    assert "Traceback" not in done.stderr
