@@ -380,3 +380,13 @@ def test_wake_max_bytes_is_never_refused_for_pending_work(memo, inited, tmp_path
     assert len(result.stdout.encode("utf-8")) <= 8000
     lines = result.stdout.splitlines()
     assert lines[-4:-2] == [AWAKE, ""] and lines[-1] == "Run: memo sleep"
+
+
+@pytest.mark.parametrize("args", [("x",), ("1", "abc"), ("１",)])
+def test_a_part_or_t_that_is_no_number_orders_the_wake_from_its_first_part(memo, inited, args):
+    memo("note", "one memory")
+    got = memo("wake", *args)
+    assert got.exit_code == 1
+    assert got.stderr.strip().endswith("must be a whole number in digits, not "
+                                       f"{args[-1]!r}. Run: memo wake"), got.stderr
+    assert memo("wake").exit_code == 0  # the order runs as printed

@@ -9,6 +9,7 @@ from optmem.cli.argv import Command, scoped
 from optmem.cli.base import show, stores
 from optmem.engine import view
 from optmem.errors import BadInput
+from optmem.protocol import Order
 
 
 @click.command(cls=Command)
@@ -34,7 +35,8 @@ def wake(part, t, tp, max_bytes):
                            "and T, or page through the parts instead. Run: memo wake")
         show(session.wake(st, max_bytes=view.parse_count(max_bytes, "--max-bytes")))
         return
-    k = view.parse_count(part, "PART") if part is not None else 1
-    T = view.parse_count(t, "T") if t is not None else None
-    TP = view.parse_count(tp, "TP") if tp is not None else None
+    again = Order("wake")  # a word that is no number: the document from its first part
+    k = view.parse_count(part, "PART", again) if part is not None else 1
+    T = view.parse_count(t, "T", again) if t is not None else None
+    TP = view.parse_count(tp, "TP", again) if tp is not None else None
     show(session.wake(st, k, T, TP, strict=True))

@@ -96,10 +96,12 @@ def parse_block(arg: str, allow_memory: bool = False) -> tuple:
     return lo, hi
 
 
-def parse_count(arg: str, what: str) -> int:
-    """Parse a non-negative whole number written in ASCII digits only."""
+def parse_count(arg: str, what: str, then=None) -> int:
+    """Parse a non-negative whole number written in ASCII digits only.
+    Raises ``BadInput`` otherwise, ending with ``then`` (a
+    ``protocol.Order``: the command to run instead) when given."""
     if not (arg.isascii() and arg.isdigit()) or len(arg) > 20:
-        raise BadInput(f"{what} must be a whole number in digits, not {arg!r}")
+        raise BadInput(f"{what} must be a whole number in digits, not {arg!r}.", then=then)
     return int(arg)
 
 
