@@ -16,7 +16,9 @@ the engine, and prints what it returns (``optmem.cli.base.show``: lines on
 stdout, notes on stderr, its exit code). ``MemoGroup`` turns every failure
 into one line on stderr in one place (``optmem.cli.render``): ``MemoError``
 and ``OSError`` exit 1, usage errors exit 2, and nothing ever shows a
-traceback. ``main`` is the console entry point.
+traceback. ``main`` runs the group; the console entry point
+(``optmem.cli.start``) imports this module with the garbage collector
+paused and calls it.
 """
 
 from __future__ import annotations
@@ -222,5 +224,6 @@ def __getattr__(name: str):
 
 
 def main() -> None:
-    """Console entry point."""
+    """Run ``memo`` on ``sys.argv`` (called by ``optmem.cli.start.main``, the
+    console entry point). Exits with the command's code (``SystemExit``)."""
     cli.main(prog_name="memo")
