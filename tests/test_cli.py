@@ -192,8 +192,32 @@ def test_a_lazy_table_imports_a_command_only_when_it_is_needed(tmp_path, monkeyp
     group.lazy["lost"] = "memo_extra_lost:lost"  # an install missing a file
     result = CliRunner().invoke(group, ["lost"])
     assert (result.exit_code, result.stdout) == (1, "")
-    assert result.stderr.startswith("memo: memo lost cannot be loaded (No module named ")
+    assert result.stderr.startswith("memo: memo lost cannot be loaded (ModuleNotFoundError: ")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    (tmp_path / "memo_extra_cut.py").write_text("def cut(:\n", encoding="utf-8")
+    group.lazy["cut"] = "memo_extra_cut:cut"  # a file cut short: not Python
+    result = CliRunner().invoke(group, ["cut"])
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith("memo: memo cut cannot be loaded (SyntaxError: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    # The damaged ones hide no other command from the help or the hint.
+    result = CliRunner().invoke(group, ["--help"])
+    assert result.exit_code == 0 and "wakes  A shown command." in result.stdout, result.output
+    result = CliRunner().invoke(group, ["wak"])
+    assert "Did you mean 'wakes'?" in result.stderr, result.stderr
+
+
+def test_a_group_inside_memo_hints_and_helps_as_memo_does(memo):
+    """``memo hook`` answers a typo with the nearest command on every click
+    version, and bare ``memo hook`` prints its help (exit 0), as bare
+    ``memo`` does."""
+    result = memo("hook", "session-strt")
+    assert result.exit_code == 2
+    assert result.stderr == ("memo: No such command 'session-strt'. Did you mean one of: "
+                             "'session-end', 'session-start'? Run: memo hook --help\n")
+    result = memo("hook")
+    assert result.exit_code == 0 and "session-start" in result.stdout, result.output
+    assert result.stderr == ""
 
 
 # -- the pager behind wake, as a property ------------------------------------------

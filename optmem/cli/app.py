@@ -45,6 +45,11 @@ from optmem.cli.stdio import (
 )
 from optmem.errors import MemoError
 
+#: What click 8.2 and later raise for a group run without a command (the
+#: help as an error, exit 2); click 8.1 printed the help and exited 0, as
+#: memo does on every version.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
 #: Every command of ``memo``: its name and where it is built
 #: (``"module:attribute"``), imported only when a run names it.
 COMMANDS = {
@@ -100,6 +105,9 @@ class MemoGroup(LazyGroup):
                 code = err.code
             except click.exceptions.Exit as err:
                 code = err.exit_code
+            except _NO_ARGS_IS_HELP as err:  # bare ``memo hook`` on click 8.2+: the help, exit 0
+                click.echo(err.ctx.get_help())
+                code = 0
             except click.UsageError as err:
                 if not isinstance(err, UsageFailure):
                     err = UsageFailure(err.format_message(), err.ctx)
@@ -125,33 +133,6 @@ class MemoGroup(LazyGroup):
         if not standalone_mode:
             return code
         sys.exit(code or 0)
-
-    def resolve_command(self, ctx, args):
-        """Find the command ``args[0]`` names. An unknown name is a usage
-        error that suggests the nearest commands (``difflib``), the same on
-        every click version (older ones suggest nothing)."""
-        name = args[0] if args else ""
-        if (isinstance(name, str) and name and not name.startswith("-")
-                and self.get_command(ctx, name) is None):
-            import difflib
-            shown = [n for n, cmd in self.all_commands(ctx).items() if not cmd.hidden]
-            near = sorted(difflib.get_close_matches(name, shown))
-            hint = ""
-            if len(near) == 1:
-                hint = f" Did you mean {near[0]!r}?"
-            elif near:
-                hint = f" Did you mean one of: {', '.join(repr(n) for n in near)}?"
-            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
-        return super().resolve_command(ctx, args)
-
-    def format_commands(self, ctx, formatter):
-        """The command list of ``memo --help``, each description whole."""
-        rows = [(name, cmd.help.split("\n\n", 1)[0].replace("\n", " ").strip()
-                 if cmd.help else "")
-                for name, cmd in self.all_commands(ctx).items() if not cmd.hidden]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
 
     def invoke(self, ctx):
         try:

@@ -24,8 +24,12 @@ class LazyGroup(QuickHelp, click.Group):
     the garbage collector paused (``loading.import_paused``), so a command
     module that imports what its command runs at its top (``session``)
     pays no collection for it. Where the module cannot be
-    imported (an install missing a file), ``get_command`` raises
-    ``MemoFailure``: one line, exit 1. Its help option is ``QuickHelp``'s.
+    imported (an install missing a file, or one cut short), ``get_command``
+    raises ``MemoFailure``: one line, exit 1. An unknown name is a usage
+    error that suggests the nearest commands (``resolve_command``), and
+    the help lists each command's first paragraph whole
+    (``format_commands``), in every group of memo alike. Its help option
+    is ``QuickHelp``'s.
     """
 
     def __init__(self, *args, lazy: dict | None = None, **kwargs):
@@ -42,16 +46,51 @@ class LazyGroup(QuickHelp, click.Group):
             module, _, attribute = self.lazy[cmd_name].partition(":")
             try:
                 import_paused(module)  # what its import makes is frozen
-            except ImportError as err:
-                raise MemoFailure(f"memo {cmd_name} cannot be loaded ({err}); this install "
-                                  f"of memo is incomplete: reinstall it") from None
+            except Exception as err:  # missing, cut short, not Python: never a traceback
+                raise MemoFailure(f"memo {cmd_name} cannot be loaded ({type(err).__name__}: "
+                                  f"{err}); this install of memo is damaged: reinstall it"
+                                  ) from None
             self.commands[cmd_name] = getattr(sys.modules[module], attribute)
         return self.commands.get(cmd_name)
 
     def all_commands(self, ctx=None) -> dict:
-        """``{name: command}`` for every command, each imported and built
-        (for the help's list and the unknown-command hint)."""
-        return {name: self.get_command(ctx, name) for name in self.list_commands(ctx)}
+        """``{name: command}`` for every command that loads, each imported
+        and built (for the help's list and the unknown-command hint: one
+        damaged command's module hides no other; running it says why)."""
+        out = {}
+        for name in self.list_commands(ctx):
+            try:
+                out[name] = self.get_command(ctx, name)
+            except MemoFailure:
+                continue
+        return out
+
+    def resolve_command(self, ctx, args):
+        """Find the command ``args[0]`` names. An unknown name is a usage
+        error that suggests the nearest commands (``difflib``), the same on
+        every click version (older ones suggest nothing)."""
+        name = args[0] if args else ""
+        if (isinstance(name, str) and name and not name.startswith("-")
+                and self.get_command(ctx, name) is None):
+            import difflib
+            shown = [n for n, cmd in self.all_commands(ctx).items() if not cmd.hidden]
+            near = sorted(difflib.get_close_matches(name, shown))
+            hint = ""
+            if len(near) == 1:
+                hint = f" Did you mean {near[0]!r}?"
+            elif near:
+                hint = f" Did you mean one of: {', '.join(repr(n) for n in near)}?"
+            raise click.UsageError(f"No such command {name!r}.{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def format_commands(self, ctx, formatter):
+        """The command list of ``memo --help``, each description whole."""
+        rows = [(name, cmd.help.split("\n\n", 1)[0].replace("\n", " ").strip()
+                 if cmd.help else "")
+                for name, cmd in self.all_commands(ctx).items() if not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 def scope(notice: bool = True):
