@@ -110,3 +110,67 @@ def require() -> None:
     if line:
         sys.stderr.write(line + "\n")
         raise SystemExit(1)
+
+
+# -- memo's own bytecode cache -------------------------------------------------
+#
+# Python writes a module's bytecode cache (``__pycache__/*.pyc``) the first
+# time it imports it, and does not check that the write was whole: a disk
+# that is full, or a file size limit, leaves a file cut short that every
+# later import of the module fails on (``EOFError: marshal data too
+# short``), for good. memo imports much of itself only when a command needs
+# it, so a first import can come at such a moment. These are caches: memo
+# removes a damaged one, and Python writes it again from the source.
+
+def is_bytecode_damage(err: BaseException) -> bool:
+    """True for what importing a module whose bytecode cache file is cut
+    short or garbled raises (``EOFError``/``ValueError`` naming marshal
+    data, ``ImportError`` naming a bad magic number)."""
+    text = str(err)
+    return ((isinstance(err, (EOFError, ValueError)) and "marshal data" in text)
+            or (isinstance(err, ImportError) and "bad magic number" in text))
+
+
+def remove_damaged_bytecode(package_dir: str = None) -> list:
+    """Remove every bytecode cache file this Python wrote for the
+    ``optmem`` package (``package_dir``, default this one: its
+    ``__pycache__`` folders, files tagged ``sys.implementation.cache_tag``)
+    that does not load; returns their paths. Another Python's files are
+    left alone. Never raises."""
+    import marshal
+    import os
+    from importlib.util import MAGIC_NUMBER
+    root = package_dir or os.path.dirname(os.path.abspath(__file__))
+    tag = f".{sys.implementation.cache_tag}."
+    gone = []
+    for folder, _, files in os.walk(root):
+        if os.path.basename(folder) != "__pycache__":
+            continue
+        for name in files:
+            if tag not in name or not name.endswith(".pyc"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+                if data[:4] == MAGIC_NUMBER:
+                    marshal.loads(data[16:])
+                    continue
+            except (OSError, EOFError, ValueError, TypeError):
+                pass
+            try:
+                os.unlink(path)
+                gone.append(path)
+            except OSError:
+                pass
+    return gone
+
+
+def bytecode_line(removed: list) -> str:
+    """The one line (without ``memo: ``) after ``remove_damaged_bytecode``."""
+    what = (f"removed {len(removed)} such file{'s' if len(removed) != 1 else ''} "
+            f"(Python writes them again)" if removed else
+            "could not remove it (check that this user may write to memo's install)")
+    return (f"a bytecode cache file of memo was cut short (written while the disk was full "
+            f"or at a file size limit), so part of memo could not load; memo {what}, and "
+            f"nothing was half-written: run the command again")

@@ -566,6 +566,9 @@ def error_line(err: BaseException) -> str:
         return "the input is too deeply nested to handle; simplify it"
     if isinstance(err, MemoryError):
         return "out of memory; the input is too large"
+    from optmem import deps
+    if deps.is_bytecode_damage(err):  # a cache file cut short by a full disk: removed
+        return deps.bytecode_line(deps.remove_damaged_bytecode())
     return (f"internal error ({type(err).__name__}: {err}); nothing was half-written. "
             f"{protocol.run(protocol.Order('check'))}, and please report this")
 

@@ -884,10 +884,19 @@ def test_a_pipe_closed_before_any_output(memory_dir):
 # -- disk full (file size limit) ---------------------------------------------------
 
 def limit_fsize(nbytes: int):
+    """A ``preexec_fn`` that limits the files the process writes to
+    ``nbytes`` bytes. Python's bytecode caches are written under the limit
+    too, cut short (Python does not check the write), so each run under it
+    passes ``BYTECODE_OFF`` in its environment: the checkout's caches are
+    the other tests' as well."""
     def preexec():
         resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     return preexec
+
+
+#: No bytecode cache is written by a process under ``limit_fsize``.
+BYTECODE_OFF = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def test_import_that_hits_the_file_size_limit_leaves_the_log_untouched(memory_dir, tmp_path):
@@ -895,7 +904,8 @@ def test_import_that_hits_the_file_size_limit_leaves_the_log_untouched(memory_di
     before = log_of(memory_dir)
     path = write_import(tmp_path / "big.txt", [f"{today()} imported line {i}" for i in range(5000)])
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
-    proc = subprocess.run([sys.executable, "-m", "optmem", "import", str(path)], env=env,
+    proc = subprocess.run([sys.executable, "-m", "optmem", "import", str(path)],
+                          env={**env, **BYTECODE_OFF},
                           cwd=str(REPO), capture_output=True,
                           preexec_fn=limit_fsize(len(before) + 300 * LOG + 17))
     proc_refused(proc)
@@ -912,7 +922,8 @@ def test_a_note_at_the_file_size_limit(memory_dir):
     build(memory_dir, 10)
     before = log_of(memory_dir)
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
-    proc = subprocess.run([sys.executable, "-m", "optmem", "note", "one more"], env=env,
+    proc = subprocess.run([sys.executable, "-m", "optmem", "note", "one more"],
+                          env={**env, **BYTECODE_OFF},
                           cwd=str(REPO), capture_output=True,
                           preexec_fn=limit_fsize(len(before) + 100))
     proc_refused(proc)
@@ -924,7 +935,7 @@ def test_a_summary_at_the_file_size_limit_is_not_reported_saved(memory_dir):
     (memory_dir / "TREE" / "2").write_bytes(srec("summary zero"))
     env = dict(os.environ, MEMORY_DIR=str(memory_dir))
     proc = subprocess.run([sys.executable, "-m", "optmem", "sleep", "2-3", "summary one"],
-                          env=env, cwd=str(REPO), capture_output=True,
+                          env={**env, **BYTECODE_OFF}, cwd=str(REPO), capture_output=True,
                           preexec_fn=limit_fsize(TREE + 100))
     assert b"Traceback" not in proc.stderr
     size = (memory_dir / "TREE" / "2").stat().st_size

@@ -238,3 +238,69 @@ def test_python_m_optmem_runs_beside_a_folder_named_optmem(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith("memo, version "), done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _package_copy(tmp_path) -> str:
+    """A copy of the ``optmem`` package (with its built extension) that a
+    ``python -m optmem`` run in the returned folder imports, and whose
+    bytecode cache files this test may damage."""
+    import shutil
+
+    import optmem
+    root = tmp_path / "pkg"
+    shutil.copytree(os.path.dirname(optmem.__file__), str(root / "optmem"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return str(root)
+
+
+def _run_copy(root: str, store: str, *args: str):
+    env = dict(os.environ, MEMORY_DIR=store)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the caches are what is under test
+    return subprocess.run([sys.executable, "-m", "optmem", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _cut_short(root: str, module: str) -> str:
+    """Cut ``module``'s bytecode cache file to 388 bytes, as a write at a
+    file size limit leaves it; returns its path."""
+    import importlib.util
+    source = os.path.join(root, *module.split(".")) + ".py"
+    cached = importlib.util.cache_from_source(source)
+    with open(cached, "r+b") as f:
+        f.truncate(388)
+    return cached
+
+
+def test_a_cache_file_cut_short_is_removed_and_named_in_one_line(tmp_path):
+    """A bytecode cache file of memo cut short by a full disk (Python does
+    not check its write) failed every later command that imported the
+    module; memo removes it, says so in one line, and the next run works."""
+    root = _package_copy(tmp_path)
+    store = str(tmp_path / "mem")
+    assert _run_copy(root, store, "init").returncode == 0
+    for text in ("one", "two"):  # the second hands a compression over
+        assert _run_copy(root, store, "note", text).returncode == 0
+    cached = _cut_short(root, "optmem.store.handovers")  # imported where work is handed over
+    done = _run_copy(root, store, "note", "three")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "run the command again" in done.stderr, done.stderr
+    assert "cut short" in done.stderr and not os.path.exists(cached)
+    # The memory was saved before the hand-over failed to load: nothing lost.
+    assert "three" in _run_copy(root, store, "recall", "three").stdout
+    again = _run_copy(root, store, "note", "four")
+    assert again.returncode == 0 and again.stdout.startswith("Saved as #3."), again.stderr
+
+
+def test_a_cut_short_cache_file_of_the_command_line_is_replaced_on_the_spot(tmp_path):
+    """The command line and each command's module are imported through
+    ``import_paused``, which removes a cut-short cache file and imports
+    from the source at once: the command runs."""
+    root = _package_copy(tmp_path)
+    store = str(tmp_path / "mem")
+    assert _run_copy(root, store, "init").returncode == 0
+    assert _run_copy(root, store, "note", "one").returncode == 0
+    assert _run_copy(root, store, "wake").returncode == 0  # its caches written
+    for module in ("optmem.cli.app", "optmem.cli.wake_cmd"):
+        _cut_short(root, module)
+    done = _run_copy(root, store, "wake")
+    assert done.returncode == 0 and "#0" in done.stdout, done.stderr

@@ -25,13 +25,22 @@ def import_paused(name: str):
     """The module ``name`` (dotted), imported with the collector paused and
     what the import made frozen (``gc.freeze``); collection is back as it
     was (on, unless the caller had it off) when this returns or raises.
+    A bytecode cache file of memo cut short (a full disk when Python wrote
+    it) is removed and the import made once more
+    (``deps.remove_damaged_bytecode``).
     Raises what ``import`` raises (``ImportError``). (``__import__``, not
     ``importlib.import_module``: the import statement's own path, which
     ``python -X importtime`` reports.)"""
     was_on = gc.isenabled()
     gc.disable()
     try:
-        __import__(name)
+        try:
+            __import__(name)
+        except Exception as err:
+            from optmem import deps
+            if not deps.is_bytecode_damage(err) or not deps.remove_damaged_bytecode():
+                raise
+            __import__(name)  # once more, from the source (``deps.remove_damaged_bytecode``)
         return sys.modules[name]
     finally:
         gc.freeze()

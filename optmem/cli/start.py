@@ -8,6 +8,8 @@ This module imports nothing else at its top: ``python -m optmem``, the
 first, before click is imported.
 """
 
+import sys
+
 from optmem.cli.loading import import_paused
 
 
@@ -16,4 +18,12 @@ def main() -> None:
     imported with collection paused, then frozen (``import_paused``).
     Exits as ``optmem.cli.app.main`` does (``SystemExit`` with the
     command's code)."""
-    import_paused("optmem.cli.app").main()
+    try:
+        app = import_paused("optmem.cli.app")
+    except Exception as err:  # the command line itself cannot load: one line, never a traceback
+        from optmem import deps
+        if not deps.is_bytecode_damage(err):
+            raise
+        sys.stderr.write(f"memo: {deps.bytecode_line(deps.remove_damaged_bytecode())}\n")
+        raise SystemExit(1) from None
+    app.main()
