@@ -13,8 +13,9 @@ program does. The entry point (``optmem.cli.start``) imports the command
 line so, and the lazy command table (``base.LazyGroup``) each command's
 module.
 
-This module imports nothing of memo's and nothing beyond ``gc`` and
-``sys``: it runs before click is imported.
+At its top this module imports ``gc`` and ``sys`` alone (``optmem.deps``
+only on the path of a damaged cache file): it runs before click is
+imported.
 """
 
 import gc

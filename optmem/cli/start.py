@@ -3,9 +3,9 @@ with the cyclic garbage collector paused (``loading.import_paused``: the
 collector's passes over what click and memo's modules make at import
 freed nothing and cost a tenth of ``memo wake``).
 
-This module imports nothing else at its top: ``python -m optmem``, the
-``memo`` launcher of a checkout and pip's ``memo`` script call ``main``
-first, before click is imported.
+At its top this module imports only ``sys`` and ``loading`` (``gc``):
+``python -m optmem``, the ``memo`` launcher of a checkout and pip's
+``memo`` script call ``main`` first, before click is imported.
 """
 
 import sys
