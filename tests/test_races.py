@@ -382,3 +382,26 @@ def test_an_import_killed_midway_is_rolled_back_by_the_next_write(memory_dir, tm
     assert data[:len(before)] == before and len(data) == len(before) + LOG
     assert b"after the crash" in data[len(before):]
     assert not (memory_dir / ".append").exists()
+
+
+def test_an_init_that_sees_the_log_appear_while_it_looks_finds_the_store(tmp_path, monkeypatch):
+    """Another ``memo init`` writes ``LOG.txt`` between this one's check for
+    it and its listing of the folder: that is the store being made, not a
+    folder of foreign files (it refused, "not empty and has no LOG.txt")."""
+    from optmem.store import memory
+    root = str(tmp_path / "mem")
+    memory.Store.init(root)
+    log = os.path.join(root, "LOG.txt")
+    real = os.path.lexists
+    missed = []
+
+    def late(path):  # the first look at LOG.txt comes just before the other init wrote it
+        if path == log and not missed:
+            missed.append(path)
+            return False
+        return real(path)
+
+    monkeypatch.setattr(memory.os.path, "lexists", late)
+    store, created = memory.Store.init(root)
+    assert missed and created is False
+    store.close()

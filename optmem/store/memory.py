@@ -465,7 +465,10 @@ class Store:
         store = cls(root)
         if os.path.lexists(store.log_path):
             return store, False  # an existing store: not one byte changes
-        ours = {TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
+        # A store's own names: another ``memo init`` may be making them right
+        # now, ``LOG.txt`` last (after the look above, before this listing);
+        # under the lock below that store is found, and nothing changes.
+        ours = {LOG_NAME, TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
                           f"or new directory for MEMORY_DIR, then run memo init again")
