@@ -957,11 +957,7 @@ class Store:
 
         Raises ``Damaged`` (recover with ``memo forget``) for a bad record.
         """
-        size = hi - lo
-        k = lo // size
-        fd = self._level_fd(size)
-        record = os.pread(fd, TREE_RECORD, k * TREE_RECORD) if fd >= 0 else b""
-        text = self._summary_of(size, k, record)
+        text = self.summaries(hi - lo, lo // (hi - lo), 1)[0]
         if isinstance(text, MemoError):
             raise text
         return text
