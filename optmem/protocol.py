@@ -666,6 +666,16 @@ def pending_after_import(pending: int) -> str:
     return f"{_plural(pending, 'compression', 'compressions')} pending. {run(Order('sleep'))}"
 
 
+def read_only_pending(pending: int, uid: int) -> str:
+    """What stands where ``Run: memo sleep`` would, when ``pending``
+    compressions wait on a store that is read-only for user ``uid``: no
+    order (a sleep there cannot succeed), and the person's part."""
+    return (f"{pending} compression{'s are' if pending > 1 else ' is'} pending, but this "
+            f"store is read-only for this user (uid {uid}), so none can be saved "
+            f"now; unsummarised blocks are shown as their parts. Do not run memo sleep "
+            f"or memo note here until a person makes the store writable.")
+
+
 def forgot(gone: int, name: str) -> str:
     """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed)."""
     return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run(Order('sleep'))}"

@@ -596,10 +596,10 @@ def stats(st: Stores, as_json: bool = False) -> Result:
         if as_json:
             return Result([_json().dumps({"global": ginfo,
                                           "project": dict(pinfo, name=st.sc.project)})])
-        return Result([heading_global(st.sc), core.stats_text(ginfo),
-                       heading_project(st.sc), core.stats_text(pinfo)])
+        return Result([heading_global(st.sc), core.stats_text(ginfo, st.g),
+                       heading_project(st.sc), core.stats_text(pinfo, st.p)])
     info = core.stats(st.p or st.g)
-    return Result([_json().dumps(info) if as_json else core.stats_text(info)])
+    return Result([_json().dumps(info) if as_json else core.stats_text(info, st.p or st.g)])
 
 
 def zoom(st: Stores, block: str, strict: bool = False) -> Result:

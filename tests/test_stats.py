@@ -68,6 +68,18 @@ def test_stats_counts_pending_work(memo, store300):
     assert text.rstrip("\n").splitlines()[-1] == "Run: memo sleep"
 
 
+def test_stats_on_a_read_only_store_orders_no_sleep(memo, store300, monkeypatch):
+    """Pending work on a store read-only for this user: stats says so
+    instead of ordering a sleep that would be refused."""
+    ok(memo("note", "memory three hundred"))
+    ok(memo("note", "memory three hundred and one"))
+    from optmem.store.memory import Store
+    monkeypatch.setattr(Store, "writable", lambda self: False)
+    last = ok(memo("stats")).rstrip("\n").splitlines()[-1]
+    assert last.startswith("1 compression is pending, but this store is read-only")
+    assert "Run: memo sleep" not in last
+
+
 def test_stats_text_shows_every_number(memo, store300):
     info = json.loads(ok(memo("stats", "--json")))
     text = ok(memo("stats"))

@@ -95,6 +95,28 @@ def test_zoom_half_not_built_says_so_and_orders_sleep(memo, inited, tmp_path):
     assert got == [f"#2 {lines[2]}", f"#3 {lines[3]}"]
 
 
+def test_zoom_orders_no_sleep_that_cannot_succeed(memo, inited, tmp_path, monkeypatch):
+    """Where a sleep would fail, zoom's last line is no ``Run: memo sleep``:
+    a level file that is a folder gives the person's step (the sleep itself
+    refuses that store), and a store read-only for this user says so."""
+    imported(memo, tmp_path, 8)
+    (inited / "TREE").mkdir(exist_ok=True)
+    (inited / "TREE" / "8").mkdir()
+    result = memo("zoom", "0-7")
+    assert result.exit_code == 0
+    *halves, last = result.stdout.splitlines()
+    assert [h.split(" ")[0] for h in halves] == ["#0-3", "#4-7"]
+    assert last.startswith(f"{inited / 'TREE' / '8'} is not a regular file")
+    assert "A person can run: mv -- " in last and "Run: memo" not in last.replace(
+        "A person can run:", "")
+    assert "not a regular file" in memo("sleep").stderr  # the order would have failed
+    (inited / "TREE" / "8").rmdir()
+    from optmem.store.memory import Store
+    monkeypatch.setattr(Store, "writable", lambda self: False)
+    last = memo("zoom", "0-7").stdout.splitlines()[-1]
+    assert "read-only for this user" in last and "Run: memo sleep" not in last
+
+
 def test_zoom_leaves_out_a_half_past_the_end_of_the_log(memo, inited, tmp_path):
     lines = history(6)
     imported(memo, tmp_path, 6)

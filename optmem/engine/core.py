@@ -565,8 +565,25 @@ def zoom(store: Store, arg: str, strict: bool = False) -> list:
     if damaged:  # the repair first: a sleep could not build on it
         out += summary_repair(store, damaged).split("\n")
     elif any(f" {NOT_COMPRESSED} (" in line for line in out):
-        out.append(protocol.run(protocol.Order("sleep")))
+        out += sleep_step(store, T)
     return out
+
+
+def sleep_step(store: Store, T: int) -> list:
+    """The line that follows output showing blocks not summarised yet (at
+    ``T`` memories): ``Run: memo sleep`` when a sleep can succeed here.
+    When it cannot, no order: on a store read-only for this user,
+    ``protocol.read_only_pending``; when a level file of ``TREE/`` is no
+    file memo writes (a folder, a link: ``Store.level_len``), the sentence
+    naming the person's step. Returns a list of one line."""
+    try:
+        built = store.built(T)
+    except Damaged as err:
+        return [str(err)]
+    pending = max(1, pending_in(T, built))
+    if not store.writable():
+        return [protocol.read_only_pending(pending, os.getuid())]
+    return [protocol.run(protocol.Order("sleep"))]
 
 
 def stats(store: Store) -> dict:
@@ -600,8 +617,10 @@ def stats(store: Store) -> dict:
     }
 
 
-def stats_text(info: dict) -> str:
-    """``stats`` as text with a small chart of the wake shape."""
+def stats_text(info: dict, store: Store | None = None) -> str:
+    """``stats`` as text with a small chart of the wake shape. With
+    compressions pending it ends with ``sleep_step`` of ``store`` (``Run:
+    memo sleep`` when ``store`` is None)."""
     T = info["memories"]
     from optmem.dates import span
     lines = [f"memories     {T}" + (" ({} to {})".format(*span(info['first_date'],
@@ -621,7 +640,8 @@ def stats_text(info: dict) -> str:
             what = "memories verbatim" if size == 1 else f"blocks of {size}"
             lines.append(f"  {size:>{width}} | {bar} {n} ({what})")
     if info["pending"]:
-        lines.append(protocol.run(protocol.Order("sleep")))
+        lines += (sleep_step(store, T) if store is not None
+                  else [protocol.run(protocol.Order("sleep"))])
     return "\n".join(lines)
 
 

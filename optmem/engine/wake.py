@@ -133,10 +133,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     tail = []
     if pending and read_only:
         import os
-        tail = [f"{pending} compression{'s are' if pending > 1 else ' is'} pending, but this "
-                f"store is read-only for this user (uid {os.getuid()}), so none can be saved "
-                f"now; unsummarised blocks are shown as their parts. Do not run memo sleep "
-                f"or memo note here until a person makes the store writable."]
+        tail = [protocol.read_only_pending(pending, os.getuid())]
     tail.append(view.AWAKE)
     if pending and not read_only:
         if waiting is None:
