@@ -57,9 +57,9 @@ def problem_line(names: list, executable: str = None, version: tuple = None) -> 
     noun = "package" if len(names) == 1 else "packages"
     verb = "is" if len(names) == 1 else "are"
     command = install_command(names, executable)
-    return (f"memo: the Python {noun} {which} {verb} missing for {executable}; install "
-            f"with: {command} (a system Python that refuses pip: install memo in a venv "
-            f"as README.md shows)")
+    return (f"memo: the Python {noun} {which} {verb} missing for {executable}; a person "
+            f"installs {'it' if len(names) == 1 else 'them'} (a system Python that refuses pip: "
+            f"install memo in a venv as README.md shows). A person can run: {command}")
 
 
 def install_command(names: list, executable: str = None) -> str:

@@ -185,15 +185,15 @@ def sdk_problem(version=None) -> str:
     exe = shlex.quote(sys.executable or "python3")
     if version[:2] < SDK_MIN_PYTHON:
         return (f"memo: memo mcp needs Python 3.10 or newer (the MCP SDK's minimum); "
-                f"{exe} is Python {'.'.join(map(str, version))}. Install memo with a newer "
-                f"python3: python3.12 -m pip install 'optmem[mcp]'")
+                f"{exe} is Python {'.'.join(map(str, version))}; a person installs memo with a "
+                f"newer python3. A person can run: python3.12 -m pip install 'optmem[mcp]'")
     try:
         import mcp.server  # noqa: F401  (the one import of the optional SDK)
     except ImportError:
         from optmem.deps import extra_install_command
         return (f"memo: memo mcp needs the MCP SDK, which is not installed for {exe}; "
-                f"install with: {extra_install_command('mcp', sys.executable)} (or "
-                f"{exe} -m pip install '{SDK_REQUIREMENT}')")
+                f"a person installs it (or {exe} -m pip install '{SDK_REQUIREMENT}'). "
+                f"A person can run: {extra_install_command('mcp', sys.executable)}")
     return ""
 
 

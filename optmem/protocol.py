@@ -375,6 +375,21 @@ def orders_form(environ=None) -> str:
     return value if value in TEXT_ORDERS else DEFAULT_FORM
 
 
+def unknown_form_line(environ=None) -> str | None:
+    """When ``MEMO_ORDERS`` is set to a value that names no form of
+    ``TEXT_ORDERS`` (a typo: ``lines``), the one line that says so and what
+    was printed instead; else None. ``orders_form`` falls back silently, so
+    a front end prints this beside output that holds orders."""
+    env = os.environ if environ is None else environ
+    raw = env.get(ORDERS_ENV, "")
+    if not raw.strip() or raw.strip().lower() in TEXT_ORDERS:
+        return None
+    import shlex
+    forms = sorted(TEXT_ORDERS)
+    return (f"{ORDERS_ENV}={shlex.quote(raw)} names no order form ({', '.join(forms[:-1])} "
+            f"or {forms[-1]}), so the orders above are in the {DEFAULT_FORM} form.")
+
+
 def run(order: Order, form: str | None = None) -> str:
     """An order an agent may run as printed, one line: ``Run: <command>``
     (``Order.lines``). In the ``mcp`` form the command is a tool call

@@ -831,8 +831,9 @@ def export(st: Stores, file: str | None = None, write=None) -> Result:
     text`` lines (the import format). With ``file`` None or ``-`` they go to
     ``write`` (a function taking bytes) and the answer is empty; else into
     ``file``, a new file (never replaced), and the answer names it and the
-    ``memo import`` that reads it back (``--yes`` above
-    ``backlog.IMPORT_ASK_ABOVE`` memories)."""
+    ``memo import`` that reads it into another memory, a person's step
+    (``A person can run: ...``; ``--yes`` above ``backlog.IMPORT_ASK_ABOVE``
+    memories)."""
     from optmem.engine import export as exporting
     store = st.g
     if file is None or file == "-":
@@ -844,7 +845,8 @@ def export(st: Stores, file: str | None = None, write=None) -> Result:
     count = exporting.export_to_file(store, file)
     yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
     return Result([f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
-                   + (f" Import them elsewhere with: memo import{yes} {shlex.quote(file)}"
+                   + (" To read them into another memory, with MEMORY_DIR naming it: "
+                      + protocol.person_can_run(f"memo import{yes} {shlex.quote(file)}")
                       if count else "")])
 
 

@@ -58,7 +58,7 @@ def test_the_line_names_each_missing_package_and_the_command(names):
     assert line.startswith("memo: ") and "\n" not in line
     for name in deps.REQUIRED:
         assert (name in line) == (name in names)
-    command = line.split("install with: ", 1)[1].split(" (", 1)[0]
+    command = line.split("A person can run: ", 1)[1]
     assert shlex.split(command) == ["/opt/my python/bin/python3", "-m", "pip", "install"] + [
         deps.REQUIRED[n] for n in names]
 
@@ -109,7 +109,8 @@ def test_a_bare_venv_gets_its_own_install_command(tmp_path, memory_dir, how):
     assert proc.returncode == 1
     err = proc.stderr.decode()
     assert err.startswith(f"memo: the Python packages click and filelock are missing for "
-                          f"{python}; install with: {python} -m pip install ")
+                          f"{python}; a person installs them")
+    assert f". A person can run: {python} -m pip install " in err
     assert err.count("\n") == 1
     assert not memory_dir.exists()
 
@@ -120,8 +121,8 @@ def test_a_writer_without_filelock_names_the_command(memo, inited, monkeypatch):
     monkeypatch.setitem(sys.modules, "filelock", None)
     result = memo("note", "no lock to take")
     assert result.exit_code == 1
-    assert result.stderr == (f"memo: the Python package filelock is missing; install with: "
-                             f"{deps.install_command(['filelock'])}\n")
+    assert result.stderr == (f"memo: the Python package filelock is missing; a person installs "
+                             f"it. A person can run: {deps.install_command(['filelock'])}\n")
     assert (inited / "LOG.txt").read_bytes() == b""
 
 

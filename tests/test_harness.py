@@ -162,7 +162,12 @@ def test_setup_twice_then_uninstall_restores_every_byte(world, memo, harness, sc
     second = setup_ok(memo, harness, "--scope", scope)
     assert (tree(world["home"]), tree(world["project"])) == after_one, "second run changed a byte"
     assert "Nothing to change." in second and "Nothing to change." not in first
-    setup_ok(memo, harness, "--scope", scope, "--uninstall")
+    # The undo is the person's step the setup printed, run as printed.
+    undo = [line for line in first.splitlines() if line.startswith("To undo it: ")]
+    assert len(undo) == 1 and "Run: " not in first, first
+    step = undo[0].split("A person can run: ", 1)[1].split()
+    assert step[:2] == ["memo", "setup"]
+    setup_ok(memo, *step[2:])
     assert (tree(world["home"]), tree(world["project"])) == before
 
 

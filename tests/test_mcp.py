@@ -571,14 +571,16 @@ def test_without_the_sdk_one_line_and_exit_1(tmp_path):
     assert proc.returncode == 1
     assert proc.stdout == b""
     line = proc.stderr.decode()
-    assert line.count("\n") == 1 and "[mcp]'" in line and "pip install" in line
+    assert line.count("\n") == 1 and "pip install" in line
+    assert line.rstrip("\n").split(". A person can run: ")[1].endswith("[mcp]'")
 
 
 def test_on_python_39_the_line_names_the_version():
     from optmem import mcp as mcp_server
     line = mcp_server.sdk_problem(version=(3, 9, 18))
     assert "Python 3.10 or newer" in line and "3.9.18" in line
-    assert "optmem[mcp]" in line and "\n" not in line
+    assert line.endswith("A person can run: python3.12 -m pip install 'optmem[mcp]'")
+    assert "\n" not in line
 
 
 # -- a session on the 1,000 real memories (the issue's "Done when") -----------

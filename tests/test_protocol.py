@@ -9,6 +9,7 @@ that the client's regular expression finds what it needs.
 from __future__ import annotations
 
 import re
+import shlex
 
 import pytest
 
@@ -841,3 +842,23 @@ def test_with_a_project_the_cli_wake_refuses_a_damaged_summary_with_its_flag(mem
     result = memo("wake")
     assert result.exit_code == 1 and result.stdout == "", result.stdout
     assert result.stderr.rstrip().endswith("Run: memo forget 0-1 --project widget"), result.stderr
+
+
+@pytest.mark.parametrize("value", ["lines", "NAPS", "x'y"])
+def test_an_unknown_orders_form_says_so_beside_the_orders(memo, memory_dir, monkeypatch, value):
+    """``MEMO_ORDERS`` set to no form (a typo) still prints the default form,
+    and one stderr line names the value (quoted for a shell) and the forms;
+    a known form, in any case and with spaces, prints no such line."""
+    assert memo("init").exit_code == 0
+    memo("note", "one")
+    monkeypatch.setenv("MEMO_ORDERS", value)
+    result = memo("note", "two")
+    assert "Run: memo sleep 0-1 - <<'SUMMARY'" in result.stdout
+    assert result.stderr.splitlines() == [
+        f"memo: MEMO_ORDERS={shlex.quote(value)} names no order form (heredoc, line or nap), "
+        f"so the orders above are in the heredoc form."]
+    monkeypatch.setenv("MEMO_ORDERS", " Line ")
+    result = memo("wake")
+    assert 'Run: memo sleep 0-1 "<your line>"' in result.stdout and result.stderr == ""
+    monkeypatch.setenv("MEMO_ORDERS", value)
+    assert memo("recall", "one").stderr == ""  # no order printed: nothing to say

@@ -10,6 +10,7 @@ import functools
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -532,7 +533,11 @@ def test_export_round_trips_byte_for_byte(tmp_path, memo, inited):
     assert again.exit_code == 1 and "exists" in again.stderr
     other = tmp_path / "other"
     assert at(other)("init").exit_code == 0
-    assert at(other)("import", path).exit_code == 0
+    # The person's step as printed, run in the other memory.
+    step = shlex.split(done.stdout.split("A person can run: ", 1)[1])
+    assert step[:2] == ["memo", "import"] and "with: memo" not in done.stdout
+    ran = at(other)(*step[1:])
+    assert ran.exit_code == 0, (step, ran.stderr)
     assert (other / "LOG.txt").read_bytes() == (inited / "LOG.txt").read_bytes()
 
 
@@ -600,10 +605,10 @@ def test_the_import_an_export_suggests_runs_as_printed(tmp_path, memo, inited, m
     for k in range(3):
         assert memo("note", f"memory number {k}").exit_code == 0
     three = memo("export", tmp_path / "three.txt").stdout
-    assert three.endswith(f"with: memo import {tmp_path / 'three.txt'}\n")
+    assert three.endswith(f"A person can run: memo import {tmp_path / 'three.txt'}\n")
     assert memo("note", "memory number 3").exit_code == 0
     four = memo("export", tmp_path / "four.txt").stdout
-    order = four.split("with: ")[1].split()
+    order = four.split("A person can run: ")[1].split()
     assert order[:3] == ["memo", "import", "--yes"]
     assert at(tmp_path / "other")("init").exit_code == 0
     assert at(tmp_path / "other")(*order[1:]).exit_code == 0  # as printed

@@ -280,8 +280,8 @@ def test_export_is_a_session_command_returning_its_result(memo, inited, tmp_path
     assert b"".join(got).decode("utf-8").endswith(" one line to export\n")
     target = tmp_path / "out.txt"
     result = session.export(st, str(target))
-    assert result.lines == [f"Exported 1 memory to {target}. Import them elsewhere with: "
-                            f"memo import {target}"]
+    assert result.lines == [f"Exported 1 memory to {target}. To read them into another memory, "
+                            f"with MEMORY_DIR naming it: A person can run: memo import {target}"]
     assert target.read_bytes() == b"".join(got)
     for opened in st.opened():
         opened.close()

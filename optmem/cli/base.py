@@ -139,6 +139,11 @@ def show(result) -> None:
         click.echo(line)
     for line in result.notes:
         click.echo(one_line(unechoed_argv(line)), err=True)
+    if any("Run: " in line for line in result.lines):
+        from optmem import protocol
+        unknown = protocol.unknown_form_line()
+        if unknown:
+            click.echo(f"memo: {one_line(unknown)}", err=True)
     if result.exit_code:
         sys.exit(result.exit_code)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from optmem import protocol
 from optmem.errors import BadInput, MemoError
 from optmem.harness import HARNESSES, Context, edit, launcher
 from optmem.store import paths
@@ -122,7 +123,8 @@ def run(name: str, scope_name: str | None = None, memory_dir: str | None = None,
         out += [f"A person's next step: {line}" for line in module.next_steps(ctx)]
         if ctx.scope == "user":
             out += [f"A person's next step: {line}" for line in _shared_files(steps, ctx.home)]
-        out.append(f"Undo: memo setup {module.NAME} --scope {ctx.scope} --uninstall")
+        out.append("To undo it: " + protocol.person_can_run(
+            f"memo setup {module.NAME} --scope {ctx.scope} --uninstall"))
     return out
 
 

@@ -29,8 +29,8 @@ def acquire(lock_path: str, timeout: float | None = None):
         from filelock import FileLock, Timeout
     except ImportError:
         from optmem.deps import install_command
-        raise MemoError(f"the Python package filelock is missing; install with: "
-                        f"{install_command(['filelock'])}") from None
+        raise MemoError(f"the Python package filelock is missing; a person installs it. "
+                        f"A person can run: {install_command(['filelock'])}") from None
     _check_support(lock_path)
     lock = FileLock(lock_path, mode=0o600,
                     timeout=LOCK_TIMEOUT if timeout is None else timeout)
