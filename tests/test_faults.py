@@ -881,6 +881,38 @@ def test_a_pipe_closed_before_any_output(memory_dir):
     assert b"Traceback" not in err and b"Exception ignored" not in err, err
 
 
+@pytest.mark.parametrize("full, args", [
+    *[("/dev/full", args) for args in (["wake"], ["recall", "token"], ["stats"], ["--help"],
+                                       ["note", "written while the output fails"])],
+    # Over the limit mid-write: the write stops short (CPython's buffered
+    # writer dropped the rest, and memo ended 0 with its output cut).
+    ("size limit", ["wake"]), ("size limit", ["recall", "token"])])
+def test_output_that_cannot_be_written_is_one_line_about_the_output(memory_dir, tmp_path,
+                                                                     args, full):
+    """Standard output on a full disk (``/dev/full``) or reaching the file
+    size limit part-way through a write: one line that names the output, not the store (nothing is wrong
+    with it), says a write is kept and must not run again; no traceback,
+    no "Exception ignored" at exit; the note is saved once."""
+    if full == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    big_store(memory_dir, 3000)
+    before = log_of(memory_dir)
+    env = dict(os.environ, MEMORY_DIR=str(memory_dir), **BYTECODE_OFF)
+    target = full if full == "/dev/full" else str(tmp_path / "out.txt")
+    with open(target, "wb") as out:
+        proc = subprocess.run([sys.executable, "-m", "optmem", *args], env=env, cwd=str(REPO),
+                              stdout=out, stderr=subprocess.PIPE, timeout=120,
+                              preexec_fn=None if full == "/dev/full" else limit_fsize(4096))
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and err.count("\n") == 1, err
+    assert err.startswith("memo: its output could not be written (")
+    assert "must not run again" in err and str(memory_dir) not in err
+    if args[0] == "note":
+        assert log_of(memory_dir).count(b"written while the output fails") == 1
+    else:
+        assert log_of(memory_dir) == before
+
+
 # -- disk full (file size limit) ---------------------------------------------------
 
 def limit_fsize(nbytes: int):

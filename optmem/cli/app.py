@@ -38,8 +38,10 @@ from optmem.cli.stdio import (
     Interrupted,
     PipeClosed,
     closed_streams,
+    flush_stdout,
     kept,
     on_sigterm,
+    output_failure,
     quiet_stdout,
     utf8_streams,
 )
@@ -118,10 +120,17 @@ class MemoGroup(LazyGroup):
                 code = err.exit_code
             except click.Abort:  # EOF at a prompt (memo asks none): be quiet
                 code = 1
-            sys.stdout.flush()
+            flush_stdout()
         except (BrokenPipeError, PipeClosed):
             quiet_stdout()
             code = EXIT_PIPE
+        except OSError as err:  # the output's file failed at the last flush
+            line = output_failure(err)
+            if line is None:
+                raise
+            quiet_stdout()
+            click.echo(f"memo: {line}", err=True)
+            code = 1
         except KeyboardInterrupt as err:  # between commands: nothing was running
             term = isinstance(err, Interrupted)
             click.echo(f"memo: stopped by {'SIGTERM' if term else 'SIGINT'}; nothing "
@@ -153,6 +162,10 @@ class MemoGroup(LazyGroup):
             import errno
             if isinstance(err, OSError) and err.errno == errno.EPIPE:
                 raise PipeClosed() from None
+            line = output_failure(err)
+            if line is not None:  # standard output, not the store: no store advice
+                quiet_stdout()
+                raise MemoFailure(line) from None
             from optmem.session import error_line  # the same words over MCP
             raise MemoFailure(error_line(err)) from None
 

@@ -5,6 +5,8 @@ read from standard input is bounded (``read_stdin``, ``text_arg``)."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import sys
 
@@ -45,6 +47,38 @@ def keeping(what: str) -> None:
 class PipeClosed(Exception):
     """Standard output was closed by its reader (``memo recall x | head``);
     carried past click, which would turn it into a silent exit 1."""
+
+
+def output_failure(err: BaseException) -> str | None:
+    """When ``err`` is an ``OSError`` raised while writing standard output
+    (``memo wake > /dev/full``: a full disk under the file it goes to, a
+    file size limit, an I/O error), the one line that says so: the store is
+    not the file that failed, so no store advice applies. Else None. Told
+    by the innermost frame of ``err``'s traceback: click's ``echo``, or a
+    flush of ``sys.stdout`` itself (``flush_stdout``)."""
+    if not isinstance(err, OSError) or err.filename is not None:
+        return None
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code if tb is not None else None
+    ours = code is not None and (
+        (code.co_name == "echo" and os.sep + "click" + os.sep in code.co_filename)
+        or code.co_name == "flush_stdout")
+    ours = ours or (code is not None and code.co_name == "write"
+                    and code.co_filename == __file__)
+    if not ours:
+        return None
+    return (f"its output could not be written ({err.strerror or err}); what the command "
+            f"saved in the store is kept, so a write (note, sleep) is done and must not run "
+            f"again. To read the output, send it where it can be written (a disk with free "
+            f"space, the terminal)")
+
+
+def flush_stdout() -> None:
+    """Flush ``sys.stdout`` (at the end of a command); an ``OSError`` it
+    raises is told apart by ``output_failure``."""
+    sys.stdout.flush()
 
 
 def quiet_stdout() -> None:
@@ -89,8 +123,58 @@ def closed_streams() -> None:
                 pass
 
 
+class WholeWrites(io.RawIOBase):
+    """A file descriptor as a raw stream whose ``write`` never stops short:
+    it writes every byte it is given or raises the ``OSError`` that stopped
+    it. CPython's buffered writer drops what a short write left over (a disk
+    that fills mid-write, a file size limit), so ``memo wake > file`` ended
+    0 with its output cut; over this raw stream it ends as one line
+    (``output_failure``). The descriptor is not closed with the stream."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self._fd = fd
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data) -> int:
+        """Write all of ``data`` (bytes-like); returns its length in bytes."""
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            wrote = os.write(self._fd, view[done:])
+            if wrote <= 0:  # no progress and no error: never loop for ever
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+            done += wrote
+        return done
+
+
+def whole_stdout() -> None:
+    """Point ``sys.stdout`` at descriptor 1 through ``WholeWrites`` (UTF-8,
+    the buffering it had), when it is the process's own standard output on
+    descriptor 1 (a test's captured stream is left alone)."""
+    old = sys.stdout
+    try:
+        if old is None or old is not sys.__stdout__ or old.fileno() != 1:
+            return
+        old.flush()
+    except (AttributeError, OSError, ValueError):
+        return
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(WholeWrites(1)), encoding="utf-8",
+                                  errors="replace", line_buffering=old.line_buffering)
+
+
 def utf8_streams() -> None:
-    """Write UTF-8 whatever the locale or PYTHONIOENCODING (docs/protocol.md)."""
+    """Write UTF-8 whatever the locale or PYTHONIOENCODING (docs/protocol.md),
+    and standard output in whole writes (``whole_stdout``)."""
+    whole_stdout()
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
