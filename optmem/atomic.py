@@ -2,14 +2,59 @@
 it, fsync, rename over it. A reader sees the old file or the new one, never
 half; on any failure the temporary file is removed and the old file stays.
 It is also the one way memo opens a file it reads: only a regular file
-(``open_regular``), so a FIFO, socket or device never makes it wait."""
+(``open_regular``), so a FIFO, socket or device never makes it wait; and
+the one way it writes bytes to a descriptor: whole (``write_all``,
+``WholeWrites``), never a write that stops short unnoticed."""
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import stat
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def write_all(fd: int, data) -> int:
+    """Write every byte of ``data`` (bytes-like) to descriptor ``fd`` at its
+    offset; returns the length in bytes. ``os.write`` may stop short (a disk
+    that fills mid-write, a file size limit) and the next call then raises:
+    this loops until all is written or raises that ``OSError``, so a file is
+    never cut short unnoticed."""
+    view = memoryview(data).cast("B")
+    done = 0
+    while done < len(view):
+        wrote = os.write(fd, view[done:])
+        if wrote <= 0:  # no progress and no error: never loop for ever
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        done += wrote
+    return done
+
+
+class WholeWrites(io.RawIOBase):
+    """A descriptor as a raw stream whose ``write`` is ``write_all``: under
+    ``io.BufferedWriter`` every byte given reaches the file or an
+    ``OSError`` is raised. (CPython's buffered writer drops what a short
+    write left of a chunk larger than its buffer, and reports success.)
+    Closing the stream leaves the descriptor open."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self._fd = fd
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data) -> int:
+        """``write_all(fd, data)``: the length of ``data`` in bytes."""
+        return write_all(self._fd, data)
 
 
 def replace_file(path: str, data: bytes, mode: int = 0o600, tmp: str | None = None,
@@ -33,12 +78,7 @@ def replace_file(path: str, data: bytes, mode: int = 0o600, tmp: str | None = No
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=dir_fd)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                n = os.write(fd, view)
-                if n <= 0:
-                    raise OSError(28, "No space left on device")
-                view = view[n:]
+            write_all(fd, data)
             os.fsync(fd)
             if mode != 0o600:
                 os.fchmod(fd, mode)

@@ -877,7 +877,7 @@ def _append_remotes(path: str, new: list) -> None:
     """Add lines to ``REMOTES`` (created 0600), each whole."""
     fd = os.open(os.path.join(path, REMOTES), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        os.write(fd, "".join(r + "\n" for r in new).encode("utf-8"))
+        atomic.write_all(fd, "".join(r + "\n" for r in new).encode("utf-8"))
     finally:
         os.close(fd)
 

@@ -549,9 +549,9 @@ def oserror_line(err: OSError) -> str:
                 f"nothing was half-written. Once it is moved away memo makes a new file. "
                 f"{protocol.person_can_run(move)}")
     if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
-        hint = "free some space (or raise the file size limit) and run the command again"
+        hint = "Free some space (or raise the file size limit) and run the command again"
     elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        hint = "memo needs to read and write MEMORY_DIR; check its owner and mode"
+        hint = "memo needs to read and write MEMORY_DIR: check its owner and mode"
     else:
         hint = protocol.run(protocol.Order("check"))
     return f"{where}: {what}; nothing was half-written. {hint}"

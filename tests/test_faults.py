@@ -978,6 +978,63 @@ def test_a_summary_at_the_file_size_limit_is_not_reported_saved(memory_dir):
         assert size % TREE == 0 or size == TREE + 100  # cut by the next sleep
 
 
+def test_an_export_at_the_file_size_limit_leaves_no_file_and_names_it(memory_dir, tmp_path):
+    """An export that reaches the limit part-way: its file is removed, and
+    the one line names the export's file, not the store."""
+    big_store(memory_dir, 3000)
+    target = tmp_path / "out.txt"
+    proc = subprocess.run([sys.executable, "-m", "optmem", "export", str(target)],
+                          env=dict(os.environ, MEMORY_DIR=str(memory_dir), **BYTECODE_OFF),
+                          cwd=str(REPO), capture_output=True, preexec_fn=limit_fsize(40_000))
+    proc_refused(proc)
+    assert proc.stderr.decode().startswith(f"memo: {target}: File too large; ")
+    assert not target.exists()
+
+
+def test_write_all_writes_every_byte_through_short_writes(tmp_path, monkeypatch):
+    """``atomic.write_all`` and ``WholeWrites`` under a buffered writer: an
+    ``os.write`` that stops short is called again for the rest, and the
+    error that stops it is raised, never swallowed (CPython's buffered
+    writer alone drops the rest of a large chunk and reports success)."""
+    import io
+
+    from optmem import atomic
+    real_write, calls = os.write, []
+
+    def short(fd, data):
+        calls.append(len(data))
+        if len(calls) > 6:
+            raise OSError(28, "No space left on device")
+        return real_write(fd, bytes(data[:1000]))
+
+    data = bytes(range(256)) * 40  # 10,240 bytes: more than a buffer
+    for how in ("write_all", "buffered"):
+        calls.clear()
+        path = tmp_path / how
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+        monkeypatch.setattr(os, "write", short)
+        try:
+            if how == "write_all":
+                with pytest.raises(OSError):
+                    atomic.write_all(fd, data)
+            else:
+                with pytest.raises(OSError):
+                    with io.BufferedWriter(atomic.WholeWrites(fd)) as f:
+                        f.write(data)
+        finally:
+            monkeypatch.setattr(os, "write", real_write)
+            os.close(fd)
+        assert path.read_bytes() == data[:6000] and len(calls) == 7
+    fd = os.open(tmp_path / "whole", os.O_WRONLY | os.O_CREAT, 0o600)
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:1000])))
+    try:
+        assert atomic.write_all(fd, data) == len(data)
+    finally:
+        monkeypatch.setattr(os, "write", real_write)
+        os.close(fd)
+    assert (tmp_path / "whole").read_bytes() == data
+
+
 @pytest.mark.skipif(AS_ROOT, reason="runs as root: a read-only mode does not stop root "
                     "writing, and chattr/read-only mounts are unavailable here")
 def test_a_read_only_store(memo, inited):  # pragma: no cover - root in CI

@@ -70,7 +70,7 @@ def test_a_two_store_recall_json_that_shows_everything_says_nothing(memo, widget
 
 
 @pytest.mark.parametrize("code, advice", [
-    (errno.ENOSPC, "free some space"),
+    (errno.ENOSPC, "Free some space"),
     (errno.EACCES, "check its owner and mode"),
 ])
 def test_a_filesystem_error_gets_the_same_advice_over_mcp(memo, inited, monkeypatch, code,

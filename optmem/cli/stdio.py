@@ -5,7 +5,6 @@ read from standard input is bounded (``read_stdin``, ``text_arg``)."""
 
 from __future__ import annotations
 
-import errno
 import io
 import os
 import sys
@@ -54,8 +53,9 @@ def output_failure(err: BaseException) -> str | None:
     (``memo wake > /dev/full``: a full disk under the file it goes to, a
     file size limit, an I/O error), the one line that says so: the store is
     not the file that failed, so no store advice applies. Else None. Told
-    by the innermost frame of ``err``'s traceback: click's ``echo``, or a
-    flush of ``sys.stdout`` itself (``flush_stdout``)."""
+    by the innermost frame of ``err``'s traceback: click's ``echo``, a
+    flush of ``sys.stdout`` itself (``flush_stdout``), or the whole write
+    under ``whole_stdout`` (``atomic.write_all``)."""
     if not isinstance(err, OSError) or err.filename is not None:
         return None
     tb = err.__traceback__
@@ -65,8 +65,8 @@ def output_failure(err: BaseException) -> str | None:
     ours = code is not None and (
         (code.co_name == "echo" and os.sep + "click" + os.sep in code.co_filename)
         or code.co_name == "flush_stdout")
-    ours = ours or (code is not None and code.co_name == "write"
-                    and code.co_filename == __file__)
+    ours = ours or (code is not None and code.co_name == "write_all"
+                    and code.co_filename.endswith(os.sep + "atomic.py"))
     if not ours:
         return None
     return (f"its output could not be written ({err.strerror or err}); what the command "
@@ -123,43 +123,13 @@ def closed_streams() -> None:
                 pass
 
 
-class WholeWrites(io.RawIOBase):
-    """A file descriptor as a raw stream whose ``write`` never stops short:
-    it writes every byte it is given or raises the ``OSError`` that stopped
-    it. CPython's buffered writer drops what a short write left over (a disk
-    that fills mid-write, a file size limit), so ``memo wake > file`` ended
-    0 with its output cut; over this raw stream it ends as one line
-    (``output_failure``). The descriptor is not closed with the stream."""
-
-    def __init__(self, fd: int):
-        super().__init__()
-        self._fd = fd
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def writable(self) -> bool:
-        return True
-
-    def isatty(self) -> bool:
-        return os.isatty(self._fd)
-
-    def write(self, data) -> int:
-        """Write all of ``data`` (bytes-like); returns its length in bytes."""
-        view = memoryview(data).cast("B")
-        done = 0
-        while done < len(view):
-            wrote = os.write(self._fd, view[done:])
-            if wrote <= 0:  # no progress and no error: never loop for ever
-                raise OSError(errno.EIO, os.strerror(errno.EIO))
-            done += wrote
-        return done
-
-
 def whole_stdout() -> None:
-    """Point ``sys.stdout`` at descriptor 1 through ``WholeWrites`` (UTF-8,
-    the buffering it had), when it is the process's own standard output on
-    descriptor 1 (a test's captured stream is left alone)."""
+    """Point ``sys.stdout`` at descriptor 1 through ``atomic.WholeWrites``
+    (UTF-8, the buffering it had), when it is the process's own standard
+    output on descriptor 1 (a test's captured stream is left alone), so
+    ``memo wake > file`` on a disk that fills mid-write fails as one line
+    (``output_failure``) instead of ending 0 with its output cut."""
+    from optmem.atomic import WholeWrites
     old = sys.stdout
     try:
         if old is None or old is not sys.__stdout__ or old.fileno() != 1:

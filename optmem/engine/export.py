@@ -11,8 +11,10 @@ memory in its place stops the export with the position and ``memo check``.
 
 from __future__ import annotations
 
+import io
 import os
 
+from optmem import atomic
 from optmem.errors import BadInput, Damaged
 from optmem.store.memory import LOG_RECORD, Store, decode_memory, problem_in_memory
 
@@ -69,14 +71,19 @@ def export_to_file(store: Store, path: str) -> int:
         raise BadInput(f"{path} exists; an export never replaces a file. Give a new file "
                        f"name, or leave FILE out to write to standard output") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            count = export(store, f.write)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
+        try:
+            with io.BufferedWriter(atomic.WholeWrites(fd)) as f:  # never cut short unnoticed
+                count = export(store, f.write)
+                f.flush()
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException as err:
         try:
             os.unlink(path)
         except OSError:
             pass
+        if isinstance(err, OSError) and err.filename is None:
+            err.filename = path  # the export's file failed, not the store
         raise
     return count

@@ -39,7 +39,7 @@ import stat as stat_mod
 import time
 from dataclasses import dataclass, field
 
-from optmem import gitcall
+from optmem import atomic, gitcall
 from optmem.errors import MemoError
 from optmem.store.memory import CONFIG_NAME, LOG_NAME, LOG_RECORD, SALT_NAME, TREE_NAME, TREE_RECORD, Store
 
@@ -380,7 +380,7 @@ def write_git_files(root: str, rels: list) -> list:
                 continue
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
-                os.write(fd, text.encode("utf-8"))
+                atomic.write_all(fd, text.encode("utf-8"))
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -411,7 +411,7 @@ def _add_rules(path: str) -> bool:
         return False
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
     try:
-        os.write(fd, added.encode("utf-8"))
+        atomic.write_all(fd, added.encode("utf-8"))
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -1212,7 +1212,7 @@ def _extract(git: _Git, commit: str, rels: list, into: str) -> None:
                 data = tar.extractfile(member).read()
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 try:
-                    os.write(fd, data)
+                    atomic.write_all(fd, data)
                 finally:
                     os.close(fd)
 

@@ -919,10 +919,14 @@ def _backup(target: Target, folder: str) -> str:
             fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             continue
-        with os.fdopen(fd, "wb") as f:
-            f.write(target.data)
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            atomic.write_all(fd, target.data)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            os.unlink(dest)  # no backup cut short stays behind
+            raise
+        os.close(fd)
         return dest
     raise Refused(f"too many backups in {folder}; clear some, then run memo setup again")
 
@@ -1010,14 +1014,15 @@ def _write_in(target: Target, data: bytes, new_mode: int, root: str) -> list:
     try:
         if target.data is not None and target.nlink > 1:  # names of this run (plan checked)
             fd = os.open(name, os.O_RDWR | os.O_NOFOLLOW, dir_fd=dfd)
-            with os.fdopen(fd, "r+b") as f:
-                if os.fstat(f.fileno()).st_nlink != target.nlink:
+            try:
+                if os.fstat(fd).st_nlink != target.nlink:
                     raise Refused(f"{target.path} gained or lost a hard link while memo setup "
                                   f"was writing, so {LATE}; a person may still edit it by hand")
-                f.write(data)
-                f.truncate()
-                f.flush()
-                os.fsync(f.fileno())
+                atomic.write_all(fd, data)
+                os.ftruncate(fd, len(data))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             return made
         atomic.replace_file(name, data, target.mode if target.mode is not None else new_mode,
                             dir_fd=dfd)

@@ -489,7 +489,7 @@ class Store:
     def _write_new(path: str, data: bytes) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
-            os.write(fd, data)
+            atomic.write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
