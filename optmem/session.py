@@ -162,7 +162,11 @@ def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
     handed the block over (for a seed-form ``memo sleep LO-HI`` without a
     flag)."""
     from optmem.engine.handover import next_handover
-    prompt = next_handover(gstore, form=form, flag=global_flag(scope))
+    after = 0  # the project's, counted in the global prompt's "N remain" line
+    if pstore is not None:
+        cp = pstore.count()
+        after = view.pending_in(cp, pstore.built(cp))
+    prompt = next_handover(gstore, form=form, flag=global_flag(scope), after=after)
     which = "global"
     if prompt.kind == protocol.NOTHING and pstore is not None:
         prompt = next_handover(pstore, form=form, flag=scope.flag)

@@ -303,3 +303,27 @@ def test_sleep_with_chooses_and_refuses_in_the_session_layer(memo, inited):
     assert [s.root for s in session.pay_targets(st)] == [st.g.root]
     for opened in st.opened():
         opened.close()
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_the_remaining_count_covers_the_project_behind_the_global(memo, widget, monkeypatch,
+                                                                  batch):
+    """With a project active the global memory's prompt counts the project's
+    pending compressions in its ``remain`` line: never ``This is the last
+    compression.`` while the project still has one; the project's own last
+    one says it."""
+    if batch:
+        monkeypatch.setenv("MEMO_HANDOVER", "batch")
+    for k in range(2):
+        assert memo("note", f"project fact {k}").exit_code == 0
+    memo("note", "--global", "global fact 0")
+    memo("note", "--global", "global fact 1")
+    out = memo("sleep").stdout  # both stores: the global memory's first
+    assert "Compress memories #0-1" in out and "--global" in out
+    assert "This is the last compression." not in out
+    assert ("1 compression remains after this batch." if batch
+            else "1 compression remains after this one.") in out
+    nxt = memo("sleep", "--global", "0-1", "two global facts").stdout
+    assert "0-1 saved." in nxt and "--project widget" in nxt
+    assert "remain" not in nxt
+    assert batch or "This is the last compression." in nxt

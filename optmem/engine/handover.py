@@ -95,19 +95,20 @@ def _size(lines) -> int:
 
 
 def batch_prompt(store, T: int | None = None, form: str | None = None,
-                 flag: str = "", force: bool = False) -> protocol.Handover:
+                 flag: str = "", force: bool = False, after: int = 0) -> protocol.Handover:
     """The batched hand-over (``_batch_prompt``) as a ``protocol.Handover``,
-    chosen again when another session stored its first block meanwhile."""
+    chosen again when another session stored its first block meanwhile;
+    ``after`` as for ``next_handover``."""
     for _ in range(8):
-        prompt = _batch_prompt(store, T, form, flag, force)
+        prompt = _batch_prompt(store, T, form, flag, force, after)
         if prompt is not BUILT:
             return prompt
-    prompt = _batch_prompt(store, T, form, flag, True)
+    prompt = _batch_prompt(store, T, form, flag, True, after)
     return NOTHING if prompt is BUILT else prompt
 
 
 def _batch_prompt(store, T: int | None = None, form: str | None = None,
-                  flag: str = "", force: bool = False):
+                  flag: str = "", force: bool = False, after: int = 0):
     """The batched hand-over at ``T`` (default: the log's length), or
     ``view.NOTHING_LEFT``; ``form`` is the order form (``None``:
     ``MEMO_ORDERS``, ``optmem.protocol``) and ``flag`` the scope flag the
@@ -154,7 +155,7 @@ def _batch_prompt(store, T: int | None = None, form: str | None = None,
     widest = blocks.block_name(0, 1 << T.bit_length())
     fixed = _size(_head(widest, 2 + total, cfg.ENTRY_CHARS)) + _size(
         ["Memories:", "Blocks, in the order to answer them:", ""]) + _size(
-        _remains(total)) + _size(order_lines([], form, flag)) + 64
+        _remains(total + after)) + _size(order_lines([], form, flag)) + 64
     used = fixed
     for lo, hi in blocks.pending_by_end(T, built):
         name = blocks.block_name(lo, hi)
@@ -192,8 +193,8 @@ def _batch_prompt(store, T: int | None = None, form: str | None = None,
     if held is not None:
         return held
     return protocol.Handover(protocol.COMPRESS, None,
-                             _render(names, raw, block_lines, total, cfg.ENTRY_CHARS,
-                                     form, flag))
+                             _render(names, raw, block_lines, total + after,
+                                     cfg.ENTRY_CHARS, form, flag))
 
 
 def _render(names: list, raw: dict, block_lines: list, total: int, limit: int,
@@ -374,7 +375,7 @@ NOTHING = protocol.Handover(protocol.NOTHING, None, NOTHING_LEFT)
 
 
 def next_handover(store: Store, T: int | None = None, form: str | None = None,
-                  flag: str = "", force: bool = False) -> protocol.Handover:
+                  flag: str = "", force: bool = False, after: int = 0) -> protocol.Handover:
     """The next compression at ``T`` (default: the whole log) as a
     ``protocol.Handover``: kind ``NOTHING`` (text ``NOTHING_LEFT``),
     ``COMPRESS`` (the prompt, rendered by ``protocol.compression_prompt``),
@@ -391,14 +392,18 @@ def next_handover(store: Store, T: int | None = None, form: str | None = None,
     The block is recorded as handed over (``claim``); while another known
     session holds it, the answer is ``protocol.held_elsewhere``'s one line
     (no order) instead, unless ``force`` (a wake whose document needs it).
+    ``after``: compressions waiting in another store after this one's (a
+    project's, behind the global memory's), counted in the prompt's
+    ``N compressions remain`` line, so it never says ``This is the last
+    compression.`` while another store still has one.
     """
     if view.batch_mode():
-        return batch_prompt(store, T, form, flag, force)
+        return batch_prompt(store, T, form, flag, force, after)
     for _ in range(8):  # another session stored the chosen block meanwhile: choose again
-        prompt = _compression(store, T, form, flag, force)
+        prompt = _compression(store, T, form, flag, force, after)
         if prompt is not BUILT:
             return prompt
-    prompt = _compression(store, T, form, flag, True)
+    prompt = _compression(store, T, form, flag, True, after)
     return NOTHING if prompt is BUILT else prompt
 
 
@@ -412,7 +417,7 @@ def _claimed(store: Store, chosen: list, force: bool):
 
 
 def _compression(store: Store, T: int | None, form: str | None, flag: str,
-                 force: bool):
+                 force: bool, after: int = 0):
     """``next_handover`` once (``BUILT`` when its block was stored meanwhile)."""
     T = store.count() if T is None else T
     built = store.built(T)
@@ -433,7 +438,7 @@ def _compression(store: Store, T: int | None, form: str | None, flag: str,
     return protocol.Handover(
         protocol.COMPRESS, protocol.summary_order(blocks.block_name(lo, hi), flag),
         protocol.compression_prompt(blocks.block_name(lo, hi), store.config().ENTRY_CHARS,
-                                    body, pending_in(T, built) - 1, form, flag))
+                                    body, pending_in(T, built) - 1 + after, form, flag))
 
 
 # -- the hand-over record ----------------------------------------------------
