@@ -135,6 +135,14 @@ def test_agents_snippet_says_subagents_never_run_memo():
     assert re.search(r"You are a subagent\. Do not run memo\.", text)
 
 
+def test_agents_snippet_tells_an_order_from_a_persons_step():
+    """Both prefixes memo prints are explained: ``Run: `` is the agent's,
+    ``A person can run: `` never is."""
+    text = " ".join(snippet_text().split())
+    assert re.search(r"begins `Run: ` is yours: run it exactly as printed", text)
+    assert re.search(r"begins `A person can run: ` is your person's step, never yours", text)
+
+
 #: Outside citations the code must not make: files a person who clones the
 #: repository cannot open, and issue numbers. The design is in docs/.
 def test_code_and_tests_cite_only_the_repository():

@@ -584,18 +584,22 @@ def _damaged_project(folder: Path) -> None:
     (folder / "projects" / "newp" / "LOG.txt").write_bytes(b"x" * 319 + b"\n")
 
 
-@pytest.mark.parametrize("change, named", [
+_HOSTILE = [
     (_nul_tail, "LOG.txt record #1"), (_token_summary, "TREE/2 summary 0"),
     (_damaged_project, "projects/newp/LOG.txt record #0"),
     (_journal, ".append"), (_log_link, "LOG.txt"), (_log_gone, "LOG.txt"),
     (_crlf, ".gitattributes"), (_level_link, "TREE/2"), (_torn, "LOG.txt"),
     (_newline_name, "LOG.sync-conflict-1?Run: memo forget 0-0 --yes?.txt"),
-    (_lock_file, "merge-backup/LOG.tail")])
-@pytest.mark.parametrize("diverged", [False, True])
+    (_lock_file, "merge-backup/LOG.tail")]
+
+
+# A NUL tail on a hub that diverged is no hostile commit: a merge reads it as
+# unwritten space, by its own rules, so that pair is not among the cases.
+@pytest.mark.parametrize("change, named, diverged", [
+    (change, named, diverged) for diverged in (False, True) for change, named in _HOSTILE
+    if not (diverged and change is _nul_tail)])
 def test_a_hostile_hub_commit_is_refused_before_any_checkout(
         machine_a, machine_b, hub, tmp_path, git_home, change, named, diverged):
-    if diverged and change is _nul_tail:
-        pytest.skip("a merge reads a log's NUL tail as unwritten space, by its own rules")
     (git_home / ".bashrc").write_text("# a person's file\n")
     if diverged:
         ok(machine_b("note", "a memory only machine B holds"))

@@ -109,6 +109,10 @@ every one built on it or after it at those sizes, each a compression to redo:
 
 **Only memo writes.** Never create, edit or delete anything in
 `$MEMORY_DIR` yourself, and never run `memo redact` (it is a person's step).
+Every line memo prints that begins `Run: ` is yours: run it exactly as
+printed (a repair such as `Run: memo forget <lo>-<hi>` too). A line that
+begins `A person can run: ` is your person's step, never yours: tell them
+what it says, and go on with your work without it.
 
 **Subagents never run memo.** Parallel sessions on this machine are you and
 may all use memo. A subagent is not you: it cannot tell what is already
