@@ -166,6 +166,14 @@ def test_config_refuses_bad_names_and_values_in_one_line(memo, inited, setting, 
     for word in must_name:
         assert re.search(rf"\b{word}\b", line), (word, line)
     assert snapshot(inited) == before
+    assert line.rstrip("\n").endswith(" Run: memo config"), line  # the table: every range
+    assert ok(memo("config")).startswith("ENTRY_CHARS ")
+
+
+def test_a_misspelt_setting_names_the_nearest(memo, inited):
+    line = refused(memo("config", "WAKE_LINE=8"))
+    assert "unknown setting 'WAKE_LINE' (did you mean WAKE_LINES?)" in line
+    assert "did you mean" not in refused(memo("config", "COLOUR=8"))
 
 
 def test_config_refuses_all_when_one_setting_is_bad(memo, inited):

@@ -806,3 +806,12 @@ def test_the_hook_names_pending_work_in_agreement(world, tmp_path, notes, line):
     out = run_hook("claude", b"", world["elsewhere"], env)
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "You are awake.\n\n" + line + "\nRun: memo sleep" in text
+
+
+def test_a_misspelt_harness_names_the_nearest_and_the_help(world, memo):
+    result = memo("setup", "claud")
+    assert result.exit_code == 1 and result.stdout == ""
+    line = result.stderr.rstrip("\n")
+    assert "\n" not in line and "no harness named 'claud' (did you mean claude?)" in line
+    assert line.endswith(". Run: memo setup --help")
+    assert memo("setup", "--help").exit_code == 0

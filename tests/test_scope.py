@@ -58,8 +58,7 @@ def test_memory_dir_shapes_are_refused_with_why(memo, monkeypatch, tmp_path, val
     for word in words:
         assert word in line, line
     if not value:  # the person's step runs as printed: init itself sets it first
-        step = ('A person can run: export MEMORY_DIR="$HOME/memory" && memo init'
-                if command == ("init",) else "a person creates one there with memo init")
+        step = 'A person can run: export MEMORY_DIR="$HOME/memory" && memo init'
         assert line.rstrip("\n").endswith(step), line
     assert list(tmp_path.iterdir()) == []  # no second store in the current folder
 

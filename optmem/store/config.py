@@ -79,16 +79,21 @@ def check_value(name: str, raw: str, where: str = "") -> int:
 
     ``raw`` must be ASCII digits only. ``where`` (e.g. ``"config line 3"``)
     marks a value read from the file: the message then prefixes it and ends
-    with the order that repairs the file. Raises ``ConfigError`` naming the
-    valid choices.
+    with the order that repairs the file; a value given to ``memo config``
+    ends with ``Run: memo config`` (the table of values and ranges). Raises
+    ``ConfigError`` naming the valid choices (and, for a misspelt name, the
+    nearest).
     """
     prefix = f"{where}: " if where else ""
     from optmem.protocol import Order
-    fix = f" {Order('config', ('--repair',)).line()}" if where else ""
+    fix = f" {Order('config', ('--repair',) if where else ()).line()}"
     name = name.strip().upper()
     if name not in KNOBS:
+        import difflib
+        near = difflib.get_close_matches(name, list(KNOBS), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
         raise ConfigError(
-            f"{prefix}unknown setting {name!r}; the settings are "
+            f"{prefix}unknown setting {name!r}{hint}; the settings are "
             f"{', '.join(KNOBS)}.{fix}")
     default, low, high, _ = KNOBS[name]
     span = limits(name)

@@ -65,7 +65,8 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False
     if not raw:
         raise NoStore(f"{name} is not set; set it to the absolute path of your memory "
                       f"store (e.g. export MEMORY_DIR=\"$HOME/memory\" in a shell). If no store "
-                      f"exists yet, a person creates one there with memo init")
+                      f"exists yet, only a person creates one (memo init changes nothing "
+                      f"where one is). {PERSON} export MEMORY_DIR=\"$HOME/memory\" && memo init")
     if "$" in raw or "`" in raw:
         raise NoStore(f"{name} {raw!r} still holds '{'$' if '$' in raw else '`'}': no shell "
                       f"expanded it (settings files pass it as written), so memo cannot "
