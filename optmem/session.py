@@ -452,11 +452,18 @@ def refuse_read_only(gstore, pstore, pending_only: bool) -> None:
 # -- recall as JSON ----------------------------------------------------------
 
 def _rows(result) -> list:
+    """Recall's lines as ``{id, date, text}`` objects. A line whose head is
+    not ``#<id> <date> `` (a damaged record, matched as its raw bytes) is
+    ``{"id": null, "date": null, "text": <the whole line>}``: nothing of it
+    is dropped or read as a date it is not."""
+    from optmem.store.memory import is_date
     out = []
     for line in result.lines:
         head, date, text = (line.split(" ", 2) + ["", ""])[:3]
-        out.append({"id": int(head[1:]) if head[1:].isdigit() else None,
-                    "date": date, "text": text})
+        if head[:1] == "#" and head[1:].isdigit() and head[1:].isascii() and is_date(date):
+            out.append({"id": int(head[1:]), "date": date, "text": text})
+        else:
+            out.append({"id": None, "date": None, "text": line})
     return out
 
 

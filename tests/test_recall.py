@@ -40,6 +40,27 @@ def test_recall_json_agrees_with_the_log(memo, store300):
     assert [(d["id"], d["date"], d["text"]) for d in data] == want
 
 
+@pytest.mark.parametrize("head", [b"#XX", b"#2 Fact", b"#\xd9\xa2 "])
+def test_recall_json_of_a_damaged_record_keeps_its_line_and_guesses_no_date(memo, inited,
+                                                                           head):
+    """A record whose head is damaged is matched as its raw line: its JSON
+    object has no id or date (null) and the whole line as its text, never
+    a word of the text read as the date."""
+    for k in range(4):
+        ok(memo("note", f"Fact number {k} here"))
+    log = inited / "LOG.txt"
+    data = bytearray(log.read_bytes())
+    data[640:640 + len(head)] = head
+    log.write_bytes(bytes(data))
+    rows = json.loads(ok(memo("recall", "--json", "number 2")))
+    assert len(rows) == 1 and rows[0]["id"] is None and rows[0]["date"] is None
+    assert "Fact number 2 here" in rows[0]["text"]
+    text = ok(memo("recall", "number 2")).splitlines()[0]
+    assert rows[0]["text"] == text  # the line plain recall prints, whole
+    good = json.loads(ok(memo("recall", "--json", "number 3")))
+    assert good == [{"id": 3, "date": good[0]["date"], "text": "Fact number 3 here"}]
+
+
 def test_recall_json_bad_regex_is_one_line(memo, inited):
     ok(memo("note", "something"))
     line = refused(memo("recall", "--json", "(unclosed"))
