@@ -134,6 +134,20 @@ def test_refused_line_stores_the_lines_before_and_hands_the_rest_over(memo, init
     assert order_names(again)[0] == "0-3"
 
 
+def test_a_too_long_line_in_a_batch_says_to_answer_the_prompt_again(memo, inited, batch):
+    """The refusal of one line of a batch names why, without the single
+    command's "run the command again": the step is the prompt below."""
+    out = note_n(memo, 4)
+    text = answer(prompt_of(out.stdout), lambda n: "x" * 400 if n == "2-3" else f"line {n}")
+    res = memo("sleep", "-", input=text)
+    refusal = [line for line in res.stdout.splitlines() if line.startswith("Not saved:")]
+    assert res.exit_code == 1 and len(refusal) == 1
+    assert refusal[0].startswith("Not saved: 2-3 and every line after it (Too long: 400 bytes")
+    assert refusal[0].endswith("Shorten it). What is still pending is handed over again below.")
+    assert "run the command again" not in res.stdout
+    assert prompt_of(res.stdout).startswith("Compress memories #2-3 ")
+
+
 def test_out_of_order_and_malformed_lines_are_refused(memo, inited, batch):
     note_n(memo, 4)
     res = memo("sleep", "-", input="0-3 too early\n")

@@ -95,3 +95,32 @@ def test_import_refuses_a_credential(memo, inited, tmp_path):
     assert "line 2" in result.stderr
     assert key not in result.stderr  # never repeats the secret
     assert (inited / "LOG.txt").read_bytes() == b""
+
+
+def test_the_same_file_imported_twice_is_refused_naming_the_run(memo, inited, tmp_path):
+    """A file whose lines are already a recent run of memories (an import of
+    the same export again, even after notes in between) is refused in one
+    line naming that run, and the log is unchanged; a file that only starts
+    like one, or one line of it, is imported as before."""
+    from datetime import date
+    today = date.today().isoformat()
+    path = tmp_path / "hist.txt"
+    path.write_text(f"{today} first fact\n{today} second fact\n", encoding="utf-8")
+    assert memo("import", path).exit_code == 0
+    log = (inited / "LOG.txt").read_bytes()
+    again = memo("import", path)
+    assert again.exit_code == 1 and again.stdout == ""
+    assert again.stderr == (f"memo: {path} was imported already: its 2 memories are #0 to "
+                            f"#1 of this memory, text for text; nothing was imported (a "
+                            f"second import would keep each twice, for good)\n")
+    assert (inited / "LOG.txt").read_bytes() == log
+    assert memo("note", "a fact noted in between").exit_code == 0
+    assert "are #0 to #1 of this memory" in memo("import", path).stderr
+    one = tmp_path / "one.txt"
+    one.write_text(f"{today} second fact\n", encoding="utf-8")
+    assert "its one memory is #1 of this memory" in memo("import", one).stderr
+    longer = tmp_path / "longer.txt"
+    longer.write_text(f"{today} first fact\n{today} second fact\n{today} third fact\n",
+                      encoding="utf-8")
+    result = memo("import", longer)
+    assert result.exit_code == 0 and "#3 to #5" in result.stdout

@@ -309,10 +309,18 @@ def import_lines(store: Store, path: str, before_write=None, progress=None) -> t
             total = 2 * os.stat(path).st_size
         except OSError:
             pass  # _import_entries names the problem
-    count = sum(1 for _ in _import_entries(path, cfg, floor, checked,
-                                           progress=progress, progress_base=(0, total)))
+    first_text = []
+
+    def counted():
+        for _date, text in _import_entries(path, cfg, floor, checked,
+                                          progress=progress, progress_base=(0, total)):
+            if not first_text:
+                first_text.append(text)
+            yield 1
+    count = sum(counted())
     if count == 0:
         raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
+    refuse_reimport(store, path, cfg, floor, T, count, first_text[0])
     with store.locked():
         store.check_last_memory()
         T = store.count()
@@ -354,6 +362,65 @@ def import_lines(store: Store, path: str, before_write=None, progress=None) -> t
 
 
 IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
+
+
+#: How many of the newest memories ``refuse_reimport`` looks back through.
+REIMPORT_LOOKBACK = 1 << 16
+
+
+def refuse_reimport(store: Store, path: str, cfg, floor, T: int, count: int,
+                    first: str) -> None:
+    """Raise ``BadInput`` when the ``count`` lines of import file ``path``
+    are already, text for text and in order, a run of memories that starts
+    on or after the newest memory's date less ``ZONE_SPAN_DAYS`` (``floor``
+    is the newest memory's date): the same file imported twice. Dates never
+    go backwards, so a second import of a file passes only when its dates
+    are that recent, and it would then keep every memory twice, for good.
+    ``first`` is the file's first text; the memories are read back from the
+    newest (at most ``REIMPORT_LOOKBACK``) while their date is that recent,
+    and the file is read again only where a memory's text is ``first``.
+    Dates are not compared (an import may have moved a line's date up to
+    the newest memory's); a damaged record matches nothing."""
+    if not 0 < count <= T or floor is None:
+        return
+    from optmem import dates
+    lowest = dates.shift(floor, -ZONE_SPAN_DAYS)
+    stop = max(0, T - REIMPORT_LOOKBACK)
+    hi = T
+    while hi > stop:
+        lo = max(stop, hi - 4096)
+        try:
+            batch = store.memories(lo, hi)
+        except (Damaged, IndexError):
+            return
+        for memory in reversed(batch):
+            if memory.text == first and memory.id + count <= T and _is_run(
+                    store, path, cfg, floor, memory.id, count):
+                where = (f"its one memory is #{memory.id}" if count == 1 else
+                         f"its {count} memories are #{memory.id} to #{memory.id + count - 1}")
+                raise BadInput(
+                    f"{path} was imported already: {where} of this memory, text for text; "
+                    f"nothing was imported (a second import would keep each twice, for good)")
+            if memory.date < lowest:
+                return
+        hi = lo
+
+
+def _is_run(store: Store, path: str, cfg, floor, start: int, count: int) -> bool:
+    """Are the texts of memories ``[start, start + count)`` the lines of
+    ``path``, in order? False at a damaged record."""
+    entries = _import_entries(path, cfg, floor, guard=False)
+    try:
+        for lo in range(start, start + count, 4096):
+            for memory, (_, text) in zip(store.memories(lo, min(start + count, lo + 4096)),
+                                         entries):
+                if memory.text != text:
+                    return False
+    except (Damaged, IndexError):
+        return False
+    finally:
+        entries.close()
+    return True
 
 
 def _import_entries(path: str, cfg, floor, digest=None, guard: bool = True,

@@ -352,9 +352,12 @@ def reply_lines(result: BatchResult) -> list:
     if result.refused is not None:
         name, why, order = result.refused
         what = f"{name}" if name else "a line"
+        why = why.rstrip(".")
+        if why.endswith(view.AGAIN):  # the batch's next step is the prompt below
+            why = why[:-len(view.AGAIN)]
         after = ("Nothing is pending now." if result.prompt.kind == protocol.NOTHING
                  else "What is still pending is handed over again below.")
-        out.append(f"Not saved: {what} and every line after it ({why.rstrip('.')}). {after}")
+        out.append(f"Not saved: {what} and every line after it ({why}). {after}")
         if order is not None and not result.prompt.waiting:  # the hand-over says it
             out.append(order.line())
     if out:

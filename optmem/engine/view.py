@@ -40,13 +40,17 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
     if size > limit:
         raise BadInput(f"Too long: {size} bytes, limit {limit}. The {what} is {size} bytes "
                        f"of UTF-8 and the limit is {limit} bytes (ENTRY_CHARS; accented and "
-                       f"non-Latin characters take 2-4 bytes). Shorten it and run the "
-                       f"command again")
+                       f"non-Latin characters take 2-4 bytes). Shorten it{AGAIN}")
     if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
         raise BadInput(f"the {what} is the order itself, not your line: put your own "
                        f"line where the order says <your line>")
     guard.check_text(text, what)
     return text
+
+
+#: How a refusal of one command's text ends; a batch's refusal drops it (the
+#: batch's next step is to answer the prompt handed over again).
+AGAIN = " and run the command again"
 
 
 def fold(text: str) -> str:
