@@ -105,6 +105,8 @@ def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
     assert info["pending"] == 10000 - popcount(10000)
     assert info["summaries"] == 0
     assert info["bytes"]["log"] == 10000 * LOG
+    # The text counts the wake document's lines as WAKE_LINES does: the intro too.
+    assert "wake         257 lines (WAKE_LINES=257; the intro line, then):" in ok(memo("stats"))
 
 
 def test_stats_of_an_empty_store(memo, inited):

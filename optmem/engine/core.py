@@ -699,7 +699,9 @@ def stats_text(info: dict, store: Store | None = None) -> str:
     shape = info["wake_shape"]
     if shape:
         total = sum(n for _, n in shape)
-        lines.append(f"wake         {total} lines (WAKE_LINES={info['wake_lines']}):")
+        intro = wake_budget(T, info["wake_lines"])[1]  # memo's intro line, counted too
+        lines.append(f"wake         {total + intro} lines (WAKE_LINES={info['wake_lines']}"
+                     f"{'; the intro line, then' if intro else ''}):")
         most = max(n for _, n in shape)
         width = len(str(shape[0][0]))
         for size, n in shape:
