@@ -905,14 +905,48 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
                         else recall_json(st.p or st.g, pattern, fixed))
         return Result([text], [f"memo: {notice}"] if notice else [])
     if both:
-        lines = []
+        lines, total = [], 0
         for heading, result in recall_sections(st.sc, st.g, st.p, pattern,
                                                st.g.config().PART_CHARS - 400, fixed):
             lines += [heading, *_counted(result)]
-        return Result(lines)
+            total += result.total
+        return Result(lines, _as_written(st, [st.g, st.p], pattern) if not (total or fixed)
+                      else [])
     store = st.p or st.g
     budget = store.config().PART_CHARS
-    return Result(_counted(core.recall(store, pattern, max(budget - 200, budget // 2), fixed)))
+    result = core.recall(store, pattern, max(budget - 200, budget // 2), fixed)
+    return Result(_counted(result), _as_written(st, [store], pattern)
+                  if not (result.total or fixed) else [])
+
+
+#: Characters that make a regex read a text other than as written.
+_REGEX_SYNTAX = frozenset("$^()[]{}.*+?|\\")
+
+
+def _as_written(st: Stores, stores: list, pattern: str) -> list:
+    """After a regex recall that matched nothing: when ``pattern`` holds
+    regex syntax and some line holds it as written (``$HOME/.config``,
+    ``f(x)``), the note (stderr) that says so, ending with the order that
+    finds it (``Run: memo recall -F PATTERN``, the scope flag as given;
+    the tool call in the ``mcp`` form); else no note."""
+    if not _REGEX_SYNTAX.intersection(pattern):
+        return []
+    from optmem.engine import core
+    found = sum(core.recall(store, pattern, 1, True).total for store in stores)
+    if not found:
+        return []
+    if protocol.orders_form() == protocol.MCP_FORM:
+        args = {"pattern": pattern, "fixed": True}
+        if st.explicit:
+            args["scope"] = "global" if not st.sc.project else st.sc.project
+        order = f"Run: recall {_json().dumps(args, ensure_ascii=False)}"
+    else:
+        import shlex
+        order = " ".join(["Run: memo recall", *filter(None, [given_flag(st)]), "-F",
+                          shlex.quote(pattern)])
+    return [f"memo: {pattern!r} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
+            f"syntax), and {found} line{'s hold' if found > 1 else ' holds'} it as written. "
+            f"{order}"]
 
 
 def failure_lines(err: BaseException) -> list:

@@ -137,3 +137,37 @@ def test_recall_cut_keeps_the_newest(memo, inited, tmp_path):
     assert size + len(everything[-len(shown) - 1].encode()) + 1 > 2048 - 200
     assert "40" in trailer
     assert "narrow" in trailer.lower()
+
+
+@pytest.mark.parametrize("pattern", ["$HOME/.config", "f(x)", "a.b[0]"])
+def test_a_regex_that_finds_nothing_but_the_text_as_written_says_so(memo, inited, pattern):
+    """No line matches the pattern as a regex, yet a line holds it as
+    written: stdout stays the seed's ``No match.``, and one stderr line
+    says why and ends with the ``-F`` order, which runs as printed."""
+    import shlex
+    ok(memo("note", f"the value is {pattern} here"))
+    ok(memo("note", "another memory"))
+    result = memo("recall", pattern)
+    assert result.exit_code == 0 and result.stdout == "No match.\n"
+    line = result.stderr.rstrip("\n")
+    assert "\n" not in line and "1 line holds it as written" in line
+    order = line.split(". Run: ", 1)[1]
+    assert order == f"memo recall -F {shlex.quote(pattern)}"
+    words = shlex.split(order)
+    assert memo(*words[1:]).stdout.endswith("1 match.\n")
+    # No note when the text is not there either, when the regex matched, or with -F.
+    assert memo("recall", pattern + "zz").stderr == ""
+    assert memo("recall", "value").stderr == ""
+    assert memo("recall", "-F", pattern + "zz").stderr == ""
+
+
+def test_the_as_written_hint_over_mcp_is_a_tool_call(memo, inited):
+    pytest.importorskip("jsonschema", reason="the MCP extra is not installed")
+    from optmem.mcp import call_tool
+    ok(memo("note", "config lives in $HOME/.config now"))
+    text, is_error = call_tool("recall", {"pattern": "$HOME/.config"})
+    assert not is_error and text.startswith("No match.\n")
+    order = text.rsplit(". Run: ", 1)[1]
+    assert json.loads(order[len("recall "):]) == {"pattern": "$HOME/.config", "fixed": True}
+    text, is_error = call_tool("recall", json.loads(order[len("recall "):]))
+    assert not is_error and text.endswith("1 match.")
