@@ -615,11 +615,14 @@ def _not_awake(order: Order) -> str:
     return f"{NOT_AWAKE}\n{order}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {order}"
 
 
-def part_footer(k: int, n: int, T: int) -> str:
+def part_footer(k: int, n: int, T: int, flag: str = "") -> str:
     """The last line of part ``k``: ``Not awake yet. Run: memo wake <k+1>
     <T>`` (read as ``Not awake yet\\. Run: .+ wake (\\d+) (\\d+)$``, and by a
-    seed client as ``Run: memo wake (\\d+) (\\d+)``), or ``AWAKE``."""
-    return AWAKE if k == n else _not_awake(Order("wake", (str(k + 1), str(T))))
+    seed client as ``Run: memo wake (\\d+) (\\d+)``), or ``AWAKE``. ``flag``:
+    the scope flag the wake was given (``--global`` while a project is
+    active), which the order repeats so it pages the same document."""
+    return AWAKE if k == n else _not_awake(Order("wake", (str(k + 1), str(T)),
+                                                 Order.scoped(flag)))
 
 
 def part_footer_scoped(k: int, n: int, Tg: int, Tp: int, project: str) -> str:

@@ -1183,7 +1183,8 @@ def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
     at most that many bytes (``wake_max_bytes``). A wake that needs a
     compression first answers the hand-over with exit 1 and no error: it
     is a step to take. Where git could not be asked which project this is,
-    the hand-over's order names the global memory. ``strict`` (the CLI): a
+    the hand-over's order names the global memory, as it does (and the next
+    part's) for ``--global`` named while projects exist. ``strict`` (the CLI): a
     damaged summary the document or the hand-over needs raises
     ``Damaged``. ``closed`` False: a part that is not the last ends without
     the order for the next one (``waking.wake``). Raises ``BadInput`` for a ``T`` past a log or a part that
@@ -1196,6 +1197,8 @@ def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
     if st.p is not None:
         ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict, closed=closed)
     else:
-        ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if st.sc.problem else "",
+        # ``--global`` named while projects exist (or git could not be asked):
+        # the next part's order and the hand-over's name the global memory.
+        ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if _global_named(st.sc) else "",
                                strict=strict, closed=closed)
     return Result([text], exit_code=0 if ok else 1)

@@ -327,3 +327,28 @@ def test_the_remaining_count_covers_the_project_behind_the_global(memo, widget, 
     assert "0-1 saved." in nxt and "--project widget" in nxt
     assert "remain" not in nxt
     assert batch or "This is the last compression." in nxt
+
+
+def test_a_global_wake_pages_the_global_document_while_a_project_is_active(memo, widget,
+                                                                           tmp_path):
+    """``memo --global wake`` with a project active: each part's order
+    repeats ``--global``, so run as printed it pages the global memory's
+    own document to its end, never the two-store one."""
+    import shlex
+    from datetime import date
+    lines = tmp_path / "g.txt"
+    lines.write_text("".join(f"{date.today().isoformat()} global memory {k}\n"
+                             for k in range(3)), encoding="utf-8")
+    assert memo("import", "--global", str(lines)).exit_code == 0
+    assert memo("note", "a project memory").exit_code == 0
+    assert memo("config", "--global", "PART_LINES=2").exit_code == 0
+    seen, out = [], memo("--global", "wake").stdout
+    for _ in range(10):
+        seen += [line.split(" ")[0] for line in out.splitlines() if line.startswith("#")]
+        last = [line for line in out.splitlines() if line.startswith("Not awake yet.")]
+        if not last:
+            break
+        order = last[0].split("Run: ", 1)[1]
+        assert order.endswith(" --global"), order
+        out = memo(*shlex.split(order)[1:]).stdout
+    assert seen == ["#0", "#1", "#2"] and "You are awake." in out

@@ -283,12 +283,12 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         T = count
     elif T > count:
         raise BadInput(f"the log holds {count} memories, so there is no view at T={T}.",
-                       then=protocol.Order("wake"))
+                       then=protocol.Order("wake", scope=protocol.Order.scoped(flag)))
     warning = sync_warning(store)
     if count == 0:
         if part != 1:
             raise BadInput(f"part {part} does not exist: the memory is empty.",
-                           then=protocol.Order("wake"))
+                           then=protocol.Order("wake", scope=protocol.Order.scoped(flag)))
         return True, marks.insert_after_first_line(
             "\n".join(protocol.empty_store(form)), warning)
     budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
@@ -324,12 +324,13 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
                            cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
                            intro_counts=T > budget,  # it took the place of a line
+                           foot=lambda k, n: protocol.part_footer(k, n, T, flag),
                            closed=closed)
     parts = [marks.insert_after_first_line(p, warning) for p in parts]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}.",
-                       then=protocol.Order("wake", ("1", str(T))))
+                       then=protocol.Order("wake", ("1", str(T)), protocol.Order.scoped(flag)))
     text = parts[part - 1]
     if part == len(parts):
         from optmem.engine.handover import next_handover  # the last part alone hands over
