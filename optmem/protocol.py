@@ -694,9 +694,12 @@ def read_only_pending(pending: int, uid: int) -> str:
             f"or memo note here until a person makes the store writable.")
 
 
-def forgot(gone: int, name: str) -> str:
-    """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed)."""
-    return f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. {run(Order('sleep'))}"
+def forgot(gone: int, name: str, step: str | None = None) -> str:
+    """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed);
+    ``step`` stands in place of the order when a sleep cannot succeed
+    there (``view.sleep_step``)."""
+    return (f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. "
+            f"{step or run(Order('sleep'))}")
 
 
 def forget_cost(gone: int, name: str) -> str:

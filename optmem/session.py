@@ -633,7 +633,8 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     whole = blocks.block_name(*view.parse_block(block))
     if dry_run:
         return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
-    return Result([protocol.forgot(core.forget(store, block), whole)])
+    gone = core.forget(store, block)
+    return Result([protocol.forgot(gone, whole, view.sleep_step(store, store.count())[0])])
 
 
 def given_flag(st: Stores) -> str:

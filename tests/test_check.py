@@ -298,7 +298,7 @@ def test_damage_in_a_tree_file_still_names_its_repair(memo, inited):
     level = inited / "TREE" / "2"
     level.unlink()
     level.mkdir()  # not a regular file: damage, with the person's step
-    line = one_line(memo("wake").stderr)
+    line = memo("wake").stdout.rstrip("\n").splitlines()[-1]  # shown whole, then the step
     assert "not a regular file" in line and "mv -- " in line
 
 

@@ -322,7 +322,13 @@ def test_a_level_file_that_is_a_directory(memo, inited):
     (inited / "TREE" / "2").unlink()
     (inited / "TREE" / "2").mkdir()
     step = f"A person can run: mv -- {inited / 'TREE' / '2'} {inited}-moved-TREE-2"
+    # Four memories need no summary: wake shows them, and ends with the step.
+    wake = memo("wake")
+    assert wake.exit_code == 0 and wake.stdout.count("\n#") == 4
+    assert wake.stdout.rstrip("\n").endswith(step) and "Run: memo sleep" not in wake.stdout
+    ok(memo("config", "WAKE_LINES=3"))  # #0-1 and #2-3: the document needs TREE/2: refused
     refused(memo("wake"), str(inited / "TREE" / "2"), step)
+    ok(memo("config", "WAKE_LINES="))
     refused(memo("sleep"), str(inited / "TREE" / "2"), step)
     result = memo("check")
     no_traceback(result)
@@ -357,7 +363,8 @@ def test_a_level_file_in_a_symlink_loop(memo, inited):
     level = inited / "TREE" / "2"
     level.unlink()
     os.symlink("2", level)
-    refused(memo("wake"), str(level))
+    wake = memo("wake")  # four memories need no summary: shown, then the step
+    assert wake.exit_code == 0 and str(level) in wake.stdout.splitlines()[-1]
     refused(memo("sleep"), str(level))
     result = memo("check")
     no_traceback(result)
@@ -1169,7 +1176,10 @@ def test_tree_that_is_a_file_is_named_as_such(memo, inited):
     (inited / "TREE").rmdir()
     (inited / "TREE").write_text("not a directory")
     tree = str(inited / "TREE")
-    for args in (("wake",), ("sleep",), ("sleep", "0-1", "x")):
+    for args in (("sleep",), ("sleep", "0-1", "x")):
         err = refused(memo(*args), tree)
         assert f"{tree}/2" not in err, err
+    wake = memo("wake")  # four memories need no summary: shown, then the step
+    assert wake.exit_code == 0 and f"{tree} is not a directory" in wake.stdout
+    assert f"{tree}/2" not in wake.stdout and "Run: memo sleep" not in wake.stdout
     assert (inited / "TREE").read_text() == "not a directory"

@@ -16,6 +16,7 @@ import re
 from optmem import atomic, blocks
 from optmem.engine import replicas
 from optmem.engine.marks import BACKUP_NAME, conflict_copies, copy_of
+from optmem.engine.view import sleep_step
 from optmem.errors import ConfigError, Damaged, MemoError
 from optmem.protocol import Order, Problem
 from optmem.store.memory import (
@@ -148,7 +149,7 @@ def _check_tree(store: Store, T: int, problems: list, notes: list, over: dict) -
     except FileNotFoundError:
         if T >= 2:
             problems.append(f"{store.tree_path} is missing; memo sleep makes it again and "
-                            f"rebuilds the summaries. Run: memo sleep")
+                            f"rebuilds the summaries. {' '.join(sleep_step(store, T))}")
         return
     except NotADirectoryError:
         problems.append(f"{store.tree_path} is not a directory; it only holds summaries, which "
@@ -345,7 +346,7 @@ def check(store: Store) -> tuple:
     notes.insert(0, f"{T} memor{'y' if T == 1 else 'ies'}, {built_n} "
                     f"summar{'y' if built_n == 1 else 'ies'} built, {pending} pending.")
     if pending and not problems:
-        notes.append("Run: memo sleep")
+        notes += sleep_step(store, T)  # the order in the form in force, or why none
     return problems, notes
 
 

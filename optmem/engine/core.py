@@ -35,6 +35,7 @@ from optmem.engine.view import (
     refuse_damaged,
     shown,
     shown_summary,
+    sleep_step,
     summary_repair,
     wake_budget,
 )
@@ -203,7 +204,7 @@ def _forget_sizes(store: Store, lo: int, hi: int) -> list:
     size = hi - lo
     if lo // size >= store.level_len(size):
         raise BadInput(f"there is no summary {blocks.block_name(lo, hi)} to forget (it is not "
-                       f"built). {protocol.run(protocol.Order('sleep'))}")
+                       f"built). {sleep_step(store, store.count())[0]}")
     top = max(store.level_bytes(), default=size)
     sizes, s = [], size
     while s <= top:
@@ -634,23 +635,6 @@ def zoom(store: Store, arg: str, strict: bool = False) -> list:
     elif any(f" {NOT_COMPRESSED} (" in line for line in out):
         out += sleep_step(store, T)
     return out
-
-
-def sleep_step(store: Store, T: int) -> list:
-    """The line that follows output showing blocks not summarised yet (at
-    ``T`` memories): ``Run: memo sleep`` when a sleep can succeed here.
-    When it cannot, no order: on a store read-only for this user,
-    ``protocol.read_only_pending``; when a level file of ``TREE/`` is no
-    file memo writes (a folder, a link: ``Store.level_len``), the sentence
-    naming the person's step. Returns a list of one line."""
-    try:
-        built = store.built(T)
-    except Damaged as err:
-        return [str(err)]
-    pending = max(1, pending_in(T, built))
-    if not store.writable():
-        return [protocol.read_only_pending(pending, os.getuid())]
-    return [protocol.run(protocol.Order("sleep"))]
 
 
 def stats(store: Store) -> dict:

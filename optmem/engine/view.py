@@ -313,8 +313,14 @@ def summary_repair(store: Store, damaged: list, flag: str = "", form: str | None
     """The hand-over after a document that showed damaged summaries
     (``damaged``: ``[((lo, hi), error line), ...]``, from ``shown_summary``):
     what is wrong with the first, and the order that forgets it (memo sleep
-    then writes it again from the log)."""
+    then writes it again from the log). When the level file itself is no
+    file memo writes (``Store.level_len``: a folder, a link), no forget can
+    help: its own line, naming the person's step, instead."""
     (lo, hi), why = damaged[0]
+    try:
+        store.level_len(hi - lo)
+    except Damaged as err:  # the level file itself (a folder, a link): a forget cannot cut it
+        return str(err)
     name = blocks.block_name(lo, hi)
     sentence = why  # the store's sentence, without its order (``MemoError.sentence``)
     more = f" ({len(damaged) - 1} more after it)" if len(damaged) > 1 else ""
@@ -331,6 +337,40 @@ def strict_damage(handover: protocol.Handover) -> None:
     ``Run: memo forget LO-HI`` as one line."""
     if handover.kind == protocol.HALF_WAITING:
         raise Damaged(" ".join(handover.text.split("\n")))
+
+
+def built_or_broken(store: Store, T: int) -> tuple:
+    """``(built, broken)``: ``Store.built(T)`` with a level file that is no
+    file memo writes (a folder, a link: ``Store.level_len`` raises
+    ``Damaged``) counted as holding nothing, and ``broken`` the first such
+    level's line (naming the person's step), or None when every level is
+    sound. A reader shows the memory without that level; no sleep can be
+    ordered while it stands."""
+    built, broken = {}, None
+    for size in blocks.level_sizes(T):
+        try:
+            built[size] = store.level_len(size)
+        except Damaged as err:
+            built[size] = 0
+            broken = broken or str(err)
+    return built, broken
+
+
+def sleep_step(store: Store, T: int) -> list:
+    """The line that follows output showing blocks not summarised yet (at
+    ``T`` memories): ``Run: memo sleep`` when a sleep can succeed here.
+    When it cannot, no order: on a store read-only for this user,
+    ``protocol.read_only_pending``; when a level file of ``TREE/`` is no
+    file memo writes (a folder, a link: ``Store.level_len``), the sentence
+    naming the person's step. Returns a list of one line."""
+    try:
+        built = store.built(T)
+    except Damaged as err:
+        return [str(err)]
+    pending = max(1, pending_in(T, built))
+    if not store.writable():
+        return [protocol.read_only_pending(pending, os.getuid())]
+    return [protocol.run(protocol.Order("sleep"))]
 
 
 def damaged_error(store: Store, damaged: list, flag: str = "") -> Damaged:

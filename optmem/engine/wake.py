@@ -28,7 +28,7 @@ from optmem.engine.view import (
     summary_repair,
     wake_budget,
 )
-from optmem.errors import BadInput, NotBuilt
+from optmem.errors import BadInput, Damaged, NotBuilt
 from optmem.store.memory import Store
 
 #: An unbuilt block is shown as its built halves (down to raw memories)
@@ -94,7 +94,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     user cannot write) pending work is reported as waiting for a writable
     store instead of ordered, before ``You are awake.``."""
     T = store.count()
-    built = store.built(T)
+    built, broken = view.built_or_broken(store, T)  # a broken level: shown without it
     damaged = []  # damaged summaries the document shows (view.shown_summary)
     cache = {}
 
@@ -131,11 +131,16 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         ([warning] if warning else [])
     pending = view.pending_in(T, built)
     tail = []
-    if pending and read_only:
+    read_only = read_only or bool(pending and not store.writable())  # no sleep could save
+    if broken is not None:  # a level no sleep can write: its person's step, no order
+        pending = 0
+    elif pending and read_only:
         import os
         tail = [protocol.read_only_pending(pending, os.getuid())]
     tail.append(view.AWAKE)
-    if pending and not read_only:
+    if broken is not None:
+        tail += ["", broken]
+    if pending and not read_only and broken is None:
         if waiting is None:
             waiting = view.next_waits(store, T, built)
         tail += [""] + (waiting.split("\n") if waiting is not None else [
@@ -293,8 +298,10 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
             "\n".join(protocol.empty_store(form)), warning)
     budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
     tiling = blocks.cover(T, budget)
-    built = store.built(T)
-    if T == count and pending_in(T, built) and not store.writable():
+    built, broken = view.built_or_broken(store, T)
+    if broken is not None and missing_in(T, tiling, built):
+        raise Damaged(broken)  # the document needs that level: the person's step first
+    if T == count and pending_in(T, built) and not store.writable() and broken is None:
         # A sleep could not be saved: show what is built instead of ordering it.
         return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
     if missing_in(T, tiling, built):
@@ -332,6 +339,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}.",
                        then=protocol.Order("wake", ("1", str(T)), protocol.Order.scoped(flag)))
     text = parts[part - 1]
+    if part == len(parts) and broken is not None:  # no sleep can be ordered: the person's step
+        return True, text + "\n\n" + broken
     if part == len(parts):
         from optmem.engine.handover import next_handover  # the last part alone hands over
         handover = next_handover(store, form=form, flag=flag)

@@ -69,8 +69,10 @@ def failure(reason: str) -> str:
 
 
 def _head(store, T: int) -> str:
-    """What changes when the memory does: memories and built summaries."""
-    return f"{T}:{sum(store.built(T).values())}"
+    """What changes when the memory does: memories and built summaries (a
+    level that is no file memo reads counts none: the wake says so)."""
+    from optmem.engine.view import built_or_broken
+    return f"{T}:{sum(built_or_broken(store, T)[0].values())}"
 
 
 def _sessions_path(environ) -> str:
