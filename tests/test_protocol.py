@@ -862,3 +862,12 @@ def test_an_unknown_orders_form_says_so_beside_the_orders(memo, memory_dir, monk
     assert 'Run: memo sleep 0-1 "<your line>"' in result.stdout and result.stderr == ""
     monkeypatch.setenv("MEMO_ORDERS", value)
     assert memo("recall", "one").stderr == ""  # no order printed: nothing to say
+
+
+def test_an_unknown_orders_form_is_named_beside_the_empty_stores_seed_order(memo, memory_dir,
+                                                                            monkeypatch):
+    assert memo("init").exit_code == 0
+    monkeypatch.setenv("MEMO_ORDERS", "naps")
+    result = memo("wake")
+    assert result.stdout.startswith("No memories yet. Record the first with: memo note - <<")
+    assert result.stderr.startswith("memo: MEMO_ORDERS=naps names no order form")

@@ -614,3 +614,13 @@ def test_the_import_an_export_suggests_runs_as_printed(tmp_path, memo, inited, m
     assert at(tmp_path / "other")(*order[1:]).exit_code == 0  # as printed
     assert at(tmp_path / "third")("init").exit_code == 0
     assert at(tmp_path / "third")("import", order[-1]).exit_code != 0  # without --yes: asked
+
+
+def test_the_warning_never_splits_the_empty_stores_seed_order(memo, inited):
+    """On an empty store the warning stands after the seed's heredoc order
+    (its body and tag stay together), before ``You are awake.``."""
+    (inited / "LOG.sync-conflict-20251201-101010-ABCDEFG.txt").write_bytes(b"x")
+    lines = memo("wake").stdout.rstrip("\n").splitlines()
+    assert lines[0] == "No memories yet. Record the first with: memo note - <<'MEMORY'"
+    assert lines[1:3] == ["<one line>", "MEMORY"]
+    assert lines[3].startswith("Warning: ") and lines[4] == "You are awake."

@@ -139,7 +139,7 @@ def show(result) -> None:
         click.echo(line)
     for line in result.notes:
         click.echo(one_line(unechoed_argv(line)), err=True)
-    if any("Run: " in line for line in result.lines):
+    if any("Run: " in line or "Record the first with: " in line for line in result.lines):
         from optmem import protocol
         unknown = protocol.unknown_form_line()
         if unknown:

@@ -294,8 +294,8 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
         if part != 1:
             raise BadInput(f"part {part} does not exist: the memory is empty.",
                            then=protocol.Order("wake", scope=protocol.Order.scoped(flag)))
-        return True, marks.insert_after_first_line(
-            "\n".join(protocol.empty_store(form)), warning)
+        *seed, awake = protocol.empty_store(form)  # the seed's order stays whole
+        return True, "\n".join([*seed, *([warning] if warning else []), awake])
     budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
     tiling = blocks.cover(T, budget)
     built, broken = view.built_or_broken(store, T)
