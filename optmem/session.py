@@ -333,9 +333,11 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
             except BadInput:
                 continue
     need = max_bytes - room + least_g + least_p - awake
-    raise BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
+    err = BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
                    f"memory together: the shortest document is {need} bytes.",
                    then=protocol.Order("wake", options=(("--max-bytes", need),)))
+    err.smallest = need  # as ``waking.wake_max_bytes`` marks its own
+    raise err
 
 
 # -- recall ------------------------------------------------------------------

@@ -110,3 +110,20 @@ def test_check_orders_the_sleep_in_the_form_in_force(memo, inited, monkeypatch):
     assert _orders(memo("check").stdout) == ["Run: memo nap"]
     monkeypatch.setenv("MEMO_ORDERS", "line")
     assert _orders(memo("check").stdout) == ["Run: memo sleep"]
+
+
+def test_the_hook_names_a_bad_config_not_a_memory_too_long(memo, inited):
+    """A config line memo cannot read: the session-start context is the
+    config's own line and its repair, not "does not fit ... Run: memo wake"
+    (which fails on the same config)."""
+    for k in range(3):
+        ok(memo("note", f"memory {k}"))
+    with open(inited / "config", "a", encoding="utf-8") as f:
+        f.write("WAKE_LINES=abc\n")
+    hook = memo("hook", "session-start", "--harness", "claude")
+    context = json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "does not fit" not in context and "Run: memo wake" not in context
+    assert "WAKE_LINES must be a whole number" in context
+    assert "Run: memo config --repair" in context
+    assert memo("config", "--repair").exit_code == 0
+    assert memo("wake").exit_code == 0  # the order it gave was the one that helps

@@ -168,6 +168,8 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         _export_line(environ, store_path, harness.ENV_FILES, session)
         try:
             return _context_two(harness, sc, store, source, budget, synced)
+        except MemoError as err:  # a config, a level: its own line, as for one store
+            return failure(str(err))
         finally:
             store.close()
     try:
@@ -185,7 +187,9 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         room = budget - len(top.encode("utf-8")) - 1
         try:
             body = waking.wake_max_bytes(store, room) if room > 0 else None
-        except MemoError:
+        except MemoError as err:
+            if not hasattr(err, "smallest"):  # not too long: its own line (a config, a level)
+                raise
             body = None
         if body is None:
             text = (f"{top}\nYour memory does not fit in this hook's {budget} bytes. "
@@ -227,7 +231,9 @@ def _context_two(harness, sc, store, source: str, budget: int, synced: str = "")
         room = budget - len(top.encode("utf-8")) - 1
         try:
             body = scoped.wake_max_bytes(sc, store, pstore, room) if room > 0 else None
-        except MemoError:
+        except MemoError as err:
+            if not hasattr(err, "smallest"):  # not too long: its own line (a config, a level)
+                raise
             body = None
         if body is None:
             return (f"{top}\nYour memory does not fit in this hook's {budget} bytes. "
