@@ -126,3 +126,20 @@ def test_a_lock_held_by_another_memo_says_nothing_was_written_and_to_run_again(
     assert line.endswith("then run the command again")
     assert "Run: memo check" not in line
     assert log_bytes(inited) == before
+
+
+def test_a_log_lost_beside_its_summaries_is_named_and_never_started_again(memo, inited):
+    """``LOG.txt`` gone while ``TREE/`` holds summaries: every command and
+    ``memo init`` say the log was lost, name how many summaries stay, and
+    create nothing (an empty log there would be a second identity)."""
+    from conftest import answer_all
+    for k in range(4):
+        assert memo("note", f"memory {k}").exit_code == 0
+    answer_all(memo)
+    (inited / "LOG.txt").unlink()
+    for args in (["wake"], ["init"], ["note", "a new memory"]):
+        result = memo(*args)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert "LOG.txt is missing, though" in result.stderr and "holds 3 summaries" in result.stderr
+        assert "No memory at" not in result.stderr and "memo init\n" not in result.stderr
+    assert not (inited / "LOG.txt").exists()

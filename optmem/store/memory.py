@@ -364,6 +364,33 @@ def problem_in_summary(record: bytes) -> str | None:
     return _check_record(record, TREE_RECORD)[0]
 
 
+def _log_lost(store) -> str | None:
+    """When ``store`` has no ``LOG.txt`` but its ``TREE/`` levels hold
+    summaries (a log moved or lost: a sync tool, a partial restore), the
+    line that says so; else None. Neither wake's "No memory" nor ``memo
+    init`` fits then: an empty log beside the summaries would be a second
+    identity in the old one's folder."""
+    records = 0
+    try:
+        names = os.listdir(store.tree_path)
+    except OSError:
+        return None
+    for name in names:
+        if name.isdigit():
+            try:
+                records += os.lstat(os.path.join(store.tree_path, name)).st_size // TREE_RECORD
+            except OSError:
+                continue
+    if not records:
+        return None
+    return (f"{store.log_path} is missing, though {store.tree_path} holds {records} "
+            f"summar{'y' if records == 1 else 'ies'}: this memory's log was moved or lost (a "
+            f"sync tool, a partial restore), and memo init would start an empty memory beside "
+            f"them; nothing was changed. A person puts {LOG_NAME} back from a copy (a sync "
+            f"tool's conflict copy, a backup, git history), or moves {TREE_NAME} out of the "
+            f"folder to start a new memory there")
+
+
 class Store:
     """One memory store at ``root`` (an existing directory).
 
@@ -434,6 +461,9 @@ class Store:
                 raise NoStore(f"No memory at {root} (MEMORY_DIR): {root} has no {LOG_NAME}, "
                               f"so it is not a memory store; check MEMORY_DIR (a new store "
                               f"goes in an empty or new directory)") from None
+            lost = _log_lost(store)
+            if lost:
+                raise NoStore(lost) from None
             raise NoStore(no_memory(root)) from None
         except PermissionError:
             raise NoStore(_permission(root)) from None
@@ -472,6 +502,9 @@ class Store:
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
                           f"or new directory for MEMORY_DIR, then run memo init again")
+        lost = _log_lost(store)
+        if lost:  # an empty log beside them would be a second identity
+            raise NoStore(lost)
         os.makedirs(root, mode=0o700, exist_ok=True)
         with store.locked(repair=False):  # parallel inits: one creates, the rest see it
             if os.path.lexists(store.log_path):
