@@ -354,20 +354,28 @@ def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
 
 
 def refuse_guess(command: str, arg: str, scope, person: bool = False,
-                 rest: tuple = ()) -> BadInput:
+                 rest: tuple = (), where: tuple = ("global", None)) -> BadInput:
     """The refusal of ``zoom``/``forget``/``redact`` without a flag while a
     project is active: ids restart at #0 in every store, so both runnable
     forms are given, as ``orders`` (one per line, after the one-line
     message). ``arg`` is printed as given: callers pass a normalised block
     name or id, never raw input, so each order runs as printed; ``rest``
     (words, e.g. ``("--yes",)``) ends each order. ``person``: the orders are a
-    person's steps (``redact``)."""
-    return BadInput(f"ids restart at #0 in the global and the project memory, so memo does "
-                    f"not guess which one {arg} is in; name the memory with one of:",
-                    orders=protocol.one_of(
-                        [protocol.Order(command, (arg, *rest), where, person=person,
-                                        flag_first=True)
-                         for where in ("global", scope.project)]))
+    person's steps (``redact``). ``where``: the memories an order is given
+    for (``"global"``, and None for the project), those where it can
+    succeed (``one_store``'s ``holds``)."""
+    scopes = [scope.project if w is None else w for w in where]
+    if len(scopes) == 1:
+        which = ("the global memory" if scopes[0] == "global"
+                 else f"project {scope.project}'s memory")
+        head = (f"ids restart at #0 in the global and the project memory, so memo does not "
+                f"guess; {arg} is only in {which}. Name it:")
+    else:
+        head = (f"ids restart at #0 in the global and the project memory, so memo does "
+                f"not guess which one {arg} is in; name the memory with one of:")
+    return BadInput(head, orders=protocol.one_of(
+        [protocol.Order(command, (arg, *rest), each, person=person, flag_first=True)
+         for each in scopes]))
 
 
 # -- what every write decides ------------------------------------------------
@@ -589,13 +597,22 @@ def error_line(err: BaseException) -> str:
 
 # -- commands: one function each, one Result ---------------------------------
 
-def one_store(st: Stores, command: str, arg: str, person: bool = False, rest: tuple = ()):
+def one_store(st: Stores, command: str, arg: str, person: bool = False, rest: tuple = (),
+              holds=None, nowhere=None):
     """The store ``zoom``/``forget``/``redact`` act on: the named one; with a
     project active and no scope named, refused (``refuse_guess``: ids
-    restart at #0 in every store), the refusal naming both forms. ``arg``
-    is the normalised block name or id."""
+    restart at #0 in every store), the refusal naming the forms. ``arg``
+    is the normalised block name or id. ``holds(store)`` (optional) says
+    whether the command can succeed in a store: only those are named, and
+    where neither can, ``nowhere()`` is raised instead (a ``MemoError``
+    saying so), so no order that fails is printed."""
     if st.sc.project and not st.explicit:
-        raise refuse_guess(command, arg, st.sc, person, rest)
+        where = ("global", None)
+        if holds is not None:
+            where = tuple(w for w, store in zip(where, (st.g, st.p)) if holds(store))
+            if not where and nowhere is not None:
+                raise nowhere()
+        raise refuse_guess(command, arg, st.sc, person, rest, where or ("global", None))
     return st.p or st.g
 
 
@@ -620,7 +637,16 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
     the store ``one_store`` picks. ``strict`` (the CLI): a damaged half
     raises ``Damaged`` as ``core.zoom`` does."""
     from optmem.engine import core
-    store = one_store(st, "zoom", view.block_arg(block, allow_memory=True))
+    name = view.block_arg(block, allow_memory=True)
+    lo = view.parse_block(block, allow_memory=True)[0]
+
+    def nowhere():
+        counts = (st.g.count(), st.p.count())
+        return BadInput(f"#{name} is beyond both memories: the global memory holds "
+                        f"{counts[0]} and project {st.sc.project}'s {counts[1]} "
+                        f"memor{'y' if counts[1] == 1 else 'ies'}; zoom into a line of "
+                        f"memo wake.", then=protocol.Order("wake"))
+    store = one_store(st, "zoom", name, holds=lambda s: lo < s.count(), nowhere=nowhere)
     return Result(list(core.zoom(store, block, strict=strict)))
 
 
@@ -631,8 +657,19 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     from optmem.engine import core
     name = view.block_arg(block)
     write_scope(st.sc, st.explicit, "this forget", protocol.Order("forget", (name,)))
-    store = one_store(st, "forget", name)
-    whole = blocks.block_name(*view.parse_block(block))
+    lo, hi = view.parse_block(block)
+
+    def built(s) -> bool:
+        try:
+            return lo // (hi - lo) < s.level_len(hi - lo)
+        except MemoError:
+            return False
+
+    def nowhere():
+        return BadInput(f"there is no summary {name} to forget: it is built in neither the "
+                        f"global memory nor project {st.sc.project}'s.")
+    store = one_store(st, "forget", name, holds=built, nowhere=nowhere)
+    whole = blocks.block_name(lo, hi)
     if dry_run:
         return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
     gone = core.forget(store, block)

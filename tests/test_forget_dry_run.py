@@ -67,8 +67,9 @@ def test_mcp_recall_fixed_finds_home_as_written(memo, inited, tmp_path):
     built(memo, inited, tmp_path, 3)
     text, err = mcp.call_tool("recall", {"pattern": "$HOME", "fixed": True})
     assert not err and text.endswith("3 matches.") and "$HOME" in text
-    text, err = mcp.call_tool("recall", {"pattern": "$HOME"})
-    assert not err and text == "No match."
+    text, err = mcp.call_tool("recall", {"pattern": "$HOME"})  # as a regex: the hint to -F
+    assert not err and text.startswith("No match.\n")
+    assert text.endswith('Run: recall {"pattern": "$HOME", "fixed": true}')
     text, err = mcp.call_tool("recall", {"pattern": "x", "fixed": "yes"})
     assert err and "fixed" in text
 

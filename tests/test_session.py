@@ -352,3 +352,32 @@ def test_a_global_wake_pages_the_global_document_while_a_project_is_active(memo,
         assert order.endswith(" --global"), order
         out = memo(*shlex.split(order)[1:]).stdout
     assert seen == ["#0", "#1", "#2"] and "You are awake." in out
+
+
+def test_a_guess_refusal_names_only_the_memories_where_the_order_succeeds(memo, widget):
+    """zoom and forget without a flag while a project is active: the orders
+    offered are those that succeed, one when only one memory holds the
+    block, and none (one line saying so) when neither does."""
+    import shlex
+    for k in range(4):
+        assert memo("note", "--global", f"global memory {k}").exit_code == 0
+    assert memo("note", "a project memory").exit_code == 0
+    result = memo("zoom", "2-3")  # the project holds one memory: only the global has #2
+    assert result.exit_code == 1
+    first, *orders = result.stderr.splitlines()
+    assert "2-3 is only in the global memory. Name it:" in first
+    assert orders == ["Run: memo zoom --global 2-3"]
+    assert memo(*shlex.split(orders[0])[2:]).exit_code == 0  # "Run:", "memo" dropped
+    both = memo("zoom", "0-1").stderr.splitlines()
+    assert both[1:] == ["Run: memo zoom --global 0-1", "Run: memo zoom --project widget 0-1"]
+    none = memo("zoom", "8-15")
+    assert none.exit_code == 1 and none.stderr.count("\n") == 1
+    assert "#8-15 is beyond both memories" in none.stderr and none.stderr.endswith(
+        "Run: memo wake\n")
+    gone = memo("forget", "0-1")  # built in neither yet
+    assert gone.exit_code == 1 and gone.stderr.count("\n") == 1
+    assert "built in neither the global memory nor project widget's" in gone.stderr
+    assert memo("sleep", "--global", "0-1", "global zero and one").exit_code == 0
+    one = memo("forget", "0-1").stderr.splitlines()
+    assert one[1:] == ["Run: memo forget --global 0-1"]
+    assert memo(*shlex.split(one[1])[2:]).stdout.startswith("Forgot 1 summary")
