@@ -1066,6 +1066,6 @@ def test_a_hook_never_takes_the_hubs_change_of_settings(machine_a, machine_b):
     assert done.exit_code == 0, done.stderr
     assert (machine_b.root / "config").read_bytes() == (machine_a.root / "config").read_bytes()
     named = [line for line in done.stdout.splitlines() if line.startswith("The other machine changed")]
-    assert named and named[0].startswith("The other machine changed config;")
-    shown = shell(named[0].split("see how with: ", 1)[1], machine_b.root)
+    assert named and named[0].startswith("The other machine changed config. A person can run: ")
+    shown = shell(named[0].split("A person can run: ", 1)[1], machine_b.root)
     assert shown.returncode == 0 and "ENTRY_CHARS=100" in shown.stdout

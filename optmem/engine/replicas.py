@@ -389,8 +389,8 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     else:
         steps += [f"find a whole copy of the log (the other machine's store, a backup) and "
                   f"put it back over {_s(log)}; make a store of each other copy (mkdir -m 700 "
-                  f"DIR, the copy as DIR/{LOG_NAME}) and read it out with: MEMORY_DIR=DIR "
-                  f"memo export"]
+                  f"DIR, the copy as DIR/{LOG_NAME}) and read it out: a person can run: "
+                  f"MEMORY_DIR=DIR memo export"]
     if git.top:
         steps.append(_gitattributes_step(store))
     steps.append("never memo redact or memo forget these records: each is a real memory; "

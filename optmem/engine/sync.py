@@ -899,8 +899,8 @@ def sync(memory_dir: str, *, hook: bool = False, time_limit: float | None = None
                 _fast_forward(git, head, up, rels)
                 if settings:
                     report.lines.append(
-                        f"The other machine changed {', '.join(settings)}; a person can "
-                        f"see how with: git -C {_q(root)} diff {head[:12]} {up[:12]} -- "
+                        f"The other machine changed {', '.join(settings)}. A person can run: "
+                        f"git -C {_q(root)} diff {head[:12]} {up[:12]} -- "
                         + " ".join(_q(p) for p in settings))
                 report.action = "fast-forward"
                 if replaced:
