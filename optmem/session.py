@@ -668,7 +668,8 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     def nowhere():
         return BadInput(f"there is no summary {name} to forget: it is built in neither the "
                         f"global memory nor project {st.sc.project}'s.")
-    store = one_store(st, "forget", name, holds=built, nowhere=nowhere)
+    store = one_store(st, "forget", name, rest=("--dry-run",) if dry_run else (),
+                      holds=built, nowhere=nowhere)
     whole = blocks.block_name(lo, hi)
     if dry_run:
         return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
@@ -984,7 +985,8 @@ def _as_written(st: Stores, stores: list, pattern: str) -> list:
         import shlex
         order = " ".join(["Run: memo recall", *filter(None, [given_flag(st)]), "-F",
                           shlex.quote(pattern)])
-    return [f"memo: {pattern!r} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
+    import shlex
+    return [f"memo: {shlex.quote(pattern)} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
             f"syntax), and {found} line{'s hold' if found > 1 else ' holds'} it as written. "
             f"{order}"]
 

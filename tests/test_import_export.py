@@ -124,3 +124,18 @@ def test_the_same_file_imported_twice_is_refused_naming_the_run(memo, inited, tm
                       encoding="utf-8")
     result = memo("import", longer)
     assert result.exit_code == 0 and "#3 to #5" in result.stdout
+
+
+def test_a_later_line_with_the_newest_memorys_text_is_no_reimport(memo, inited, tmp_path):
+    """The same text on a later date is a new memory, not the earlier
+    import again: dates count, as the import would write them."""
+    from datetime import date, timedelta
+    day = date.today() - timedelta(days=40)
+    first = tmp_path / "first.txt"
+    first.write_text(f"{day.isoformat()} the deploy ran\n", encoding="utf-8")
+    assert memo("import", first).exit_code == 0
+    later = tmp_path / "later.txt"
+    later.write_text(f"{date.today().isoformat()} the deploy ran\n", encoding="utf-8")
+    result = memo("import", later)
+    assert result.exit_code == 0 and "#1 to #1" in result.stdout
+    assert "imported already" in memo("import", later).stderr  # that one, twice: refused

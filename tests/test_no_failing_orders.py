@@ -127,3 +127,16 @@ def test_the_hook_names_a_bad_config_not_a_memory_too_long(memo, inited):
     assert "Run: memo config --repair" in context
     assert memo("config", "--repair").exit_code == 0
     assert memo("wake").exit_code == 0  # the order it gave was the one that helps
+
+
+def test_a_bad_config_gets_its_repair_not_a_sleep(memo, inited):
+    for k in range(4):
+        ok(memo("note", f"memory {k}"))
+    ok(memo("sleep", "0-1", "the first two"))
+    with open(inited / "config", "a", encoding="utf-8") as f:
+        f.write("WAKE_LINES=abc\n")
+    for args in (["zoom", "0-3"], ["forget", "2-3"]):
+        result = memo(*args)
+        text = result.stdout + result.stderr
+        assert "Run: memo sleep" not in text, (args, text)
+    assert memo("sleep").exit_code == 1  # the order it did not print would have failed

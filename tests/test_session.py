@@ -381,3 +381,21 @@ def test_a_guess_refusal_names_only_the_memories_where_the_order_succeeds(memo, 
     one = memo("forget", "0-1").stderr.splitlines()
     assert one[1:] == ["Run: memo forget --global 0-1"]
     assert memo(*shlex.split(one[1])[2:]).stdout.startswith("Forgot 1 summary")
+
+
+def test_a_dry_run_refused_for_its_scope_offers_dry_runs(memo, widget, inited):
+    """``memo forget LO-HI --dry-run`` without a flag while a project is
+    active: each order offered is a dry run too (run as printed it drops
+    nothing)."""
+    import shlex
+    for k in range(2):
+        assert memo("note", "--global", f"global memory {k}").exit_code == 0
+    assert memo("sleep", "--global", "0-1", "the two global memories").exit_code == 0
+    orders = memo("forget", "0-1", "--dry-run").stderr.splitlines()[1:]
+    assert orders == ["Run: memo forget --global 0-1 --dry-run"]
+    tree = inited / "TREE" / "2"
+    before = tree.read_bytes()
+    assert b"the two global memories" in before
+    result = memo(*shlex.split(orders[0])[2:])
+    assert result.exit_code == 0 and "would drop 1 summary" in result.stdout
+    assert tree.read_bytes() == before

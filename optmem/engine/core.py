@@ -321,12 +321,13 @@ def import_lines(store: Store, path: str, before_write=None, progress=None) -> t
     count = sum(counted())
     if count == 0:
         raise BadInput(f"{path} holds no memories (lines of YYYY-MM-DD text)")
-    refuse_reimport(store, path, cfg, floor, T, count, first_text[0])
     with store.locked():
         store.check_last_memory()
         T = store.count()
         check_levels_fit(store, T)
         floor = store.memory(T - 1).date if T else None
+        # Under the lock: two imports of one file at once cannot both pass.
+        refuse_reimport(store, path, cfg, floor, T, count, first_text[0])
         if before_write is not None:  # every check passed; nothing written yet
             before = pending_in(T, store.built(T))
             before_write(count, pending_in(T + count, store.built(T + count)) - before)
@@ -365,8 +366,10 @@ def import_lines(store: Store, path: str, before_write=None, progress=None) -> t
 IMPORT_LINE_LIMIT = 1 << 16  #: bytes; a longer import line is refused unread
 
 
-#: How many of the newest memories ``refuse_reimport`` looks back through.
+#: How many of the newest memories ``refuse_reimport`` looks back through,
+#: and at most how many runs it compares with the file (each a read of it).
 REIMPORT_LOOKBACK = 1 << 16
+REIMPORT_TRIES = 4
 
 
 def refuse_reimport(store: Store, path: str, cfg, floor, T: int, count: int,
@@ -379,43 +382,50 @@ def refuse_reimport(store: Store, path: str, cfg, floor, T: int, count: int,
     are that recent, and it would then keep every memory twice, for good.
     ``first`` is the file's first text; the memories are read back from the
     newest (at most ``REIMPORT_LOOKBACK``) while their date is that recent,
-    and the file is read again only where a memory's text is ``first``.
-    Dates are not compared (an import may have moved a line's date up to
-    the newest memory's); a damaged record matches nothing."""
+    and the file is read again only where a memory's text is ``first`` (at
+    most ``REIMPORT_TRIES`` times, the newest first). A line matches a
+    memory when the texts are equal and its date, as the import would
+    write it, is the memory's, or the newest memory's (an earlier import
+    may have moved it up to the newest memory's date then, and this one to
+    today's newest); a damaged record matches nothing."""
     if not 0 < count <= T or floor is None:
         return
     from optmem import dates
     lowest = dates.shift(floor, -ZONE_SPAN_DAYS)
     stop = max(0, T - REIMPORT_LOOKBACK)
+    tries = REIMPORT_TRIES
     hi = T
-    while hi > stop:
+    while hi > stop and tries:
         lo = max(stop, hi - 4096)
         try:
             batch = store.memories(lo, hi)
         except (Damaged, IndexError):
             return
         for memory in reversed(batch):
-            if memory.text == first and memory.id + count <= T and _is_run(
-                    store, path, cfg, floor, memory.id, count):
+            if memory.text == first and memory.id + count <= T and tries:
+                tries -= 1
+                if not _is_run(store, path, cfg, floor, memory.id, count):
+                    continue
                 where = (f"its one memory is #{memory.id}" if count == 1 else
                          f"its {count} memories are #{memory.id} to #{memory.id + count - 1}")
                 raise BadInput(
                     f"{path} was imported already: {where} of this memory, text for text; "
                     f"nothing was imported (a second import would keep each twice, for good)")
-            if memory.date < lowest:
+            if memory.date < lowest or not tries:
                 return
         hi = lo
 
 
 def _is_run(store: Store, path: str, cfg, floor, start: int, count: int) -> bool:
-    """Are the texts of memories ``[start, start + count)`` the lines of
-    ``path``, in order? False at a damaged record."""
+    """Are memories ``[start, start + count)`` the lines of ``path``, in
+    order (``refuse_reimport``'s match: the text, and the date as written
+    or moved up to ``floor``)? False at a damaged record."""
     entries = _import_entries(path, cfg, floor, guard=False)
     try:
         for lo in range(start, start + count, 4096):
-            for memory, (_, text) in zip(store.memories(lo, min(start + count, lo + 4096)),
-                                         entries):
-                if memory.text != text:
+            for memory, (date, text) in zip(store.memories(lo, min(start + count, lo + 4096)),
+                                            entries):
+                if memory.text != text or date not in (memory.date, floor):
                     return False
     except (Damaged, IndexError):
         return False

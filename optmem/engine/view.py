@@ -9,7 +9,7 @@ import os
 
 from optmem import blocks, protocol
 from optmem.dates import span
-from optmem.errors import BadInput, Damaged, NotBuilt
+from optmem.errors import BadInput, ConfigError, Damaged, NotBuilt
 from optmem.store.memory import LOG_RECORD, Memory, Store, displayable
 
 AWAKE = protocol.AWAKE
@@ -364,8 +364,9 @@ def sleep_step(store: Store, T: int) -> list:
     file memo writes (a folder, a link: ``Store.level_len``), the sentence
     naming the person's step. Returns a list of one line."""
     try:
+        store.config()  # a sleep reads it first: its own line and repair
         built = store.built(T)
-    except Damaged as err:
+    except (Damaged, ConfigError) as err:
         return [str(err)]
     pending = max(1, pending_in(T, built))
     if not store.writable():

@@ -62,10 +62,18 @@ def header(store_path: str, T: int, source: str) -> str:
 
 
 def failure(reason: str) -> str:
-    """The text injected when the memory cannot be read."""
+    """The text injected when the memory cannot be read. An order that ends
+    ``reason`` (``Run: memo config --repair``, ``A person can run: ...``)
+    stays at the end of the one line, so it runs as printed."""
+    order = ""
+    for mark in (" Run: ", " A person can run: "):
+        if mark in reason:
+            reason, tail = reason.rsplit(mark, 1)
+            order = mark + tail
+            break
     reason = reason.rstrip(".")
     return (f"{agent_block.HOOK_HEADER_START} could not be loaded: {reason}. "
-            f"Create no memory yourself: tell the person this line.")
+            f"Create no memory yourself: tell the person this line.{order}")
 
 
 def _head(store, T: int) -> str:
