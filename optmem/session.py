@@ -93,8 +93,13 @@ class Stores:
 
     @property
     def p(self):
-        """The active project's store, or None."""
-        return self._at(self.sc.project_root) if self.sc.project else None
+        """The active project's store, or None (its orders name it:
+        ``Store.scope_flag``)."""
+        if not self.sc.project:
+            return None
+        store = self._at(self.sc.project_root)
+        store.scope_flag = self.sc.flag
+        return store
 
     def ambient(self):
         """Where the global memory was named while projects exist

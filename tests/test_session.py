@@ -399,3 +399,17 @@ def test_a_dry_run_refused_for_its_scope_offers_dry_runs(memo, widget, inited):
     result = memo(*shlex.split(orders[0])[2:])
     assert result.exit_code == 0 and "would drop 1 summary" in result.stdout
     assert tree.read_bytes() == before
+
+
+def test_a_bad_project_config_orders_the_projects_repair(memo, widget, inited):
+    """A line memo cannot read in the project's config: the repair ordered
+    names the project (the bare repair fixes the global config), and run as
+    printed it mends the project's."""
+    import shlex
+    assert memo("note", "a project fact").exit_code == 0
+    with open(inited / "projects" / "widget" / "config", "a", encoding="utf-8") as f:
+        f.write("WAKE_LINES=abc\n")
+    line = memo("note", "another project fact").stderr.rstrip("\n")
+    assert line.endswith("Run: memo config --project widget --repair"), line
+    assert memo(*shlex.split(line.split("Run: ", 1)[1])[1:]).exit_code == 0
+    assert memo("note", "a third project fact").exit_code == 0

@@ -231,6 +231,7 @@ def _context_two(harness, sc, store, source: str, budget: int, synced: str = "")
     from optmem import session as scoped
     from optmem.store.memory import Store
     pstore = Store.open(sc.project_root)
+    pstore.scope_flag = sc.flag  # its repairs name it
     try:
         n = pstore.count()
         top = (header(sc.root, store.count(), source)

@@ -576,11 +576,25 @@ class Store:
         text = self._config_text()
         return [] if text is None else idle_lines(text, self.config_path)
 
+    #: The scope flag that names this store on the command line (``--project
+    #: NAME`` for a project's store, set by whoever opened it as one; empty
+    #: for the global store): the repair a bad config line orders carries it.
+    scope_flag = ""
+
     def config(self) -> Config:
-        """The ``Config`` in force (read once per ``Store``)."""
+        """The ``Config`` in force (read once per ``Store``). Raises
+        ``ConfigError`` for a line memo cannot read, its repair order naming
+        this store (``scope_flag``)."""
         if self._config is None:
             from optmem.store.config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
-            self._config = Config(**self.config_values())
+            try:
+                values = self.config_values()
+            except ConfigError as err:
+                if not self.scope_flag:
+                    raise
+                raise ConfigError(str(err).replace(
+                    "memo config --repair", f"memo config {self.scope_flag} --repair")) from None
+            self._config = Config(**values)
             if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
                 self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
                                                         top=REFERENCE_ENTRY_MAX))
