@@ -147,6 +147,12 @@ def missing(root: str, name: str, how: str) -> NoStore:
     have = names(root)
     listing = ", ".join(have) if have else "none yet"
     why = slug_problem(name)
+    folder = os.path.join(projects_dir(root), name)
+    if not why and os.path.isdir(folder) and not os.path.islink(folder):
+        from optmem.store.memory import Store, log_lost
+        lost = log_lost(Store(folder))
+        if lost:  # the project is there, its log is not: never "create it"
+            return NoStore(f"project {name!r} ({how}): {lost}")
     if why:  # no store can have this name: no step that would be refused
         return NoStore(f"there is no project {name!r} ({how}), and there can be none: {why}. "
                        f"The projects are: {listing}")

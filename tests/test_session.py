@@ -413,3 +413,16 @@ def test_a_bad_project_config_orders_the_projects_repair(memo, widget, inited):
     assert line.endswith("Run: memo config --project widget --repair"), line
     assert memo(*shlex.split(line.split("Run: ", 1)[1])[1:]).exit_code == 0
     assert memo("note", "a third project fact").exit_code == 0
+
+
+def test_a_projects_lost_log_is_named_not_offered_to_be_created(memo, widget, inited):
+    for k in range(2):
+        assert memo("note", f"project fact {k}").exit_code == 0
+    assert memo("sleep", "0-1", "the two project facts").exit_code == 0
+    (inited / "projects" / "widget" / "LOG.txt").unlink()
+    for args in (["wake"], ["note", "a new fact"], ["init", "--project", "widget"]):
+        result = memo(*args)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+        assert "LOG.txt is missing, though" in result.stderr, result.stderr
+        assert "memo init --project" not in result.stderr
+    assert not (inited / "projects" / "widget" / "LOG.txt").exists()

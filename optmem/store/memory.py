@@ -364,7 +364,7 @@ def problem_in_summary(record: bytes) -> str | None:
     return _check_record(record, TREE_RECORD)[0]
 
 
-def _log_lost(store) -> str | None:
+def log_lost(store) -> str | None:
     """When ``store`` has no ``LOG.txt`` but its ``TREE/`` levels hold
     summaries (a log moved or lost: a sync tool, a partial restore), the
     line that says so; else None. Neither wake's "No memory" nor ``memo
@@ -461,7 +461,7 @@ class Store:
                 raise NoStore(f"No memory at {root} (MEMORY_DIR): {root} has no {LOG_NAME}, "
                               f"so it is not a memory store; check MEMORY_DIR (a new store "
                               f"goes in an empty or new directory)") from None
-            lost = _log_lost(store)
+            lost = log_lost(store)
             if lost:
                 raise NoStore(lost) from None
             raise NoStore(no_memory(root)) from None
@@ -498,13 +498,13 @@ class Store:
         # A store's own names: another ``memo init`` may be making them right
         # now, ``LOG.txt`` last (after the look above, before this listing);
         # under the lock below that store is found, and nothing changes.
+        lost = log_lost(store)
+        if lost:  # an empty log beside them would be a second identity
+            raise NoStore(lost)
         ours = {LOG_NAME, TREE_NAME, CONFIG_NAME, LOCK_NAME, CONFIG_NAME + ".tmp", *GIT_NAMES}
         if os.path.isdir(root) and set(os.listdir(root)) - ours:
             raise NoStore(f"{root} is not empty and has no {LOG_NAME}; choose an empty "
                           f"or new directory for MEMORY_DIR, then run memo init again")
-        lost = _log_lost(store)
-        if lost:  # an empty log beside them would be a second identity
-            raise NoStore(lost)
         os.makedirs(root, mode=0o700, exist_ok=True)
         with store.locked(repair=False):  # parallel inits: one creates, the rest see it
             if os.path.lexists(store.log_path):
