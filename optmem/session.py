@@ -946,6 +946,10 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
     from optmem.engine import core
     st.g  # noqa: B018 - the global store is read first, whichever store answers
     both = bool(st.sc.project) and not st.explicit
+    if pattern and not fixed:
+        refused = _bad_regex(st, [st.g, st.p] if both else [st.p or st.g], pattern)
+        if refused is not None:
+            raise refused
     if as_json:
         text, notice = (recall_json_both(st.sc, st.g, st.p, pattern, fixed) if both
                         else recall_json(st.p or st.g, pattern, fixed))
@@ -969,6 +973,41 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
 _REGEX_SYNTAX = frozenset("$^()[]{}.*+?|\\")
 
 
+def _fixed_order(st: Stores, pattern: str) -> str:
+    """``Run: memo recall -F PATTERN`` (the scope flag as given, the pattern
+    quoted for a shell), or in the ``mcp`` form the tool call with
+    ``fixed``."""
+    if protocol.orders_form() == protocol.MCP_FORM:
+        args = {"pattern": pattern, "fixed": True}
+        if st.explicit:
+            args["scope"] = "global" if not st.sc.project else st.sc.project
+        return f"Run: recall {_json().dumps(args, ensure_ascii=False)}"
+    import shlex
+    return " ".join(["Run: memo recall", *filter(None, [given_flag(st)]), "-F",
+                     shlex.quote(pattern)])
+
+
+def _bad_regex(st: Stores, stores: list, pattern: str):
+    """For a pattern Python's ``re`` refuses (``f(``, ``[x``) that some line
+    holds as written: the refusal (``BadInput``) naming how many lines hold
+    it and ending with the ``-F`` order that finds them; else None (the
+    search's own refusal stands)."""
+    import re
+    try:
+        re.compile(pattern, re.IGNORECASE)
+        return None
+    except (re.error, RecursionError, OverflowError, ValueError) as err:
+        reason = err
+    from optmem.engine import core
+    found = sum(core.recall(store, pattern, 1, True).total for store in stores)
+    if not found:
+        return None
+    import shlex
+    return BadInput(f"bad regex {shlex.quote(pattern)}: {reason}; {found} "
+                    f"line{'s hold' if found > 1 else ' holds'} it as written. "
+                    f"{_fixed_order(st, pattern)}")
+
+
 def _as_written(st: Stores, stores: list, pattern: str) -> list:
     """After a regex recall that matched nothing: when ``pattern`` holds
     regex syntax and some line holds it as written (``$HOME/.config``,
@@ -981,15 +1020,7 @@ def _as_written(st: Stores, stores: list, pattern: str) -> list:
     found = sum(core.recall(store, pattern, 1, True).total for store in stores)
     if not found:
         return []
-    if protocol.orders_form() == protocol.MCP_FORM:
-        args = {"pattern": pattern, "fixed": True}
-        if st.explicit:
-            args["scope"] = "global" if not st.sc.project else st.sc.project
-        order = f"Run: recall {_json().dumps(args, ensure_ascii=False)}"
-    else:
-        import shlex
-        order = " ".join(["Run: memo recall", *filter(None, [given_flag(st)]), "-F",
-                          shlex.quote(pattern)])
+    order = _fixed_order(st, pattern)
     import shlex
     return [f"memo: {shlex.quote(pattern)} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
             f"syntax), and {found} line{'s hold' if found > 1 else ' holds'} it as written. "

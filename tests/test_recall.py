@@ -171,3 +171,18 @@ def test_the_as_written_hint_over_mcp_is_a_tool_call(memo, inited):
     assert json.loads(order[len("recall "):]) == {"pattern": "$HOME/.config", "fixed": True}
     text, is_error = call_tool("recall", json.loads(order[len("recall "):]))
     assert not is_error and text.endswith("1 match.")
+
+
+@pytest.mark.parametrize("pattern", ["f(", "[x", "a)b"])
+def test_a_bad_regex_a_line_holds_as_written_orders_the_fixed_recall(memo, inited, pattern):
+    """A pattern ``re`` refuses, held as written by a line: the one-line
+    refusal ends with the ``-F`` order, which runs as printed and finds it;
+    held by no line, the refusal stays the usual one."""
+    import shlex
+    ok(memo("note", f"the text {pattern} is here"))
+    line = refused(memo("recall", pattern))
+    assert "1 line holds it as written. Run: memo recall -F " in line
+    order = shlex.split(line.split("Run: ", 1)[1])
+    assert memo(*order[1:]).stdout.endswith("1 match.\n")
+    other = refused(memo("recall", pattern + "zz"))
+    assert "as written" not in other and "Run: " not in other
