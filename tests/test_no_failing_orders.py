@@ -77,6 +77,8 @@ def test_zoom_and_forget_on_a_broken_level_order_nothing_that_fails(memo, inited
     assert memo("sleep").exit_code == 1  # the order it did not print would have failed
     check = memo("check").stdout
     assert "Run: memo sleep" not in check
+    # The sound levels still count: 8 + 4 of TREE/2 and TREE/4 (TREE/16 was forgotten).
+    assert "17 memories, 12 summaries built, 3 pending." in check
 
 
 def test_a_forget_of_a_block_not_built_orders_no_sleep_that_fails(memo, inited):

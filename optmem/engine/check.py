@@ -16,7 +16,7 @@ import re
 from optmem import atomic, blocks
 from optmem.engine import replicas
 from optmem.engine.marks import BACKUP_NAME, conflict_copies, copy_of
-from optmem.engine.view import sleep_step
+from optmem.engine.view import built_or_broken, sleep_step
 from optmem.errors import ConfigError, Damaged, MemoError
 from optmem.protocol import Order, Problem
 from optmem.store.memory import (
@@ -337,8 +337,8 @@ def check(store: Store) -> tuple:
                          f"backup, not a conflict copy); each merge's report said how to undo "
                          f"it, and a person deletes the folder once the merge is settled")
     built = {}
-    try:
-        built = store.built(T)
+    try:  # a broken level counts none (_check_tree reports it); the others count
+        built = built_or_broken(store, T)[0]
     except Exception:  # already reported by _check_tree
         pass
     pending = blocks.pending_count(T, built)
