@@ -263,3 +263,21 @@ def test_property_a_named_hash_anywhere_in_an_allowed_line_passes(data, form, pi
     at = data.draw(st.integers(0, len(words)))
     text = " ".join(words[:at] + [value] + words[at:])
     assert find_problem(text) is None, text
+
+
+@pytest.mark.parametrize("text", [
+    "commit 000000000000000000000000000000000123456a - anthropic-api-key: detects "
+    "sk-ant-api03-... keys",
+    "sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef - the key "
+    "rotation landed",
+])
+def test_a_named_hash_before_a_dash_and_a_key_word_passes(text):
+    """A hash the word before it names ("commit <hash>") is no key written
+    before the word "key" ("<v> - the new deploy key"): the word says what
+    the value is (a case the property test above found)."""
+    assert find_problem(text) is None
+
+
+def test_a_value_before_a_dash_and_a_key_word_is_still_refused():
+    assert find_problem("x9Kf2LmQ8vTz4NpR7sWd1YbH6cJe3GuA - the new deploy key") is not None
+    assert find_problem("use x9Kf2LmQ8vTz4NpR7sWd1YbH6cJe3GuA - the new deploy key") is not None

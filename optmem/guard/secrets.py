@@ -1094,10 +1094,12 @@ def _value_before(m: re.Match, pw: bool) -> bool:
     text = m.string
     # Words may trail the phrase only after "as": "use <v> as the admin token 85".
     trailing = _PHRASE_END.match(text, m.end(), m.end() + 8) is None
-    toks = text[max(0, m.start() - 200):m.start()].split()[-8:]
+    before = text[max(0, m.start() - 200):m.start()].split()
+    toks = before[-8:]
     names = 0
     conn = False
-    for tok in reversed(toks):
+    for j in range(len(toks) - 1, -1, -1):
+        tok = toks[j]
         bare = tok.strip("\"'`()[]{},;.!?").lower()
         if bare in _BACK_CONNECTORS or not bare.strip("-—–:="):
             if trailing and bare != "as":
@@ -1105,6 +1107,9 @@ def _value_before(m: re.Match, pw: bool) -> bool:
             conn = True
             continue
         if conn:
+            named = before[len(before) - len(toks) + j - 1] if len(before) - len(toks) + j else ""
+            if named.strip("\"'`()[]{},;.!?").lower() in _DIGEST_WORDS:
+                return False  # "commit <hash> - the api key ...": the word names it
             return _sentence_secret(_strip_value(tok), pw)
         if bare in _ARTICLES:
             pass
