@@ -270,11 +270,14 @@ def test_property_a_named_hash_anywhere_in_an_allowed_line_passes(data, form, pi
     "sk-ant-api03-... keys",
     "sha256 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef - the key "
     "rotation landed",
+    "The opaque page commit 00000000000000000000000000000000262cbb00 token "
+    "cGFnZT0zJnNvcnQ9Y3JlYXRlZF9hdA== is base64 of the paging state.",
 ])
 def test_a_named_hash_before_a_dash_and_a_key_word_passes(text):
     """A hash the word before it names ("commit <hash>") is no key written
-    before the word "key" ("<v> - the new deploy key"): the word says what
-    the value is (a case the property test above found)."""
+    before the word "key" ("<v> - the new deploy key"), and stands aside
+    between a public name and its word ("page commit <hash> token"): the
+    word says what the value is (cases the property test above found)."""
     assert find_problem(text) is None
 
 

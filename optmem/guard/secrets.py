@@ -970,11 +970,16 @@ def _sentence_value(m: re.Match) -> bool:
             or "$" in head:
         return False  # arn:...:secret:name, a URL, $API_KEY
     if word.rstrip("s") in ("key", "apikey", "token", "session", "cookie"):
-        prev = _LAST_WORD.search(before)
+        # A hash its word names ("page commit <hash> token") stands aside.
+        prev = _LAST_WORD.search(_NAMED_HASH_END.sub("", text[max(0, m.start() - 200):m.start()]))
         if prev and prev.group(1).lower() in _PUBLIC_NAME_WORDS:
             return False  # cache key, primary key, public key, next token
     return _value_after(m, pw) or _value_before(m, pw)
 
+
+#: A hash named by the word before it, ending a text ("... commit <hex> ").
+_NAMED_HASH_END = re.compile(r"(?i)\b(?:%s)[\s:=]+[0-9a-f]{7,}\s*$" % "|".join(
+    sorted(_DIGEST_WORDS, key=len, reverse=True)))
 
 _DASHES = ("-", "--", "\u2014", "\u2013")
 #: Most words an aside between commas or dashes holds.
