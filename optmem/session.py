@@ -987,6 +987,18 @@ def _fixed_order(st: Stores, pattern: str) -> str:
                      shlex.quote(pattern)])
 
 
+def _held_as_written(st: Stores, stores: list, pattern: str) -> str | None:
+    """``N lines hold it as written. Run: memo recall -F PATTERN`` when
+    lines of ``stores`` hold ``pattern`` as written (a fixed recall, which
+    counts them), else None."""
+    from optmem.engine import core
+    found = sum(core.recall(store, pattern, 1, True).total for store in stores)
+    if not found:
+        return None
+    return (f"{found} line{'s hold' if found > 1 else ' holds'} it as written. "
+            f"{_fixed_order(st, pattern)}")
+
+
 def _bad_regex(st: Stores, stores: list, pattern: str):
     """For a pattern Python's ``re`` refuses (``f(``, ``[x``) that some line
     holds as written: the refusal (``BadInput``) naming how many lines hold
@@ -998,14 +1010,11 @@ def _bad_regex(st: Stores, stores: list, pattern: str):
         return None
     except (re.error, RecursionError, OverflowError, ValueError) as err:
         reason = err
-    from optmem.engine import core
-    found = sum(core.recall(store, pattern, 1, True).total for store in stores)
-    if not found:
+    held = _held_as_written(st, stores, pattern)
+    if held is None:
         return None
     import shlex
-    return BadInput(f"bad regex {shlex.quote(pattern)}: {reason}; {found} "
-                    f"line{'s hold' if found > 1 else ' holds'} it as written. "
-                    f"{_fixed_order(st, pattern)}")
+    return BadInput(f"bad regex {shlex.quote(pattern)}: {reason}; {held}")
 
 
 def _as_written(st: Stores, stores: list, pattern: str) -> list:
@@ -1016,15 +1025,12 @@ def _as_written(st: Stores, stores: list, pattern: str) -> list:
     the tool call in the ``mcp`` form); else no note."""
     if not _REGEX_SYNTAX.intersection(pattern):
         return []
-    from optmem.engine import core
-    found = sum(core.recall(store, pattern, 1, True).total for store in stores)
-    if not found:
+    held = _held_as_written(st, stores, pattern)
+    if held is None:
         return []
-    order = _fixed_order(st, pattern)
     import shlex
     return [f"memo: {shlex.quote(pattern)} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
-            f"syntax), and {found} line{'s hold' if found > 1 else ' holds'} it as written. "
-            f"{order}"]
+            f"syntax), and {held}"]
 
 
 def failure_lines(err: BaseException) -> list:

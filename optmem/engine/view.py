@@ -365,9 +365,11 @@ def sleep_step(store: Store, T: int) -> list:
     naming the person's step. Returns a list of one line."""
     try:
         store.config()  # a sleep reads it first: its own line and repair
-        built = store.built(T)
-    except (Damaged, ConfigError) as err:
+    except ConfigError as err:
         return [str(err)]
+    built, broken = built_or_broken(store, T)
+    if broken is not None:
+        return [broken]
     pending = max(1, pending_in(T, built))
     if not store.writable():
         return [protocol.read_only_pending(pending, os.getuid())]
