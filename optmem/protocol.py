@@ -128,6 +128,26 @@ MCP_TOOLS = {
 }
 #: The argument that carries the agent's text, per tool.
 MCP_TEXT = {"note": "text", "sleep": "summary"}
+#: Flags of a command that are a tool's boolean arguments (``-F``: ``fixed``).
+MCP_FLAGS = {"-F": "fixed"}
+
+
+class Value(str):
+    """A word of an ``Order`` that is a value the reader gave (a pattern, a
+    path), not one of memo's words: the shell form prints it as one shell
+    word (``textform.quoted``), a tool call carries it as it is."""
+
+    __slots__ = ()
+
+
+def word(text: str) -> str:
+    """One word of an order as the shell form prints it: a ``Value``
+    quoted for a shell (``textform.quoted``: the one place memo quotes),
+    any other word as it is."""
+    if isinstance(text, Value):
+        from optmem.textform import quoted
+        return quoted(text)
+    return text
 #: Arguments that are numbers (the rest are strings; ``at`` is opaque).
 MCP_INTS = ("part",)
 
@@ -206,13 +226,13 @@ class Order:
         clients read it: ``Run: .+ nap (\\d+-\\d+) "<your line>"$``."""
         if form == NAP_FORM:
             words = ["memo", self.flag] if self.flag else ["memo"]
-            words += [self.verb, *self.words]
+            words += [self.verb, *(word(w) for w in self.words)]
             words += [f"{name} {value}" for name, value in self.options]
             return nap_words(" ".join(words)) if not self.flag else \
                 " ".join(words).replace(f"memo {self.flag} sleep", f"memo {self.flag} nap", 1)
         words = ["memo", self.verb]
         words += [self.flag] if self.flag and self.flag_first else []
-        words += list(self.words)
+        words += [word(w) for w in self.words]
         words += [self.flag] if self.flag and not self.flag_first else []
         words += [f"{name} {value}" for name, value in self.options]
         return " ".join(words)
@@ -221,16 +241,19 @@ class Order:
         """The MCP tool call ``<tool> <JSON arguments>`` (one line), or None
         when the verb is no tool or a word is no tool argument."""
         names = MCP_TOOLS.get(self.verb)
-        if names is None or any(w.startswith("--") for w in self.words):
+        flags = [w for w in self.words if w in MCP_FLAGS]
+        words = [w for w in self.words if w not in MCP_FLAGS]
+        if names is None or any(w.startswith("--") for w in words):
             return None
-        words = list(self.words)
         if self.verb == "wake" and len(words) > 2:  # ``at`` carries both snapshots, opaque
             words[1:] = [" ".join(words[1:])]
         if len(words) > len(names):
             return None
         args = {}
-        for name, word in zip(names, words):
-            args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
+        for name, value in zip(names, words):
+            args[name] = int(value) if name in MCP_INTS and value.isdigit() else str(value)
+        for flag in flags:
+            args[MCP_FLAGS[flag]] = True
         if self.text is not None and self.verb in MCP_TEXT:
             args[MCP_TEXT[self.verb]] = self.text
         for name, value in self.options:
@@ -702,13 +725,16 @@ def forgot(gone: int, name: str, step: str | None = None) -> str:
             f"{step or run(Order('sleep'))}")
 
 
-def forget_cost(gone: int, name: str) -> str:
+def forget_cost(gone: int, name: str, asked: Order | None = None) -> str:
     """What ``memo forget LO-HI --dry-run`` prints: how many summaries the
-    forget would drop and that each is a compression to redo; no order."""
+    forget would drop and that each is a compression to redo; no order.
+    ``asked``: the forget as it was asked (its scope flag), named in the
+    form that runs where it was asked (default ``memo forget LO-HI``)."""
+    what = (asked or Order("forget", (name,))).command()
     if gone == 0:
-        return f"memo forget {name} would drop no summary. Nothing was changed."
+        return f"{what} would drop no summary. Nothing was changed."
     each = "an agent turn" if gone == 1 else "each an agent turn"
-    return (f"memo forget {name} would drop {_plural(gone, 'summary', 'summaries')} ({name}, "
+    return (f"{what} would drop {_plural(gone, 'summary', 'summaries')} ({name}, "
             f"every one built on it and the later ones of those sizes), creating "
             f"{_plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
             f"Nothing was changed.")

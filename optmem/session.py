@@ -65,7 +65,9 @@ class Result:
 
 
 class Stores:
-    """The stores one command uses, each opened on first use.
+    """The stores one command uses, each opened on first use: the
+    ``Selection`` (``sel``: which stores it reads, which one it writes)
+    with the stores themselves.
 
     ``sc``: the scope (``optmem.scope.resolve``); ``g``: the global store;
     ``p``: the active project's store, or None without one; ``explicit``:
@@ -77,7 +79,9 @@ class Stores:
     that reads only the project's store never opens the global one."""
 
     def __init__(self, sc, opener, explicit: bool = False, cwd: str | None = None):
+        from optmem.scope import Selection
         self.sc, self.explicit, self.cwd = sc, explicit, cwd
+        self.sel = Selection(sc, explicit)
         self._opener = opener
         self._open: dict = {}
 
@@ -100,6 +104,24 @@ class Stores:
         store = self._at(self.sc.project_root)
         store.scope_flag = self.sc.flag
         return store
+
+    def store(self, name: str):
+        """The store ``name`` stands for (``scope.GLOBAL`` or the active
+        project's name), opened."""
+        return self.p if name == self.sc.project and name is not None else self.g
+
+    def read(self, identity: bool = False) -> list:
+        """``[(name, store), ...]``: the stores a read covers, global first
+        (``Selection.reads``), each opened."""
+        return [(name, self.store(name)) for name in self.sel.reads(identity)]
+
+    def written(self, default: str | None = None):
+        """The one store a write goes to (``Selection.writes``), opened."""
+        return self.store(self.sel.writes(default))
+
+    def heading(self, name: str) -> str:
+        """The heading of store ``name``'s section where several are read."""
+        return heading_global(self.sc) if name != self.sc.project else heading_project(self.sc)
 
     def ambient(self):
         """Where the global memory was named while projects exist
@@ -248,12 +270,18 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     wake: N compressions pending.``, a blank line, the hand-over) only when
     the document needs a summary not built in either store; otherwise the
     part, the last one ending ``You are awake.`` and then, after a blank
-    line, the next compression of the two stores (global first). Raises
-    ``BadInput`` for a ``T`` past a log or a part that does not exist. With
-    ``strict`` (the CLI) a damaged summary the document shows, or one the
-    next compression needs, raises ``Damaged`` as ``waking.wake`` does, its
-    ``memo forget`` order carrying the store's flag. ``closed`` as for
-    ``waking.wake``."""
+    line, the next compression of the two stores (global first). Each
+    store's section is read as the one-store wake reads it: what a sync
+    tool or a merge left beside a store is its warning line, after the
+    section's first line; a level file that is no file memo writes
+    (``view.built_or_broken``) is left out with its person's step at the
+    end, in place of the hand-over, unless the document needs it (then
+    ``Damaged``). Raises ``BadInput`` for a ``T`` past a log or a part that
+    does not exist. With ``strict`` (the CLI) a damaged summary the
+    document shows, or one the next compression needs, raises ``Damaged``
+    as ``waking.wake`` does, its ``memo forget`` order carrying the store's
+    flag. ``closed`` as for ``waking.wake``."""
+    from optmem.errors import Damaged
     flag = scope.flag
     Tg = _at(gstore, Tg, "global memory", flag)
     Tp = _at(pstore, Tp, f"project {scope.project}", flag)
@@ -261,7 +289,13 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     cfg = gstore.config()
     tg = blocks.cover(Tg, g) if Tg else []
     tp = blocks.cover(Tp, p) if Tp else []
-    if view.missing_in(Tg, tg, gstore.built(Tg)) or view.missing_in(Tp, tp, pstore.built(Tp)):
+    gbuilt, gbroken = view.built_or_broken(gstore, Tg)
+    pbuilt, pbroken = view.built_or_broken(pstore, Tp)
+    for broken, T, tiling, built in ((gbroken, Tg, tg, gbuilt), (pbroken, Tp, tp, pbuilt)):
+        if broken is not None and view.missing_in(T, tiling, built):
+            raise Damaged(broken)  # the document needs that level: the person's step first
+    broken = [b for b in (gbroken, pbroken) if b is not None]
+    if not broken and (view.missing_in(Tg, tg, gbuilt) or view.missing_in(Tp, tp, pbuilt)):
         due = handover(scope, gstore, pstore, form)
         if due.kind == protocol.NOTHING:  # another session just built it
             return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict, closed)
@@ -274,12 +308,15 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
         cg, cp = gstore.count(), pstore.count()
         pending = view.pending_in(cg, gstore.built(cg)) + view.pending_in(cp, pstore.built(cp))
         return False, protocol.cannot_wake(pending) + "\n\n" + due.text
+    warnings = [waking.sync_warning(gstore, global_flag(scope)),
+                waking.sync_warning(pstore, scope.flag)]
     gdamaged, pdamaged = [], []
     try:
-        body = [waking.wake_intro(gstore, Tg)]
-        body += waking.wake_lines(gstore, Tg, g, gdamaged) if Tg else []
-        body += [heading_project(scope), waking.wake_intro(pstore, Tp)]
-        body += waking.wake_lines(pstore, Tp, p, pdamaged) if Tp else []
+        body = [waking.wake_intro(gstore, Tg), *filter(None, warnings[:1])]
+        body += waking.wake_lines(gstore, Tg, g, gdamaged, tg) if Tg else []
+        body += [heading_project(scope), waking.wake_intro(pstore, Tp),
+                 *filter(None, warnings[1:])]
+        body += waking.wake_lines(pstore, Tp, p, pdamaged, tp) if Tp else []
     except NotBuilt:  # another session forgot a summary while we read
         return wake_both(scope, gstore, pstore, part, Tg, Tp, form, strict, closed)
     if strict and gdamaged:
@@ -296,6 +333,8 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
                        f"has {len(parts)} part{'s' if len(parts) > 1 else ''}.",
                        then=protocol.Order("wake", ("1", str(Tg), str(Tp)), name))
     text = parts[part - 1]
+    if part == len(parts) and broken:  # no sleep can be ordered: the person's step
+        return True, "\n\n".join([text, *broken])
     if part == len(parts):
         due = handover(scope, gstore, pstore, form)
         if strict:
@@ -318,8 +357,9 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     awake = len(view.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once
 
     def both(pbytes):
-        gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake))
-        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes))
+        gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake,
+                                                               flag=global_flag(scope)))
+        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes, flag=scope.flag))
         # One ``You are awake.`` ends both sections; the hand-over after it is
         # the global memory's when it has work (global first), else the project's.
         return "\n".join([heads[0], *gdoc, heads[1], *pdoc, view.AWAKE, *(gtail or ptail)])
@@ -330,7 +370,8 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
         return both(share)
     except BadInput:
         pass
-    least_g, least_p = waking.smallest_bytes(gstore), waking.smallest_bytes(pstore)
+    least_g = waking.smallest_bytes(gstore, global_flag(scope))
+    least_p = waking.smallest_bytes(pstore, scope.flag)
     for pbytes in (max(share, least_p), room + awake - least_g, least_p):
         if least_p <= pbytes <= room + awake - least_g:
             try:
@@ -508,17 +549,22 @@ def recall_json(store, pattern: str, fixed: bool = False) -> tuple:
 
 
 def recall_json_both(sc, gstore, pstore, pattern: str, fixed: bool = False) -> tuple:
-    """``recall --json`` over both stores: ``({"global": [...], "project":
-    [...]} as text, notice or None)``, each list within half of
-    ``PART_CHARS`` bytes as ``recall_json`` keeps it, with the same notice
-    when either shows fewer than all its matches."""
+    """``recall --json`` over both stores: ``(JSON list as text, notice or
+    None)``: the global store's items, then the project's, each
+    ``{"store": "global" or the project's name, "id", "date", "text"}``
+    (``store`` first), each store's within half of ``PART_CHARS`` bytes as
+    ``recall_json`` keeps it, with the same notice when either shows fewer
+    than all its matches. One shape whatever the scope: a list (docs/commands.md)."""
+    from optmem.scope import GLOBAL
     budget = gstore.config().PART_CHARS
-    out, shown, total = {}, 0, 0
-    for key, (_, result) in zip(("global", "project"),
-                                recall_sections(sc, gstore, pstore, pattern, budget - 400,
-                                                fixed)):
-        out[key] = _newest(_rows(result), max(1, (budget - 64) // 2))  # 64: the object
-        shown, total = shown + len(out[key]), total + result.total
+    out, shown, total = [], 0, 0
+    for name, (_, result) in zip((GLOBAL, sc.project),
+                                 recall_sections(sc, gstore, pstore, pattern, budget - 400,
+                                                 fixed)):
+        rows = [{"store": name, **row} for row in _rows(result)]
+        rows = _newest(rows, max(1, (budget - 4) // 2))
+        out += rows
+        shown, total = shown + len(rows), total + result.total
     return _json().dumps(out, ensure_ascii=False), _notice(shown, total)
 
 
@@ -603,44 +649,59 @@ def error_line(err: BaseException) -> str:
 # -- commands: one function each, one Result ---------------------------------
 
 def one_store(st: Stores, command: str, arg: str, person: bool = False, rest: tuple = (),
-              holds=None, nowhere=None):
-    """The store ``zoom``/``forget``/``redact`` act on: the named one; with a
-    project active and no scope named, refused (``refuse_guess``: ids
-    restart at #0 in every store), the refusal naming the forms. ``arg``
-    is the normalised block name or id. ``holds(store)`` (optional) says
-    whether the command can succeed in a store: only those are named, and
-    where neither can, ``nowhere()`` is raised instead (a ``MemoError``
-    saying so), so no order that fails is printed."""
-    if st.sc.project and not st.explicit:
-        where = ("global", None)
-        if holds is not None:
-            where = tuple(w for w, store in zip(where, (st.g, st.p)) if holds(store))
-            if not where and nowhere is not None:
-                raise nowhere()
-        raise refuse_guess(command, arg, st.sc, person, rest, where or ("global", None))
-    return st.p or st.g
+              holds=None, nowhere=None, read: bool = False) -> tuple:
+    """``(name, store)``: the one store ``zoom``/``forget``/``redact`` act
+    on. ``arg`` is the normalised block name or id. Where the selection
+    reads one store, that one. Where it reads several (ids restart at #0
+    in every store): ``holds(store)`` (optional) says whether the command
+    can succeed in a store; a read (``read``: ``zoom``) that only one store
+    can answer is answered there, its caller naming the store; otherwise it
+    is refused (``refuse_guess``), naming the forms for the stores where it
+    can succeed, and where none can, ``nowhere()`` is raised instead (a
+    ``MemoError`` saying so), so no order that fails is printed."""
+    read_now = st.read()
+    if len(read_now) == 1:
+        return read_now[0]
+    where = tuple(read_now)
+    if holds is not None:
+        where = tuple((name, store) for name, store in read_now if holds(store))
+        if not where and nowhere is not None:
+            raise nowhere()
+    if read and len(where) == 1:
+        return where[0]
+    raise refuse_guess(command, arg, st.sc, person, rest,
+                       tuple("global" if store is st.g else None for _, store in where)
+                       or ("global", None))
 
 
 def stats(st: Stores, as_json: bool = False) -> Result:
-    """``memo stats``: with a project active and no scope named, the global
-    memory then the project's, each under its heading (JSON: ``{"global":
-    ..., "project": ...}``); else the one store's figures."""
+    """``memo stats``: the figures of each store the selection reads; where
+    several are read (a project active, no scope named), the global memory
+    then the project's, each under its heading. ``as_json``: one JSON list,
+    an object per store (``core.stats``), each naming its ``store``
+    (``"global"`` or the project's name) where several are read."""
     from optmem.engine import core
-    if st.sc.project and not st.explicit:
-        ginfo, pinfo = core.stats(st.g), core.stats(st.p)
-        if as_json:
-            return Result([_json().dumps({"global": ginfo,
-                                          "project": dict(pinfo, name=st.sc.project)})])
-        return Result([heading_global(st.sc), core.stats_text(ginfo, st.g),
-                       heading_project(st.sc), core.stats_text(pinfo, st.p)])
-    info = core.stats(st.p or st.g)
-    return Result([_json().dumps(info) if as_json else core.stats_text(info, st.p or st.g)])
+    read = st.read()
+    infos = [(name, store, core.stats(store)) for name, store in read]
+    if as_json:
+        several = len(read) > 1
+        return Result([_json().dumps([dict({"store": name} if several else {}, **info)
+                                      for name, _, info in infos])])
+    if len(read) == 1:
+        return Result([core.stats_text(infos[0][2], infos[0][1])])
+    lines = []
+    for name, store, info in infos:
+        lines += [st.heading(name), core.stats_text(info, store)]
+    return Result(lines)
 
 
 def zoom(st: Stores, block: str, strict: bool = False) -> Result:
     """``memo zoom LO-HI`` (or one memory's id): the block's two halves, in
-    the store ``one_store`` picks. ``strict`` (the CLI): a damaged half
-    raises ``Damaged`` as ``core.zoom`` does."""
+    the store ``one_store`` picks. Where several stores are read and only
+    one holds the block, that one answers, under its heading (the section
+    heading of ``wake`` and ``recall``), so the reader knows which memory it
+    is. ``strict`` (the CLI): a damaged half raises ``Damaged`` as
+    ``core.zoom`` does."""
     from optmem.engine import core
     name = view.block_arg(block, allow_memory=True)
     lo = view.parse_block(block, allow_memory=True)[0]
@@ -651,14 +712,17 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
                         f"{counts[0]} and project {st.sc.project}'s {counts[1]} "
                         f"memor{'y' if counts[1] == 1 else 'ies'}; zoom into a line of "
                         f"memo wake.", then=protocol.Order("wake"))
-    store = one_store(st, "zoom", name, holds=lambda s: lo < s.count(), nowhere=nowhere)
-    return Result(list(core.zoom(store, block, strict=strict)))
+    which, store = one_store(st, "zoom", name, holds=lambda s: lo < s.count(),
+                             nowhere=nowhere, read=True)
+    lines = list(core.zoom(store, block, strict=strict))
+    return Result([st.heading(which), *lines] if st.sel.several else lines)
 
 
 def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     """``memo forget LO-HI``: drop the summary and every one built on it
-    (``dry_run``: only say how many would go). A write: refused where git
-    could not be asked which project this is (``write_scope``)."""
+    (``dry_run``: only say how many would go, naming the command in the
+    form that runs where it was asked). A write: refused where git could
+    not be asked which project this is (``write_scope``)."""
     from optmem.engine import core
     name = view.block_arg(block)
     write_scope(st.sc, st.explicit, "this forget", protocol.Order("forget", (name,)))
@@ -673,25 +737,23 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     def nowhere():
         return BadInput(f"there is no summary {name} to forget: it is built in neither the "
                         f"global memory nor project {st.sc.project}'s.")
-    store = one_store(st, "forget", name, rest=("--dry-run",) if dry_run else (),
-                      holds=built, nowhere=nowhere)
+    which, store = one_store(st, "forget", name, rest=("--dry-run",) if dry_run else (),
+                             holds=built, nowhere=nowhere)
     whole = blocks.block_name(lo, hi)
     if dry_run:
-        return Result([protocol.forget_cost(core.forget_count(store, block), whole)])
+        asked = protocol.Order("forget", (whole,), protocol.Order.scoped(st.sel.given()),
+                               flag_first=True)
+        return Result([protocol.forget_cost(core.forget_count(store, block), whole, asked)])
     gone = core.forget(store, block)
     return Result([protocol.forgot(gone, whole, view.sleep_step(store, store.count())[0])])
 
 
-def given_flag(st: Stores) -> str:
-    """The scope flag this command was given, as a printed step repeats it
-    so it names the same store: ``--project NAME`` (quoted for a shell),
-    ``--global``, or ``""`` when none was given."""
-    if not st.explicit:
-        return ""
-    if st.sc.project:
-        import shlex
-        return f"--project {shlex.quote(st.sc.project)}"
-    return GLOBAL_FLAG
+def _no_memory(st: Stores, i: int) -> BadInput:
+    """The refusal of ``redact #i`` where no store read holds memory ``i``."""
+    counts = (st.g.count(), st.p.count())
+    return BadInput(f"there is no memory #{i} to redact: the global memory holds {counts[0]} "
+                    f"and project {st.sc.project}'s {counts[1]} "
+                    f"memor{'y' if counts[1] == 1 else 'ies'}.")
 
 
 def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
@@ -705,12 +767,13 @@ def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
     from optmem.engine import core
     i = view.parse_count(memory_id.lstrip("#"), "ID")
     write_scope(st.sc, st.explicit, "this redaction", protocol.Order("redact", (str(i), "--yes")))
-    store = one_store(st, "redact", str(i), person=True, rest=("--yes",))
+    _, store = one_store(st, "redact", str(i), person=True, rest=("--yes",),
+                         holds=lambda s: i < s.count(), nowhere=lambda: _no_memory(st, i))
     if not yes:
-        step = " ".join(["memo redact", *filter(None, [given_flag(st)]), f"{i} --yes"])
+        step = protocol.Order("redact", (str(i), "--yes"), protocol.Order.scoped(st.sel.given()),
+                              person=True, flag_first=True)
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
-                       f"agent never runs it), confirmed with --yes. "
-                       f"{protocol.person_can_run(step)}")
+                       f"agent never runs it), confirmed with --yes. {step.line()}")
     was = []
     gone = core.redact(store, i, was)
     from optmem import merging
@@ -744,7 +807,7 @@ def import_store(st: Stores):
     global one. Refused (``BadInput``) without a scope where git could not be
     asked which project this is (``write_scope``), before any line is read."""
     write_scope(st.sc, st.explicit, "this import", protocol.Order("import", ("FILE",)))
-    return st._at(st.sc.project_root or st.sc.root)
+    return st.written()
 
 
 def import_(st: Stores, store, path: str, named: str, yes: bool = False,
@@ -884,15 +947,17 @@ def check(st: Stores, every: bool = False, repair: bool = False) -> Result:
 
 
 def export(st: Stores, file: str | None = None, write=None) -> Result:
-    """``memo export``: every memory of the global store as ``YYYY-MM-DD
-    text`` lines (the import format). With ``file`` None or ``-`` they go to
+    """``memo export``: every memory of one store as ``YYYY-MM-DD text``
+    lines (the import format), the store ``memo import`` would write to
+    (``Selection.writes``: the active project's, else the global one; a
+    scope flag names it), so an export imports back where it came from. With ``file`` None or ``-`` they go to
     ``write`` (a function taking bytes) and the answer is empty; else into
     ``file``, a new file (never replaced), and the answer names it and the
     ``memo import`` that reads it into another memory, a person's step
     (``A person can run: ...``; ``--yes`` above ``backlog.IMPORT_ASK_ABOVE``
     memories)."""
     from optmem.engine import export as exporting
-    store = st.g
+    store = st.written()
     if file is None or file == "-":
         exporting.export(store, write)
         return Result()
@@ -945,7 +1010,7 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
     a text found literally."""
     from optmem.engine import core
     st.g  # noqa: B018 - the global store is read first, whichever store answers
-    both = bool(st.sc.project) and not st.explicit
+    both = st.sel.several
     if pattern and not fixed:
         refused = _bad_regex(st, [st.g, st.p] if both else [st.p or st.g], pattern)
         if refused is not None:
@@ -975,16 +1040,9 @@ _REGEX_SYNTAX = frozenset("$^()[]{}.*+?|\\")
 
 def _fixed_order(st: Stores, pattern: str) -> str:
     """``Run: memo recall -F PATTERN`` (the scope flag as given, the pattern
-    quoted for a shell), or in the ``mcp`` form the tool call with
-    ``fixed``."""
-    if protocol.orders_form() == protocol.MCP_FORM:
-        args = {"pattern": pattern, "fixed": True}
-        if st.explicit:
-            args["scope"] = "global" if not st.sc.project else st.sc.project
-        return f"Run: recall {_json().dumps(args, ensure_ascii=False)}"
-    import shlex
-    return " ".join(["Run: memo recall", *filter(None, [given_flag(st)]), "-F",
-                     shlex.quote(pattern)])
+    one shell word), or in the ``mcp`` form the tool call with ``fixed``."""
+    return protocol.run(protocol.Order("recall", ("-F", protocol.Value(pattern)),
+                                       protocol.Order.scoped(st.sel.given()), flag_first=True))
 
 
 def _held_as_written(st: Stores, stores: list, pattern: str) -> str | None:

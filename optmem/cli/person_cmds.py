@@ -108,11 +108,14 @@ def import_(file, yes):
 
 @click.command(cls=FileCommand)
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@scoped
 def export(file):
     """Write every memory as `YYYY-MM-DD text` lines (the import format).
 
     To standard output, or into FILE (a new file: never replaces one).
     `memo import` of an export into an empty store gives back the same log.
+    With a project active the project's memories (--global: the global
+    memory's), the store `memo import` would write to.
     """
     from optmem import session
     st = stores()

@@ -81,10 +81,12 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def quick_warning(store: Store, look=None) -> str | None:
+def quick_warning(store: Store, look=None, flag: str = "") -> str | None:
     """One line for ``memo wake`` naming what a sync tool or a merge left,
     and what resolves it, or None: ``marks.quick_look``'s ``Look`` (taken
-    here when not given) in words."""
+    here when not given) in words. ``flag``: the scope flag that names the
+    store (``--global``, ``--project NAME``; empty: none), which its steps
+    carry so they run where the wake was asked."""
     look = marks.quick_look(store) if look is None else look
     if look is None:
         return None
@@ -113,18 +115,22 @@ def quick_warning(store: Store, look=None) -> str | None:
     if len(seen) == 1 and len(copies) == 1 and copies[0].of == LOG_NAME:
         # The one case a merge settles whole: the copy kept outside the store, merged in.
         return head + ("Keep every copy; a person moves the copy out of the store and merges "
-                       "it. " + protocol.person_can_run(keep_and_merge(store, copies[0].path)))
+                       "it. " + protocol.person_can_run(keep_and_merge(store, copies[0].path,
+                                                                        flag)))
     return head + ("Keep every copy and ask a person to settle it. "
-                   + protocol.run(protocol.Order("check")))
+                   + protocol.run(protocol.Order("check", (), protocol.Order.scoped(flag))))
 
 
-def keep_and_merge(store: Store, copy: str) -> str:
+def keep_and_merge(store: Store, copy: str, flag: str = "") -> str:
     """The person's command that keeps the conflict copy ``copy`` of the log
     as a store of its own beside this one (a folder name not taken yet)
-    and merges it into this store (``memo merge``)."""
+    and merges it into this store (``memo merge``, with ``flag``, the
+    scope flag that names the store)."""
     other_dir = _free_asides(store, 1)[0]
+    merge = protocol.Order("merge", ("--", protocol.Value(other_dir)), protocol.Order.scoped(flag),
+                           person=True, flag_first=True)
     return (f"mkdir -m 700 {_q(other_dir)} && mv {_q(copy)} "
-            f"{_q(os.path.join(other_dir, LOG_NAME))} && memo merge -- {_q(other_dir)}")
+            f"{_q(os.path.join(other_dir, LOG_NAME))} && {merge.command()}")
 
 
 # -- check: reading everything -------------------------------------------------

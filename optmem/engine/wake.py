@@ -68,20 +68,21 @@ def stamped(read):
     return again_if_swapped
 
 
-def sync_warning(store) -> str | None:
+def sync_warning(store, flag: str = "") -> str | None:
     """The line a wake shows for what a sync tool or a merge left
     (``replicas.quick_warning``), or None: ``marks.quick_look`` sees
-    nothing in the usual case, and then ``replicas`` is not imported."""
+    nothing in the usual case, and then ``replicas`` is not imported.
+    ``flag``: the scope flag that names the store, which its step carries."""
     look = marks.quick_look(store)
     if look is None:
         return None
     from optmem.engine import replicas
-    return replicas.quick_warning(store, look)
+    return replicas.quick_warning(store, look, flag)
 
 
 @stamped
 def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
-                   waiting: str | None = None) -> str:
+                   waiting: str | None = None, flag: str = "") -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
     the smallest document fits, naming the smallest ``max_bytes`` that does.
@@ -123,7 +124,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    warning = sync_warning(store)
+    warning = sync_warning(store, flag)
     budget, with_intro = view.wake_budget(T, store.config().WAKE_LINES)
     # The intro is left out where plain wake leaves it out (WAKE_LINES below
     # popcount(T) + 1), so this document is never longer than wake's.
@@ -198,11 +199,11 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     raise err
 
 
-def smallest_bytes(store) -> int:
-    """The smallest ``max_bytes`` for which ``wake_max_bytes(store, ...)``
-    gives a document (bytes of UTF-8, every newline included)."""
+def smallest_bytes(store, flag: str = "") -> int:
+    """The smallest ``max_bytes`` for which ``wake_max_bytes(store, ...,
+    flag=flag)`` gives a document (bytes of UTF-8, every newline included)."""
     try:
-        wake_max_bytes(store, 0)
+        wake_max_bytes(store, 0, flag=flag)
     except BadInput as err:
         return err.smallest
     return 0  # pragma: no cover - no document is 0 bytes
