@@ -180,20 +180,22 @@ def sdk_problem(version=None) -> str:
     """The one line (no newline) saying why ``memo mcp`` cannot run here,
     with the install command for this interpreter; ``""`` when the SDK can
     be imported. ``version`` is ``sys.version_info`` by default."""
-    import shlex
+    from optmem.textform import quoted
     version = tuple(version or sys.version_info)[:3]
-    exe = shlex.quote(sys.executable or "python3")
+    exe = quoted(sys.executable or "python3")
     if version[:2] < SDK_MIN_PYTHON:
+        step = protocol.person_can_run(protocol.shell("python3.12", "-m", "pip", "install",
+                                                      "optmem[mcp]"))
         return (f"memo: memo mcp needs Python 3.10 or newer (the MCP SDK's minimum); "
                 f"{exe} is Python {'.'.join(map(str, version))}; a person installs memo with a "
-                f"newer python3. A person can run: python3.12 -m pip install 'optmem[mcp]'")
+                f"newer python3. {step}")
     try:
         import mcp.server  # noqa: F401  (the one import of the optional SDK)
     except ImportError:
         from optmem.deps import extra_install_command
         return (f"memo: memo mcp needs the MCP SDK, which is not installed for {exe}; "
                 f"a person installs it (or {exe} -m pip install '{SDK_REQUIREMENT}'). "
-                f"A person can run: {extra_install_command('mcp', sys.executable)}")
+                f"{protocol.person_can_run(extra_install_command('mcp', sys.executable))}")
     return ""
 
 

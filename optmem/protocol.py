@@ -44,6 +44,8 @@ import contextlib
 import os
 
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
+RUN = "Run:"  #: how an order an agent may run begins
+PERSON = "A person can run:"  #: how a step only a person may take begins
 NOTHING_LEFT = "Nothing left to compress."  #: sleep with nothing pending (seed)
 NO_MATCH = "No match."  #: recall found nothing (seed)
 ORDERS_ENV = "MEMO_ORDERS"  #: environment variable that picks the order form
@@ -84,8 +86,11 @@ FRAME_TAGS = {
 }
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
+def plural(n: int, one: str, many: str, grouped: bool = False) -> str:
+    """``n`` and the word for it: ``1 match``, ``2 matches``. ``grouped``:
+    the number with thousands separators (``12,000 memories``), for
+    sentences a person reads; lines a program reads never group digits."""
+    return f"{n:,} {one if n == 1 else many}" if grouped else f"{n} {one if n == 1 else many}"
 
 
 # -- order forms ---------------------------------------------------------
@@ -287,7 +292,7 @@ class Order:
         if self.text is None or self.verb not in MCP_TEXT or form == MCP_FORM or self.person:
             return self.inline(form)
         first, *rest = self.lines(form)
-        first = first[len("Run: "):] if first.startswith("Run: ") else first
+        first = first[len(RUN) + 1:] if first.startswith(f"{RUN} ") else first
         if not rest:
             return first
         return f"{first}, then the text and {self.tag} on lines of their own"
@@ -301,15 +306,17 @@ class Order:
         form = form or orders_form()
         if self.person:
             return [person_can_run(self.command())]
+        if form != MCP_FORM:
+            _rendered[0] += 1
         if form == MCP_FORM:
             call = self.call()
-            return [f"Run: {call}"] if call else [person_can_run(self.command())]
+            return [f"{RUN} {call}"] if call else [person_can_run(self.command())]
         if self.text is None:
-            return [f"Run: {self.command(form)}"]
+            return [f"{RUN} {self.command(form)}"]
         if form == NAP_FORM:
-            return [f'Run: {self.command(form)} "{self.text}"']
+            return [f'{RUN} {self.command(form)} "{self.text}"']
         first, *rest = TEXT_ORDERS[form](self.command(), self.text, self.tag)
-        return [f"Run: {first}", *rest]
+        return [f"{RUN} {first}", *rest]
 
     def line(self, form: str | None = None) -> str:
         """``lines`` of an order without text: its one line."""
@@ -335,6 +342,27 @@ class Problem(str):
     def of(cls, err) -> Problem:
         """The problem line of a ``MemoError`` (its ``sentence`` and ``then``)."""
         return cls(err.sentence, err.then)
+
+
+def batch_order(names: list, form: str | None = None, scope: str | None = None) -> list:
+    """The lines of the order that answers a batch of block ``names``
+    (``"lo-hi"``; the batched hand-over, ``MEMO_HANDOVER=batch``), ``scope``
+    as ``Order.scope``. Heredoc by default (no shell expands the agent's
+    text): ``Run: memo sleep - <<'SUMMARY'``, a ``LO-HI <your line>`` line
+    per block, ``SUMMARY``; in the ``line`` and ``nap`` forms one line whose
+    arguments are ``"LO-HI <your line>"`` each, for programs that call memo
+    without a shell (the ``nap`` form has no batch text of its own); in the
+    ``mcp`` form the tool call (``batch_call``)."""
+    form = form or orders_form()
+    if form == MCP_FORM:
+        return [f"{RUN} {batch_call(names, scope)}"]
+    items = [f"{n} {YOUR_LINE}" for n in names]
+    if form in ("line", NAP_FORM):
+        quoted_items = tuple(f'"{item}"' for item in items)
+        return Order("sleep", ("-",) + quoted_items, scope, flag_first=True).lines("line")
+    sleep = Order("sleep", ("-",), scope, flag_first=True).command()
+    _rendered[0] += 1
+    return [f"{RUN} {sleep} <<'{SUMMARY_TAG}'", *items, SUMMARY_TAG]
 
 
 def batch_call(names: list, scope: str | None = None) -> str:
@@ -407,9 +435,9 @@ def unknown_form_line(environ=None) -> str | None:
     raw = env.get(ORDERS_ENV, "")
     if not raw.strip() or raw.strip().lower() in TEXT_ORDERS:
         return None
-    import shlex
+    from optmem.textform import quoted
     forms = sorted(TEXT_ORDERS)
-    return (f"{ORDERS_ENV}={shlex.quote(raw)} names no order form ({', '.join(forms[:-1])} "
+    return (f"{ORDERS_ENV}={quoted(raw)} names no order form ({', '.join(forms[:-1])} "
             f"or {forms[-1]}), so the orders above are in the {DEFAULT_FORM} form.")
 
 
@@ -433,8 +461,46 @@ def one_of(orders: list, form: str | None = None) -> list:
 
 
 def person_can_run(command: str) -> str:
-    """A step only a person may take; no ``Run:`` matcher picks it up."""
-    return f"A person can run: {command}"
+    """A step only a person may take, ``A person can run: COMMAND``; no
+    ``Run:`` matcher picks it up. ``command`` is a shell command line whose
+    values are quoted already (``move_aside``, ``shell``); a memo command
+    is an ``Order(..., person=True)``."""
+    return f"{PERSON} {command}"
+
+
+def shell(*words: str) -> str:
+    """A shell command line of ``words``, each one shell word
+    (``textform.quoted``; a ``$'...'`` escape where a word holds a control
+    character), for a person's step that is no memo command."""
+    from optmem.textform import quoted
+    return " ".join(quoted(w) for w in words)
+
+
+def move_aside(path: str, dst: str) -> str:
+    """The person's step that moves ``path`` out of memo's way to ``dst``:
+    ``A person can run: mv -- PATH DST``, each name one shell word."""
+    from optmem.textform import quoted
+    return person_can_run(f"mv -- {quoted(path)} {quoted(dst)}")
+
+
+def is_order_text(text: str) -> bool:
+    """Whether ``text`` (a line an agent gave as its summary or memory) is
+    an order memo printed rather than the agent's own line: it holds the
+    placeholder ``<your line>`` or starts like an order (``Run: memo``,
+    ``memo sleep``, ``memo note``)."""
+    return YOUR_LINE in text or text.startswith((f"{RUN} memo", "memo sleep", "memo note"))
+
+
+#: How many orders were rendered in a shell form (``Order.lines``) in this
+#: process: a front end that prints output compares it before and after a
+#: command to tell whether what it prints holds an order, without reading
+#: the text back (``unknown_form_line``).
+_rendered = [0]
+
+
+def rendered_orders() -> int:
+    """The count of orders rendered in a shell form so far (``_rendered``)."""
+    return _rendered[0]
 
 
 def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
@@ -473,7 +539,7 @@ def remaining(left: int) -> str:
     """The line after the body: how many compressions follow this one."""
     if left <= 0:
         return "This is the last compression."
-    return f"{_plural(left, 'compression remains', 'compressions remain')} after this one."
+    return f"{plural(left, 'compression remains', 'compressions remain')} after this one."
 
 
 def compression_prompt(name: str, limit: int, body: list, left: int,
@@ -608,7 +674,7 @@ def held_elsewhere(name: str) -> str:
 def cannot_wake(pending: int) -> str:
     """The first line of a refused wake (seed wording):
     ``Cannot wake: 1 compression pending. Do it, then run memo wake again.``"""
-    return (f"Cannot wake: {_plural(pending, 'compression', 'compressions')} pending. "
+    return (f"Cannot wake: {plural(pending, 'compression', 'compressions')} pending. "
             f"Do {'it' if pending == 1 else 'them'}, then run memo wake again.")
 
 
@@ -617,7 +683,7 @@ def empty_store(form: str | None = None) -> list:
     line ``No memories yet. Record the first with: memo note ...`` ends with
     the note command in the order form."""
     first, *rest = Order("note", text=ONE_LINE, tag=MEMORY_TAG).lines(form)
-    return [f"No memories yet. Record the first with: {first[len('Run: '):]}", *rest, AWAKE]
+    return [f"No memories yet. Record the first with: {first[len(RUN) + 1:]}", *rest, AWAKE]
 
 
 def part_header(k: int, n: int) -> str:
@@ -679,12 +745,12 @@ def scope_receipt(project: str | None, instead: Order | None = None) -> str:
 
 def matches(total: int) -> str:
     """Recall's closing line when every match is shown (seed; ``1 match.``)."""
-    return f"{_plural(total, 'match', 'matches')}."
+    return f"{plural(total, 'match', 'matches')}."
 
 
 def newest_matches(shown: int, total: int) -> str:
     """Recall's closing line when only the newest ``shown`` fit (seed)."""
-    return f"Newest {shown} of {_plural(total, 'match', 'matches')}. Narrow the regex."
+    return f"Newest {shown} of {plural(total, 'match', 'matches')}. Narrow the regex."
 
 
 def recall_count(shown: int, total: int, cut: bool) -> str:
@@ -698,13 +764,13 @@ def recall_count(shown: int, total: int, cut: bool) -> str:
 
 def imported(count: int, first: int) -> str:
     """``Imported N memories, #A to #B.`` (the later OptMem's capital I)."""
-    return (f"Imported {_plural(count, 'memory', 'memories')}, "
+    return (f"Imported {plural(count, 'memory', 'memories')}, "
             f"#{first} to #{first + count - 1}.")
 
 
 def pending_after_import(pending: int) -> str:
     """``N compressions pending. Run: memo sleep`` (only when N > 0)."""
-    return f"{_plural(pending, 'compression', 'compressions')} pending. {run(Order('sleep'))}"
+    return f"{plural(pending, 'compression', 'compressions')} pending. {run(Order('sleep'))}"
 
 
 def read_only_pending(pending: int, uid: int) -> str:
@@ -721,7 +787,7 @@ def forgot(gone: int, name: str, step: str | None = None) -> str:
     """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed);
     ``step`` stands in place of the order when a sleep cannot succeed
     there (``view.sleep_step``)."""
-    return (f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. "
+    return (f"Forgot {plural(gone, 'summary', 'summaries')}, from {name} up. "
             f"{step or run(Order('sleep'))}")
 
 
@@ -734,9 +800,9 @@ def forget_cost(gone: int, name: str, asked: Order | None = None) -> str:
     if gone == 0:
         return f"{what} would drop no summary. Nothing was changed."
     each = "an agent turn" if gone == 1 else "each an agent turn"
-    return (f"{what} would drop {_plural(gone, 'summary', 'summaries')} ({name}, "
+    return (f"{what} would drop {plural(gone, 'summary', 'summaries')} ({name}, "
             f"every one built on it and the later ones of those sizes), creating "
-            f"{_plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
+            f"{plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
             f"Nothing was changed.")
 
 

@@ -92,8 +92,11 @@ class Stores:
 
     @property
     def g(self):
-        """The global store."""
-        return self._at(self.sc.root)
+        """The global store (its orders name it: ``Store.scope_flag``)."""
+        from optmem.scope import GLOBAL
+        store = self._at(self.sc.root)
+        store.scope_flag = self.sel.flag(GLOBAL)
+        return store
 
     @property
     def p(self):
@@ -185,56 +188,48 @@ def global_flag(scope) -> str:
 def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
     """The next compression of the two stores, global first, with its scope
     flag in the order, as a ``protocol.Handover``; of kind ``NOTHING`` only
-    when both are done. Records, under the project store's lock, which store
-    handed the block over (for a seed-form ``memo sleep LO-HI`` without a
-    flag)."""
+    when both are done. The store that hands a block over notes in its own
+    hand-over record that it did so with both stores read
+    (``engine.handover.mark_both``), which ``sleep_store`` reads for a
+    seed-form ``memo sleep LO-HI`` without a flag."""
     from optmem.engine.handover import next_handover
     after = 0  # the project's, counted in the global prompt's "N remain" line
     if pstore is not None:
         cp = pstore.count()
         after = view.pending_in(cp, pstore.built(cp))
+    from optmem.engine.handover import mark_both
     prompt = next_handover(gstore, form=form, flag=global_flag(scope), after=after)
-    which = "global"
+    store = gstore
     if prompt.kind == protocol.NOTHING and pstore is not None:
         prompt = next_handover(pstore, form=form, flag=scope.flag)
-        which = "project"
+        store = pstore
     if pstore is not None and prompt.kind != protocol.NOTHING:
-        store = gstore if which == "global" else pstore
         T = store.count()
         built = store.built(T)
         firsts = {view.next_pending(store, T, built),          # one block a prompt
                   next(iter(blocks.pending_by_end(T, built)), None)}  # a batch's first
-        with pstore.locked(repair=False):
-            for block in sorted(b for b in firsts if b is not None):
-                _projects().record_handover(scope.project_root, blocks.block_name(*block), which)
+        mark_both(store, sorted(b for b in firsts if b is not None))
     return prompt
 
 
 def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
     """Which store ``memo sleep LO-HI`` writes to: the named one with a flag;
-    without one, the store that last handed LO-HI over (recorded), else the
-    one whose next pending block is LO-HI, global first, else the global."""
+    without one, the store that handed LO-HI over last with both stores
+    read (``engine.handover.handed_over_at``), else the one whose next
+    pending block is LO-HI, global first, else the global."""
+    from optmem.engine.handover import handed_over_at
     if pstore is None or explicit:
         return pstore if (explicit and pstore is not None) else gstore
     lo, hi = view.parse_block(block_arg)
     name = blocks.block_name(lo, hi)
-    with pstore.locked(repair=False):
-        said = _projects().recorded_handover(scope.project_root, name)
-    if said == "project":
-        return pstore
-    if said == "global":
-        return gstore
+    handed = [(at, k) for k, at in enumerate(handed_over_at(s, name) for s in (gstore, pstore))
+              if at is not None]
+    if handed:
+        return (gstore, pstore)[max(handed)[1]]
     for store in (gstore, pstore):
         if view.next_pending(store, store.count()) == (lo, hi):
             return store
     return gstore
-
-
-def forget_handover(scope, block_arg: str) -> None:
-    """Drop the record of LO-HI once its summary is saved."""
-    if scope.project_root:
-        lo, hi = view.parse_block(block_arg)
-        _projects().record_handover(scope.project_root, blocks.block_name(lo, hi), None)
 
 
 # -- wake --------------------------------------------------------------------
@@ -596,11 +591,9 @@ def oserror_line(err: OSError) -> str:
     if isinstance(getattr(err, "line", None), str):  # atomic.NotRegular: the whole line
         return err.line
     if err.errno == errno.EISDIR and isinstance(err.filename, str):
-        import shlex
-        move = f"mv -- {shlex.quote(err.filename)} {shlex.quote(err.filename + '.moved')}"
         return (f"{err.filename} is a directory where memo keeps a file; nothing was "
                 f"half-written. Once it is moved away memo makes a new file. "
-                f"{protocol.person_can_run(move)}")
+                f"{protocol.move_aside(err.filename, err.filename + '.moved')}")
     if (err.errno == errno.ENOENT and cwd_gone()
             and not (isinstance(err.filename, str) and os.path.isabs(err.filename))):
         return ("the working directory no longer exists (it was deleted or moved), so "
@@ -615,11 +608,9 @@ def oserror_line(err: OSError) -> str:
     if outside and err.errno not in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
         return f"{where}: {what}; nothing was written there. Check the path and run the command again"
     if err.errno == errno.ELOOP and err.filename:  # a link in the store: never written through
-        import shlex
-        move = f"mv -- {shlex.quote(str(where))} {shlex.quote(str(where) + '.link-moved')}"
         return (f"{where} is a link, and memo never writes through a link in its store; "
                 f"nothing was half-written. Once it is moved away memo makes a new file. "
-                f"{protocol.person_can_run(move)}")
+                f"{protocol.move_aside(str(where), str(where) + '.link-moved')}")
     if err.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
         hint = "Free some space (or raise the file size limit) and run the command again"
     elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -781,7 +772,7 @@ def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
     copies = replicas.files_holding(store, was[0]) if was and not merging.is_redacted(was[0]) else []
     lines = [f"Memory #{i} is now [redacted] in {store.log_path}; {gone} "
              f"{'summary' if gone == 1 else 'summaries'} went (those over it, and the "
-             f"later ones on their levels). Run: memo sleep"]
+             f"later ones on their levels). {protocol.run(protocol.Order('sleep'))}"]
     repo = _projects().find_repository(store.root)
     if repo is not None and repo[0] == "repo":
         lines.append(f"The store is in the git work tree {repo[1]}: its commits, a sync hub's "
@@ -821,7 +812,7 @@ def import_(st: Stores, store, path: str, named: str, yes: bool = False,
     answer: ``Imported N memories as #A-B.``, where they went once projects
     exist (``scope_line``), and how many compressions are pending."""
     from optmem.engine import backlog, core
-    backlog.check_import_size(path, named, yes)
+    backlog.check_import_size(path, named, yes, protocol.Order.scoped(st.sel.given()))
     first, count, pending = core.import_lines(store, path, before_write=before_write,
                                               progress=progress)
     if kept is not None:
@@ -855,7 +846,9 @@ def config(st: Stores, settings=(), repair: bool = False) -> Result:
         from optmem.errors import ConfigError
         raise ConfigError(f"usage: memo config [NAME=VALUE ...], NAME one of "
                           f"{', '.join(KNOBS)} (NAME= restores the default); {bare[0]!r} has "
-                          f"no '='. The table shows every value. Run: memo config")
+                          f"no '='. The table shows every value.",
+                          then=protocol.Order("config", (), protocol.Order.scoped(st.sel.given()),
+                                              flag_first=True))
     said = core.config_set(store, list(settings), repair=repair) if settings or repair else ""
     lines = [core.config_show(store)]  # the table first, as the later OptMem prints it
     if said:
@@ -889,7 +882,7 @@ def scope(st: Stores) -> Result:
         lines.append(f"Remotes seen: {', '.join(sc.remotes) if sc.remotes else 'none'}")
     lines += sc.notices
     if not sc.project and sc.remotes is not None and not sc.forced_global and not sc.bare:
-        lines.append(f"{projects.PERSON} memo init --project NAME")
+        lines.append(protocol.Order("init", ("--project", "NAME"), person=True).line())
     return Result(lines)
 
 
@@ -961,15 +954,13 @@ def export(st: Stores, file: str | None = None, write=None) -> Result:
     if file is None or file == "-":
         exporting.export(store, write)
         return Result()
-    import shlex
-
     from optmem.engine.backlog import IMPORT_ASK_ABOVE
     count = exporting.export_to_file(store, file)
-    yes = " --yes" if count > IMPORT_ASK_ABOVE else ""
+    yes = ("--yes",) if count > IMPORT_ASK_ABOVE else ()
+    step = protocol.Order("import", (*yes, protocol.Value(file)), person=True)
     return Result([f"Exported {count} {'memory' if count == 1 else 'memories'} to {file}."
-                   + (" To read them into another memory, with MEMORY_DIR naming it: "
-                      + protocol.person_can_run(f"memo import{yes} {shlex.quote(file)}")
-                      if count else "")])
+                   + (f" To read them into another memory, with MEMORY_DIR naming it: "
+                      f"{step.line()}" if count else "")])
 
 
 def init(project: str | None = None) -> Result:
@@ -986,13 +977,14 @@ def init(project: str | None = None) -> Result:
     from optmem.store.memory import Store
     store, created = Store.init(root)
     try:
+        wake = protocol.run(protocol.Order("wake"))
         if created:
-            return Result([f"Created an empty memory at {root}. Run: memo wake"])
+            return Result([f"Created an empty memory at {root}. {wake}"])
         count = store.count()
     finally:
         store.close()
     return Result([f"Found {root}: {count} memor{'y' if count == 1 else 'ies'}. It is "
-                   f"already a memory store; nothing was changed. Run: memo wake"])
+                   f"already a memory store; nothing was changed. {wake}"])
 
 
 def _counted(result) -> list:
@@ -1071,8 +1063,8 @@ def _bad_regex(st: Stores, stores: list, pattern: str):
     held = _held_as_written(st, stores, pattern)
     if held is None:
         return None
-    import shlex
-    return BadInput(f"bad regex {shlex.quote(pattern)}: {reason}; {held}")
+    from optmem.textform import quoted
+    return BadInput(f"bad regex {quoted(pattern)}: {reason}; {held}")
 
 
 def _as_written(st: Stores, stores: list, pattern: str) -> list:
@@ -1086,8 +1078,8 @@ def _as_written(st: Stores, stores: list, pattern: str) -> list:
     held = _held_as_written(st, stores, pattern)
     if held is None:
         return []
-    import shlex
-    return [f"memo: {shlex.quote(pattern)} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
+    from optmem.textform import quoted
+    return [f"memo: {quoted(pattern)} is read as a regex ($ ( ) . [ ] * + ? \\ | are regex "
             f"syntax), and {held}"]
 
 
@@ -1301,10 +1293,6 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
     said, prompt = core.sleep(store, block, summary)
     if kept is not None:
         kept(f"the summary of {block} was saved")
-    if pstore is not None and said == protocol.saved_block(
-            blocks.block_name(*view.parse_block(block))):
-        with pstore.locked(repair=False):
-            forget_handover(st.sc, block)
     due = _after_summary(st, ambient, prompt)
     if strict:
         try:

@@ -27,9 +27,9 @@ import sys
 
 import click
 
-from optmem import __version__
+from optmem import __version__, protocol
 from optmem.cli.argv import scoped
-from optmem.cli.base import LazyGroup
+from optmem.cli.base import ORDERS_BEFORE, LazyGroup
 from optmem.cli.render import ARGV, MemoFailure, UsageFailure
 from optmem.cli.stdio import (
     EXIT_PIPE,
@@ -144,6 +144,7 @@ class MemoGroup(LazyGroup):
         sys.exit(code or 0)
 
     def invoke(self, ctx):
+        ctx.meta[ORDERS_BEFORE] = protocol.rendered_orders()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as err:

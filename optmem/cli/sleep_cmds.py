@@ -9,6 +9,7 @@ from optmem import session  # imported with this module, the collector paused
 from optmem.cli.argv import TextCommand, scoped
 from optmem.cli.base import LateBar, show, stores
 from optmem.cli.stdio import STDIN_LIMIT, keeping, read_stdin, text_arg, undo_surrogates
+from optmem.protocol import Order
 
 
 @click.command(cls=TextCommand, heads=1)
@@ -34,9 +35,11 @@ def sleep(block, text, with_cmd):
     project's; each order carries its --global or --project flag.
     """
     if with_cmd is not None:
-        targets = session.pay_targets(stores(notice=False), block, text)
+        st = stores(notice=False)
+        targets = session.pay_targets(st, block, text)
+        scope = Order.scoped(st.sel.given())  # a step to go on repeats the scope given
         for k, target in enumerate(targets):
-            _pay_with(target, with_cmd, last=k == len(targets) - 1)
+            _pay_with(target, with_cmd, last=k == len(targets) - 1, scope=scope)
         return
     st = stores(notice=block is None)
     if block == "-":
@@ -45,10 +48,9 @@ def sleep(block, text, with_cmd):
 
     def summary(limit):
         if not text:
-            from optmem import protocol
             from optmem.errors import BadInput
-            raise BadInput(f"give your summary line after the block, as the last lines of the "
-                           f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
+            raise BadInput("give your summary line after the block, as the last lines of the "
+                           "compression prompt show.", then=Order("sleep"))
         return text_arg(text, "summary", limit)
 
     show(session.sleep(st, block, summary if block is not None else None, kept=keeping,
@@ -74,8 +76,9 @@ def _batch_lines(items: tuple) -> list:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def _pay_with(store, command: str, last: bool = True) -> None:
-    """``memo sleep --with CMD``: pay every pending compression with CMD."""
+def _pay_with(store, command: str, last: bool = True, scope: str | None = None) -> None:
+    """``memo sleep --with CMD``: pay every pending compression with CMD
+    (``scope``: the scope given, which the step to go on repeats)."""
     from optmem.engine import backlog, view
     bar = LateBar("memo: paying compressions")
 
@@ -85,7 +88,7 @@ def _pay_with(store, command: str, last: bool = True) -> None:
         bar(saved, total)
 
     try:
-        paid = backlog.pay(store, command, progress=progress)
+        paid = backlog.pay(store, command, progress=progress, scope=scope)
     finally:
         bar.close()
     if paid.saved:

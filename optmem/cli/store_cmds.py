@@ -18,8 +18,9 @@ def zoom(block):
     """Open one line of wake: LO-HI's two halves (summaries, or raw memories)."""
     if block is None:  # exit 1, as the later OptMem: a client checks it
         from optmem.errors import BadInput
+        from optmem.protocol import Order
         raise BadInput("zoom needs a block id, as wake prints it (memo zoom 0-1, or one "
-                       "memory: memo zoom 7). Run: memo wake")
+                       "memory: memo zoom 7).", then=Order("wake"))
     from optmem import session
     show(session.zoom(stores(), block, strict=True))
 

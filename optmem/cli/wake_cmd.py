@@ -32,7 +32,7 @@ def wake(part, t, tp, max_bytes):
     if max_bytes is not None:
         if part is not None or t is not None:
             raise BadInput("--max-bytes prints the whole memory as one part; drop PART "
-                           "and T, or page through the parts instead. Run: memo wake")
+                           "and T, or page through the parts instead.", then=Order("wake"))
         show(session.wake(st, max_bytes=view.parse_count(max_bytes, "--max-bytes")))
         return
     again = Order("wake")  # a word that is no number: the document from its first part

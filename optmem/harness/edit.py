@@ -751,10 +751,9 @@ def read_target(path: str, root: Optional[str] = None) -> Target:
                       f"create that file or remove the link, then run memo setup again")
     real = os.path.realpath(path)
     if os.path.isdir(real):
-        import shlex
+        from optmem import protocol
         raise Refused(f"{path} is a folder, not a file; once a person moves it aside, memo "
-                      f"setup can write the file. A person can run: mv -- {shlex.quote(path)} "
-                      f"{shlex.quote(path + '.moved')}")
+                      f"setup can write the file. {protocol.move_aside(path, path + '.moved')}")
     folder = os.path.dirname(real)
     probe = folder
     while not os.path.exists(probe):

@@ -32,7 +32,7 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
         near = difflib.get_close_matches(name, list(HARNESSES), n=1)
         hint = f" (did you mean {near[0]}?)" if near else ""
         raise BadInput(f"no harness named {name!r}{hint}; choose one of: "
-                       f"{', '.join(HARNESSES)}. Run: memo setup --help")
+                       f"{', '.join(HARNESSES)}.", then=protocol.Order("setup", ("--help",)))
     chosen = scope_name or module.SCOPES[0]
     if chosen not in module.SCOPES:
         raise BadInput(f"memo setup {name} has no --scope {chosen}; it has: "

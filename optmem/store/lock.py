@@ -29,8 +29,9 @@ def acquire(lock_path: str, timeout: float | None = None):
         from filelock import FileLock, Timeout
     except ImportError:
         from optmem.deps import install_command
+        from optmem.protocol import person_can_run
         raise MemoError(f"the Python package filelock is missing; a person installs it. "
-                        f"A person can run: {install_command(['filelock'])}") from None
+                        f"{person_can_run(install_command(['filelock']))}") from None
     _check_support(lock_path)
     lock = FileLock(lock_path, mode=0o600,
                     timeout=LOCK_TIMEOUT if timeout is None else timeout)

@@ -33,7 +33,7 @@ import stat as stat_mod
 from collections import namedtuple
 from contextlib import contextmanager
 
-from optmem import atomic, blocks
+from optmem import atomic, blocks, protocol
 from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.protocol import Order
 from optmem.store.config import Config
@@ -60,10 +60,6 @@ GIT_NAMES = frozenset((".git", ".gitattributes", ".gitignore", "merge-backup"))
 #: through.
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
-#: The order that restores records whose head alone is damaged (``restorable``).
-RESTORE_ORDER = "Run: memo check --repair"
-#: The start of the person's step for a record whose text is damaged.
-PERSON_REDACT = "A person can run: memo redact"
 
 Memory = namedtuple("Memory", "id date text")
 Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``text`` (str)."
@@ -576,9 +572,10 @@ class Store:
         text = self._config_text()
         return [] if text is None else idle_lines(text, self.config_path)
 
-    #: The scope flag that names this store on the command line (``--project
-    #: NAME`` for a project's store, set by whoever opened it as one; empty
-    #: for the global store): the repair a bad config line orders carries it.
+    #: The scope flag that names this store on the command line, set by whoever
+    #: opened it as one store of a selection (``scope.Selection.flag``:
+    #: ``--project NAME``, ``--global`` while a project is active; empty where
+    #: no flag is needed): the orders its errors end with carry it.
     scope_flag = ""
 
     def config(self) -> Config:
@@ -586,18 +583,20 @@ class Store:
         ``ConfigError`` for a line memo cannot read, its repair order naming
         this store (``scope_flag``)."""
         if self._config is None:
-            from optmem.store.config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
+            from optmem.store.config import REFERENCE_ENTRY_MAX, legacy_entry
             try:
                 values = self.config_values()
             except ConfigError as err:
-                if not self.scope_flag:
+                if not self.scope_flag or err.then is None:
                     raise
-                raise ConfigError(str(err).replace(
-                    "memo config --repair", f"memo config {self.scope_flag} --repair")) from None
+                # the repair names this store: its order carries the scope flag
+                then = Order(err.then.verb, err.then.words, Order.scoped(self.scope_flag),
+                             flag_first=True)
+                raise ConfigError(err.sentence, then=then) from None
             self._config = Config(**values)
             if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
-                self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
-                                                        top=REFERENCE_ENTRY_MAX))
+                self.notices.append(legacy_entry(self._config.ENTRY_CHARS, REFERENCE_ENTRY_MAX,
+                                                 self.scope_flag))
         return self._config
 
     def redaction_salt(self, create: bool = False) -> bytes | None:
@@ -841,10 +840,9 @@ class Store:
         out of the store, beside the store directory and never inside it:
         ``A person can run: mv -- SRC DST``, each name one shell word on this
         one line (``textform.quoted``: a line break in a name is escaped)."""
-        from optmem.textform import quoted
         rel = os.path.relpath(path, self.root).replace(os.sep, "-")
         dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + rel
-        return f"A person can run: mv -- {quoted(path)} {quoted(dst)}"
+        return protocol.move_aside(path, dst)
 
     def implied_date(self, i: int) -> str | None:
         """The date memory ``i`` must have when its neighbours share one (dates
@@ -872,10 +870,13 @@ class Store:
         if self.restorable(i, record) is not None:
             return Damaged(f"{where}, but its text is intact and its place in the log "
                            f"tells what its head must be, so memo can restore it and lose "
-                           f"nothing.", then=Order("check", ("--repair",)))
+                           f"nothing.", then=Order("check", ("--repair",),
+                                                  Order.scoped(self.scope_flag)))
         return Damaged(f"{where}, so its text cannot be read whole (memo check lists every "
                        f"damaged record). A person restores {LOG_NAME} from a copy, or blanks "
-                       f"this record.", then=Order("redact", (str(i), "--yes"), person=True))
+                       f"this record.", then=Order("redact", (str(i), "--yes"),
+                                                   Order.scoped(self.scope_flag), person=True,
+                                                   flag_first=True))
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
@@ -1142,7 +1143,8 @@ class Store:
                     self.notices.append(
                         f"an append that never finished left #{before // LOG_RECORD}-"
                         f"#{foreign // LOG_RECORD - 1} in the log and another tool wrote "
-                        f"after them, so nothing was rolled back. Run: memo check")
+                        f"after them, so nothing was rolled back. "
+                        f"{Order('check', (), Order.scoped(self.scope_flag)).line()}")
             os.unlink(self.journal_path)
         self._cut_torn_log_tail()
 

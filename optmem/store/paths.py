@@ -26,9 +26,10 @@ from __future__ import annotations
 import os
 
 from optmem.errors import NoStore
+from optmem.protocol import person_can_run
 
-#: How a person's step is printed (an agent does not follow it).
-PERSON = "A person can run:"
+#: The person's step where ``MEMORY_DIR`` is unset: name a store, create it.
+INIT_STEP = 'export MEMORY_DIR="$HOME/memory" && memo init'
 
 _FROM_ENV = object()
 
@@ -61,12 +62,12 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False
         raise NoStore(f"{name} is not set, so memo init does not know where to create the "
                       f"store; nothing was created. Set it to the absolute path of a new or "
                       f"empty directory, then run memo init again. "
-                      f"{PERSON} export MEMORY_DIR=\"$HOME/memory\" && memo init")
+                      f"{person_can_run(INIT_STEP)}")
     if not raw:
         raise NoStore(f"{name} is not set; set it to the absolute path of your memory "
                       f"store (e.g. export MEMORY_DIR=\"$HOME/memory\" in a shell). If no store "
                       f"exists yet, only a person creates one (memo init changes nothing "
-                      f"where one is). {PERSON} export MEMORY_DIR=\"$HOME/memory\" && memo init")
+                      f"where one is). {person_can_run(INIT_STEP)}")
     if "$" in raw or "`" in raw:
         raise NoStore(f"{name} {raw!r} still holds '{'$' if '$' in raw else '`'}': no shell "
                       f"expanded it (settings files pass it as written), so memo cannot "
