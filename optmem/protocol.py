@@ -231,10 +231,9 @@ class Order:
         clients read it: ``Run: .+ nap (\\d+-\\d+) "<your line>"$``."""
         if form == NAP_FORM:
             words = ["memo", self.flag] if self.flag else ["memo"]
-            words += [self.verb, *(word(w) for w in self.words)]
+            words += ["nap" if self.verb == "sleep" else self.verb, *(word(w) for w in self.words)]
             words += [f"{name} {value}" for name, value in self.options]
-            return nap_words(" ".join(words)) if not self.flag else \
-                " ".join(words).replace(f"memo {self.flag} sleep", f"memo {self.flag} nap", 1)
+            return " ".join(words)
         words = ["memo", self.verb]
         words += [self.flag] if self.flag and self.flag_first else []
         words += [word(w) for w in self.words]

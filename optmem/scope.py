@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from optmem.errors import NoStore
-from optmem.store.paths import memory_dir
+from optmem.store.paths import PROJECTS, memory_dir
 
 
 def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = None):
@@ -33,10 +33,6 @@ def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = 
     from optmem import projects
     return projects.resolve(root, flag, environ, cwd)
 
-
-#: The folder of project memories in the global store; ``optmem.projects``
-#: and ``optmem.engine.sync`` read it from here.
-PROJECTS = "projects"
 
 #: The name that stands for the global memory wherever a store is named by a
 #: word: an order's scope (``--global``), the MCP ``scope`` argument, the

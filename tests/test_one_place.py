@@ -7,7 +7,7 @@
 - Shell quoting is ``optmem.textform.quoted`` alone: no other module
   imports ``shlex``.
 - The helpers and constants named once are defined once: the projects
-  folder's name (``scope.PROJECTS``) and the plural helper
+  folder's name (``store.paths.PROJECTS``) and the plural helper
   (``protocol.plural``).
 """
 
@@ -109,7 +109,8 @@ def _defined(tree, name: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("name, home", [("PROJECTS", "scope.py"), ("plural", "protocol.py")])
+@pytest.mark.parametrize("name, home", [("PROJECTS", "store/paths.py"),
+                                        ("plural", "protocol.py")])
 def test_each_shared_helper_is_defined_once(name, home):
     where = sorted(module for module, tree in _modules()
                    if _defined(tree, name) and module not in PENDING)

@@ -28,6 +28,11 @@ import os
 from optmem.errors import NoStore
 from optmem.protocol import person_can_run
 
+#: The folder of project memories in the global store (docs/scopes.md), in
+#: the lowest layer every reader of it can import: ``optmem.scope``,
+#: ``optmem.projects``, ``optmem.engine.sync``.
+PROJECTS = "projects"
+
 #: The person's step where ``MEMORY_DIR`` is unset: name a store, create it.
 INIT_STEP = 'export MEMORY_DIR="$HOME/memory" && memo init'
 
