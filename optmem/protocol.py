@@ -43,6 +43,8 @@ import _thread
 import contextlib
 import os
 
+from optmem import commands
+
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
 RUN = "Run:"  #: how an order an agent may run begins
 PERSON = "A person can run:"  #: how a step only a person may take begins
@@ -120,21 +122,13 @@ def _nap(command: str, placeholder: str, tag: str) -> list:
 
 MCP_FORM = "mcp"  #: the form of ``memo mcp`` results
 
-#: memo command -> (MCP tool, names of its positional words in order,
-#: name of its text argument). A command not here is no MCP tool.
-MCP_TOOLS = {
-    "wake": ("part", "at"),
-    "note": (),
-    "sleep": ("block",),
-    "recall": ("pattern",),
-    "zoom": ("block",),
-    "forget": ("block",),
-    "stats": (),
-}
-#: The argument that carries the agent's text, per tool.
-MCP_TEXT = {"note": "text", "sleep": "summary"}
-#: Flags of a command that are a tool's boolean arguments (``-F``: ``fixed``).
-MCP_FLAGS = {"-F": "fixed"}
+
+
+def text_arg(verb: str) -> str | None:
+    """The tool argument of command ``verb`` that carries the agent's text
+    (``note``'s ``text``, ``sleep``'s ``summary``), or None
+    (``optmem.commands``: the argument whose ``word`` is ``"text"``)."""
+    return next((a.name for a in commands.tool_args(verb) if a.word == "text"), None)
 
 
 class Value(str):
@@ -153,9 +147,6 @@ def word(text: str) -> str:
         from optmem.textform import quoted
         return quoted(text)
     return text
-#: Arguments that are numbers (the rest are strings; ``at`` is opaque).
-MCP_INTS = ("part",)
-
 
 class Order:
     """One order, as data: built once, rendered per form (``lines``,
@@ -244,24 +235,31 @@ class Order:
     def call(self) -> str | None:
         """The MCP tool call ``<tool> <JSON arguments>`` (one line), or None
         when the verb is no tool or a word is no tool argument."""
-        names = MCP_TOOLS.get(self.verb)
-        flags = [w for w in self.words if w in MCP_FLAGS]
-        words = [w for w in self.words if w not in MCP_FLAGS]
-        if names is None or any(w.startswith("--") for w in words):
+        spec = commands.tool_args(self.verb)  # the tool's arguments, from the command's row
+        if not spec:
             return None
-        if self.verb == "wake" and len(words) > 2:  # ``at`` carries both snapshots, opaque
-            words[1:] = [" ".join(words[1:])]
-        if len(words) > len(names):
+        positional = [a for a in spec if a.word in ("word", "rest")]
+        named = {a.word: a for a in spec if a.word and a.word.startswith("-")}
+        words = [w for w in self.words if w not in named]
+        if any(w.startswith("--") for w in words):
+            return None
+        if positional and positional[-1].word == "rest" and len(words) > len(positional):
+            k = len(positional) - 1  # the last argument carries the rest, opaque (wake's at)
+            words[k:] = [" ".join(words[k:])]
+        if len(words) > len(positional):
             return None
         args = {}
-        for name, value in zip(names, words):
-            args[name] = int(value) if name in MCP_INTS and value.isdigit() else str(value)
-        for flag in flags:
-            args[MCP_FLAGS[flag]] = True
-        if self.text is not None and self.verb in MCP_TEXT:
-            args[MCP_TEXT[self.verb]] = self.text
-        for name, value in self.options:
-            args[name.lstrip("-").replace("-", "_")] = value
+        for arg, value in zip(positional, words):
+            number = arg.schema.get("type") == "integer" and value.isdigit()
+            args[arg.name] = int(value) if number else str(value)
+        for flag in (w for w in self.words if w in named):
+            args[named[flag].name] = True
+        name = text_arg(self.verb)
+        if self.text is not None and name:
+            args[name] = self.text
+        for option, value in self.options:
+            args[named[option].name if option in named
+                 else option.lstrip("-").replace("-", "_")] = value
         if self.scope is not None:
             args["scope"] = self.scope
         import json  # orders in the mcp form alone (json cost every command 1.3 ms of start-up)
@@ -288,7 +286,7 @@ class Order:
         command in the ``line`` and ``nap`` forms, the tool call in the
         ``mcp`` form; any other order is ``inline``'s."""
         form = form or orders_form()
-        if self.text is None or self.verb not in MCP_TEXT or form == MCP_FORM or self.person:
+        if self.text is None or not text_arg(self.verb) or form == MCP_FORM or self.person:
             return self.inline(form)
         first, *rest = self.lines(form)
         first = first[len(RUN) + 1:] if first.startswith(f"{RUN} ") else first

@@ -5,26 +5,15 @@ from __future__ import annotations
 import click
 
 from optmem import session  # imported with this module, the collector paused
-from optmem.cli.argv import Command, scoped
 from optmem.cli.base import show, stores
+from optmem.cli.table import command
 from optmem.engine import view
 from optmem.errors import BadInput
 from optmem.protocol import Order
 
 
-@click.command(cls=Command)
-@click.argument("part", required=False)
-@click.argument("t", metavar="[T]", required=False)
-@click.argument("tp", metavar="[TP]", required=False)
-@click.option("--max-bytes", metavar="N", help="One part of at most N bytes, never refused "
-              "for pending work (for startup hooks that cannot page).")
-@scoped
+@command("wake")
 def wake(part, t, tp, max_bytes):
-    """Print your memory: part PART (default 1) of the document at T memories.
-
-    Run every part, as each one orders, until one prints `You are awake.`
-    With a project active, T and TP are the global and project snapshots.
-    """
     st = stores()
     st.g  # noqa: B018 - opened first, as every command opens it
     if tp is not None and st.p is None:  # as click says it without projects
