@@ -42,8 +42,12 @@ from __future__ import annotations
 import _thread
 import contextlib
 import os
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from optmem import commands
+
+if TYPE_CHECKING:  # for the annotations alone: contextvars is imported on first use
+    import contextvars
 
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
 RUN = "Run:"  #: how an order an agent may run begins
@@ -168,6 +172,14 @@ class Order:
     """
 
     __slots__ = ("verb", "words", "scope", "text", "tag", "person", "flag_first", "options")
+    verb: str
+    words: tuple
+    scope: str | None
+    text: str | None
+    tag: str
+    person: bool
+    flag_first: bool
+    options: tuple
 
     def __init__(self, verb: str, words: tuple = (), scope: str | None = None,
                  text: str | None = None, tag: str = "SUMMARY", person: bool = False,
@@ -179,13 +191,13 @@ class Order:
     def _fields(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"an Order is immutable: cannot set {name!r}")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         raise AttributeError(f"an Order is immutable: cannot delete {name!r}")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return self._fields() == other._fields()
@@ -330,13 +342,13 @@ class Problem(str):
     sentence: str
     then: Order | None
 
-    def __new__(cls, sentence: str, then: Order | None = None):
+    def __new__(cls, sentence: str, then: Order | None = None) -> Problem:
         line = super().__new__(cls, sentence if then is None else f"{sentence} {then.line()}")
         line.sentence, line.then = sentence, then
         return line
 
     @classmethod
-    def of(cls, err) -> Problem:
+    def of(cls, err: Any) -> Problem:
         """The problem line of a ``MemoError`` (its ``sentence`` and ``then``)."""
         return cls(err.sentence, err.then)
 
@@ -366,7 +378,7 @@ def batch_call(names: list, scope: str | None = None) -> str:
     """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
     ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block,
     with ``scope`` (``Order.scope``) when given."""
-    args = {"batch": [f"{n} {YOUR_LINE}" for n in names]}
+    args: dict = {"batch": [f"{n} {YOUR_LINE}" for n in names]}
     if scope is not None:
         args["scope"] = scope
     import json  # orders in the mcp form alone (json cost every command 1.3 ms of start-up)
@@ -386,7 +398,7 @@ _CHOSEN = None
 _CHOSEN_MADE = _thread.allocate_lock()
 
 
-def _chosen():
+def _chosen() -> contextvars.ContextVar:
     """The context variable of ``orders_in``, made once (under a lock: two
     threads must share one)."""
     global _CHOSEN
@@ -398,7 +410,7 @@ def _chosen():
 
 
 @contextlib.contextmanager
-def orders_in(form: str):
+def orders_in(form: str) -> Iterator[None]:
     """Render every order in ``form`` while the block runs (in this thread
     or task): how a front end (``memo mcp``) chooses its form, whatever
     ``MEMO_ORDERS`` says."""
@@ -410,7 +422,7 @@ def orders_in(form: str):
         chosen.reset(token)
 
 
-def orders_form(environ=None) -> str:
+def orders_form(environ: Mapping[str, str] | None = None) -> str:
     """The order form in force: ``MEMO_ORDERS`` (case and spaces ignored)
     when it names a form of ``TEXT_ORDERS``, else ``DEFAULT_FORM``. An
     unknown value falls back to the default, the form no shell can misread.
@@ -423,7 +435,7 @@ def orders_form(environ=None) -> str:
     return value if value in TEXT_ORDERS else DEFAULT_FORM
 
 
-def unknown_form_line(environ=None) -> str | None:
+def unknown_form_line(environ: Mapping[str, str] | None = None) -> str | None:
     """When ``MEMO_ORDERS`` is set to a value that names no form of
     ``TEXT_ORDERS`` (a typo: ``lines``), the one line that says so and what
     was printed instead; else None. ``orders_form`` falls back silently, so
@@ -649,7 +661,7 @@ class Handover:
 
     __slots__ = ("kind", "order", "text")
 
-    def __init__(self, kind: str, order, text: str):
+    def __init__(self, kind: str, order: Order | None, text: str):
         self.kind, self.order, self.text = kind, order, text
 
     @property
@@ -697,8 +709,8 @@ def _not_awake(order: Order) -> str:
     """``Not awake yet. Run: <command>``; in the ``mcp`` form the tool call
     stands on a line of its own after ``Not awake yet.``, so a reader
     anchored per line (``^Run: (\\w+) (\\{.*\\})$``) still reads it."""
-    order = run(order)
-    return f"{NOT_AWAKE}\n{order}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {order}"
+    line = run(order)
+    return f"{NOT_AWAKE}\n{line}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {line}"
 
 
 def part_footer(k: int, n: int, T: int, flag: str = "") -> str:

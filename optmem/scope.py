@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import os
+from typing import Any, Mapping
 
 from optmem.errors import NoStore
 from optmem.store.paths import PROJECTS, memory_dir
 
 
-def resolve(flag=None, cwd: str | None = None, environ=None, root: str | None = None):
+def resolve(flag: str | None = None, cwd: str | None = None,
+            environ: Mapping[str, str] | None = None, root: str | None = None) -> Any:
     """The one decision of which stores a command uses (docs/scopes.md).
 
     ``root`` is the global store (default: ``memory_dir()``); ``flag`` the
@@ -58,7 +60,7 @@ class Selection:
 
     __slots__ = ("scope", "explicit")
 
-    def __init__(self, scope, explicit: bool = False):
+    def __init__(self, scope: Any, explicit: bool = False):
         self.scope, self.explicit = scope, explicit
 
     def __repr__(self) -> str:
@@ -145,13 +147,14 @@ class NoProjects:
 
     def __init__(self, root: str):
         self.root = root
-        self.notices = []
+        self.notices: list = []
 
     def __repr__(self) -> str:
         return f"NoProjects(root={self.root!r})"
 
 
-def needs_cwd(flag=None, environ=None, root: str | None = None) -> bool:
+def needs_cwd(flag: str | None = None, environ: Mapping[str, str] | None = None,
+              root: str | None = None) -> bool:
     """Whether ``resolve(flag, cwd, environ, root)`` would look at ``cwd``
     (ask git which repository it is in): only when no scope is given
     (``flag`` None, no ``MEMO_PROJECT``) and ``$MEMORY_DIR/projects/``

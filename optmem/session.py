@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from optmem import blocks, protocol
 from optmem.engine import pager, view
 from optmem.engine import wake as waking
 from optmem.errors import BadInput, MemoError, NotBuilt
+
+if TYPE_CHECKING:  # for the annotations alone (commands import it when they open a store)
+    from optmem.store.memory import Store
 
 GLOBAL_FLAG = "--global"
 
@@ -44,7 +48,8 @@ class Result:
 
     __slots__ = ("lines", "notes", "exit_code", "error")
 
-    def __init__(self, lines=None, notes=None, exit_code: int = 0, error: bool = False):
+    def __init__(self, lines: Iterable[str] | None = None, notes: Iterable[str] | None = None,
+                 exit_code: int = 0, error: bool = False) -> None:
         self.lines = list(lines or [])
         self.notes = list(notes or [])
         self.exit_code, self.error = exit_code, error
@@ -53,7 +58,7 @@ class Result:
         return (f"Result(lines={self.lines!r}, notes={self.notes!r}, "
                 f"exit_code={self.exit_code!r}, error={self.error!r})")
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Result) and all(
             getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
@@ -78,20 +83,21 @@ class Stores:
     ``Store.open`` raises ``NoStore`` for a missing store, so a command
     that reads only the project's store never opens the global one."""
 
-    def __init__(self, sc, opener, explicit: bool = False, cwd: str | None = None):
+    def __init__(self, sc: Any, opener: Callable[[str], Store], explicit: bool = False,
+                 cwd: str | None = None) -> None:
         from optmem.scope import Selection
         self.sc, self.explicit, self.cwd = sc, explicit, cwd
         self.sel = Selection(sc, explicit)
         self._opener = opener
         self._open: dict = {}
 
-    def _at(self, path):
+    def _at(self, path: str) -> Store:
         if path not in self._open:
             self._open[path] = self._opener(path)
         return self._open[path]
 
     @property
-    def g(self):
+    def g(self) -> Store:
         """The global store (its orders name it: ``Store.scope_flag``)."""
         from optmem.scope import GLOBAL
         store = self._at(self.sc.root)
@@ -99,7 +105,7 @@ class Stores:
         return store
 
     @property
-    def p(self):
+    def p(self) -> Store | None:
         """The active project's store, or None (its orders name it:
         ``Store.scope_flag``)."""
         if not self.sc.project:
@@ -108,17 +114,18 @@ class Stores:
         store.scope_flag = self.sc.flag
         return store
 
-    def store(self, name: str):
+    def store(self, name: str) -> Store:
         """The store ``name`` stands for (``scope.GLOBAL`` or the active
         project's name), opened."""
-        return self.p if name == self.sc.project and name is not None else self.g
+        project = self.p if name is not None and name == self.sc.project else None
+        return project if project is not None else self.g
 
     def read(self, identity: bool = False) -> list:
         """``[(name, store), ...]``: the stores a read covers, global first
         (``Selection.reads``), each opened."""
         return [(name, self.store(name)) for name in self.sel.reads(identity)]
 
-    def written(self, default: str | None = None):
+    def written(self, default: str | None = None) -> Store:
         """The one store a write goes to (``Selection.writes``), opened."""
         return self.store(self.sel.writes(default))
 
@@ -126,7 +133,7 @@ class Stores:
         """The heading of store ``name``'s section where several are read."""
         return heading_global(self.sc) if name != self.sc.project else heading_project(self.sc)
 
-    def ambient(self):
+    def ambient(self) -> tuple | None:
         """Where the global memory was named while projects exist
         (``forced_global``) and no project is active: ``(scope, store)`` of
         the project this folder uses without a flag (``scope.resolve`` at
@@ -145,7 +152,7 @@ class Stores:
         return list(self._open.values())
 
 
-def _projects():
+def _projects() -> Any:
     """``optmem.projects``, imported on first use: a store without a
     ``projects/`` folder never needs it (5.9 ms of start-up, measured with
     ``benchmarks/startup.py --importtime wake``)."""
@@ -153,7 +160,7 @@ def _projects():
     return projects
 
 
-def _json():
+def _json() -> Any:
     """``json``, imported on first use (``recall --json`` alone; 1.2 ms of
     start-up every other command would pay)."""
     import json
@@ -179,13 +186,14 @@ def shares(B: int, Tg: int, Tp: int) -> tuple:
     return g, p
 
 
-def global_flag(scope) -> str:
+def global_flag(scope: Any) -> str:
     """The flag an order for the global store carries: ``--global`` while a
     project is active, else nothing (the seed's orders)."""
     return GLOBAL_FLAG if scope.project else ""
 
 
-def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
+def handover(scope: Any, gstore: Store, pstore: Store | None,
+             form: str | None = None) -> protocol.Handover:
     """The next compression of the two stores, global first, with its scope
     flag in the order, as a ``protocol.Handover``; of kind ``NOTHING`` only
     when both are done. The store that hands a block over notes in its own
@@ -212,7 +220,8 @@ def handover(scope, gstore, pstore, form=None) -> protocol.Handover:
     return prompt
 
 
-def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
+def sleep_store(scope: Any, gstore: Store, pstore: Store | None, block_arg: str,
+                explicit: bool) -> Store:
     """Which store ``memo sleep LO-HI`` writes to: the named one with a flag;
     without one, the store that handed LO-HI over last with both stores
     read (``engine.handover.handed_over_at``), else the one whose next
@@ -234,18 +243,18 @@ def sleep_store(scope, gstore, pstore, block_arg: str, explicit: bool):
 
 # -- wake --------------------------------------------------------------------
 
-def heading_global(scope) -> str:
+def heading_global(scope: Any) -> str:
     """The global section's heading (never starts with ``#`` or ``Run:``)."""
     return f"Global memory ({scope.root}): facts true in any repository."
 
 
-def heading_project(scope) -> str:
+def heading_project(scope: Any) -> str:
     """The project section's heading."""
     return (f"Project memory: {scope.project} ({scope.project_root}): facts of this "
             f"repository only.")
 
 
-def _at(store, T, what: str, flag: str) -> int:
+def _at(store: Store, T: int | None, what: str, flag: str) -> int:
     count = store.count()
     if T is None:
         return count
@@ -255,7 +264,8 @@ def _at(store, T, what: str, flag: str) -> int:
     return T
 
 
-def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool = False,
+def wake_both(scope: Any, gstore: Store, pstore: Store, part: int, Tg: int | None,
+              Tp: int | None, form: str | None = None, strict: bool = False,
               closed: bool = True) -> tuple:
     """Part ``part`` of the two-store document at ``(Tg, Tp)`` (None: the
     current counts; a seed-form ``memo wake K TG`` gives no ``Tp``, so the
@@ -305,7 +315,8 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
         return False, protocol.cannot_wake(pending) + "\n\n" + due.text
     warnings = [waking.sync_warning(gstore, global_flag(scope)),
                 waking.sync_warning(pstore, scope.flag)]
-    gdamaged, pdamaged = [], []
+    gdamaged: list = []
+    pdamaged: list = []
     try:
         body = [waking.wake_intro(gstore, Tg), *filter(None, warnings[:1])]
         body += waking.wake_lines(gstore, Tg, g, gdamaged, tg) if Tg else []
@@ -339,7 +350,7 @@ def wake_both(scope, gstore, pstore, part: int, Tg, Tp, form=None, strict: bool 
     return True, text
 
 
-def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
+def wake_max_bytes(scope: Any, gstore: Store, pstore: Store, max_bytes: int) -> str:
     """One part of at most ``max_bytes`` bytes holding both sections. The
     bytes after the two headings are first split as ``shares`` splits
     lines, each section being ``waking.wake_max_bytes`` of its share; when a
@@ -351,7 +362,7 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     room = max_bytes - sum(len(h.encode("utf-8")) + 1 for h in heads)
     awake = len(view.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once
 
-    def both(pbytes):
+    def both(pbytes: int) -> str:
         gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake,
                                                                flag=global_flag(scope)))
         pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes, flag=scope.flag))
@@ -377,13 +388,13 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     err = BadInput(f"--max-bytes {max_bytes} is too small for the global and the project "
                    f"memory together: the shortest document is {need} bytes.",
                    then=protocol.Order("wake", options=(("--max-bytes", need),)))
-    err.smallest = need  # as ``waking.wake_max_bytes`` marks its own
+    err.smallest = need  # type: ignore[attr-defined]  # as ``waking.wake_max_bytes`` marks its own
     raise err
 
 
 # -- recall ------------------------------------------------------------------
 
-def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
+def recall_sections(scope: Any, gstore: Store, pstore: Store, pattern: str, budget: int,
                     fixed: bool = False) -> list:
     """``[(heading, RecallResult), ...]`` for the global and project stores,
     each searched within half of ``budget`` bytes; with ``fixed`` the
@@ -394,7 +405,7 @@ def recall_sections(scope, gstore, pstore, pattern: str, budget: int,
             (heading_project(scope), core.recall(pstore, pattern, half, fixed))]
 
 
-def refuse_guess(command: str, arg: str, scope, person: bool = False,
+def refuse_guess(command: str, arg: str, scope: Any, person: bool = False,
                  rest: tuple = (), where: tuple = ("global", None)) -> BadInput:
     """The refusal of ``zoom``/``forget``/``redact`` without a flag while a
     project is active: ids restart at #0 in every store, so both runnable
@@ -421,7 +432,7 @@ def refuse_guess(command: str, arg: str, scope, person: bool = False,
 
 # -- what every write decides ------------------------------------------------
 
-def scope_line(sc, explicit: bool, instead=None) -> str | None:
+def scope_line(sc: Any, explicit: bool, instead: protocol.Order | None = None) -> str | None:
     """The receipt's second line: where a note went, once projects exist
     (None without an active project or an explicit global scope);
     ``instead``, the ``protocol.Order`` its hint names (an import's)."""
@@ -432,7 +443,7 @@ def scope_line(sc, explicit: bool, instead=None) -> str | None:
     return None
 
 
-def follow(sc, gstore, pstore, prompt):
+def follow(sc: Any, gstore: Store, pstore: Store | None, prompt: str | None) -> str | None:
     """The hand-over after a write: with a project active the next
     compression of both stores (global first); with an explicit global
     scope while projects exist, or where the project is unknown
@@ -451,12 +462,12 @@ def follow(sc, gstore, pstore, prompt):
     return prompt
 
 
-def _global_named(sc) -> bool:
+def _global_named(sc: Any) -> bool:
     """Does a hand-over of the global store carry ``--global`` (``follow``)?"""
     return bool((sc.how == GLOBAL_FLAG and sc.forced_global) or sc.problem)
 
 
-def _follow_global(sc, gstore, due: protocol.Handover) -> protocol.Handover:
+def _follow_global(sc: Any, gstore: Store, due: protocol.Handover) -> protocol.Handover:
     """``follow`` for one store's hand-over ``due`` (a ``protocol.Handover``)
     after a summary: the global store's again with its ``--global`` flag
     where ``follow`` gives it, else ``due``."""
@@ -466,7 +477,8 @@ def _follow_global(sc, gstore, due: protocol.Handover) -> protocol.Handover:
     return due
 
 
-def write_scope(sc, explicit: bool, what: str, order, form: str | None = None) -> None:
+def write_scope(sc: Any, explicit: bool, what: str, order: protocol.Order,
+                form: str | None = None) -> None:
     """Refuse (``BadInput``) a write (``what``: "this note", ...) without a
     scope where git could not be asked which project this repository uses
     (``Scope.problem``): it could land in the wrong memory. ``order``
@@ -490,7 +502,7 @@ def write_scope(sc, explicit: bool, what: str, order, form: str | None = None) -
                    f"{everywhere.inline(form)}; {_projects().git_step(sc.problem, sc.repository)}")
 
 
-def refuse_read_only(gstore, pstore, pending_only: bool) -> None:
+def refuse_read_only(gstore: Store, pstore: Store | None, pending_only: bool) -> None:
     """Refuse (``MemoError``) a ``sleep`` that could save nothing: a store
     it may write to is read-only for this user, so no compression is handed
     out (``pending_only``: a bare ``sleep`` with nothing pending passes)."""
@@ -502,7 +514,7 @@ def refuse_read_only(gstore, pstore, pending_only: bool) -> None:
 
 # -- recall as JSON ----------------------------------------------------------
 
-def _rows(result) -> list:
+def _rows(result: Any) -> list:
     """Recall's lines as ``{id, date, text}`` objects. A line whose head is
     not ``#<id> <date> `` (a damaged record, matched as its raw bytes) is
     ``{"id": null, "date": null, "text": <the whole line>}``: nothing of it
@@ -518,7 +530,7 @@ def _rows(result) -> list:
     return out
 
 
-def _size(rows) -> int:
+def _size(rows: list) -> int:
     return 2 + sum(len(_json().dumps(o, ensure_ascii=False).encode()) + 2 for o in rows)
 
 
@@ -531,7 +543,7 @@ def _newest(rows: list, budget: int) -> list:
     return rows
 
 
-def recall_json(store, pattern: str, fixed: bool = False) -> tuple:
+def recall_json(store: Store, pattern: str, fixed: bool = False) -> tuple:
     """``memo recall --json`` over one store: ``(json text, notice or
     None)``, the list of ``{id, date, text}`` within ``PART_CHARS`` bytes,
     the newest kept, and the notice when fewer than all matches are shown.
@@ -543,7 +555,8 @@ def recall_json(store, pattern: str, fixed: bool = False) -> tuple:
     return _json().dumps(rows, ensure_ascii=False), _notice(len(rows), result.total)
 
 
-def recall_json_both(sc, gstore, pstore, pattern: str, fixed: bool = False) -> tuple:
+def recall_json_both(sc: Any, gstore: Store, pstore: Store, pattern: str,
+                     fixed: bool = False) -> tuple:
     """``recall --json`` over both stores: ``(JSON list as text, notice or
     None)``: the global store's items, then the project's, each
     ``{"store": "global" or the project's name, "id", "date", "text"}``
@@ -563,7 +576,7 @@ def recall_json_both(sc, gstore, pstore, pattern: str, fixed: bool = False) -> t
     return _json().dumps(out, ensure_ascii=False), _notice(shown, total)
 
 
-def _notice(shown: int, total: int):
+def _notice(shown: int, total: int) -> str | None:
     if shown < total:
         return f"showing the newest {shown} of {total} matches; narrow the regex"
     return None
@@ -589,7 +602,7 @@ def oserror_line(err: OSError) -> str:
     export's FILE, an import's) is the user's to check: no store advice,
     and no ``memo check`` order that could not help."""
     if isinstance(getattr(err, "line", None), str):  # atomic.NotRegular: the whole line
-        return err.line
+        return err.line  # type: ignore[attr-defined]
     if err.errno == errno.EISDIR and isinstance(err.filename, str):
         return (f"{err.filename} is a directory where memo keeps a file; nothing was "
                 f"half-written. Once it is moved away memo makes a new file. "
@@ -640,7 +653,8 @@ def error_line(err: BaseException) -> str:
 # -- commands: one function each, one Result ---------------------------------
 
 def one_store(st: Stores, command: str, arg: str, person: bool = False, rest: tuple = (),
-              holds=None, nowhere=None, read: bool = False) -> tuple:
+              holds: Callable[[Store], bool] | None = None,
+              nowhere: Callable[[], MemoError] | None = None, read: bool = False) -> tuple:
     """``(name, store)``: the one store ``zoom``/``forget``/``redact`` act
     on. ``arg`` is the normalised block name or id. Where the selection
     reads one store, that one. Where it reads several (ids restart at #0
@@ -697,8 +711,8 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
     name = view.block_arg(block, allow_memory=True)
     lo = view.parse_block(block, allow_memory=True)[0]
 
-    def nowhere():
-        counts = (st.g.count(), st.p.count())
+    def nowhere() -> MemoError:
+        counts = (st.g.count(), st.written().count())
         return BadInput(f"#{name} is beyond both memories: the global memory holds "
                         f"{counts[0]} and project {st.sc.project}'s {counts[1]} "
                         f"memor{'y' if counts[1] == 1 else 'ies'}; zoom into a line of "
@@ -719,13 +733,13 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
     write_scope(st.sc, st.explicit, "this forget", protocol.Order("forget", (name,)))
     lo, hi = view.parse_block(block)
 
-    def built(s) -> bool:
+    def built(s: Store) -> bool:
         try:
             return lo // (hi - lo) < s.level_len(hi - lo)
         except MemoError:
             return False
 
-    def nowhere():
+    def nowhere() -> MemoError:
         return BadInput(f"there is no summary {name} to forget: it is built in neither the "
                         f"global memory nor project {st.sc.project}'s.")
     which, store = one_store(st, "forget", name, rest=("--dry-run",) if dry_run else (),
@@ -741,7 +755,7 @@ def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
 
 def _no_memory(st: Stores, i: int) -> BadInput:
     """The refusal of ``redact #i`` where no store read holds memory ``i``."""
-    counts = (st.g.count(), st.p.count())
+    counts = (st.g.count(), st.written().count())
     return BadInput(f"there is no memory #{i} to redact: the global memory holds {counts[0]} "
                     f"and project {st.sc.project}'s {counts[1]} "
                     f"memor{'y' if counts[1] == 1 else 'ies'}.")
@@ -765,7 +779,7 @@ def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
                               person=True, flag_first=True)
         raise BadInput(f"redact blanks memory #{i} for good, so it is a person's step (an "
                        f"agent never runs it), confirmed with --yes. {step.line()}")
-    was = []
+    was: list = []
     gone = core.redact(store, i, was)
     from optmem import merging
     from optmem.engine import replicas
@@ -793,7 +807,7 @@ def redact(st: Stores, memory_id: str, yes: bool = False) -> Result:
         exit_code=1, error=True)
 
 
-def import_store(st: Stores):
+def import_store(st: Stores) -> Store:
     """The store ``memo import`` writes to: the active project's, else the
     global one. Refused (``BadInput``) without a scope where git could not be
     asked which project this is (``write_scope``), before any line is read."""
@@ -801,8 +815,10 @@ def import_store(st: Stores):
     return st.written()
 
 
-def import_(st: Stores, store, path: str, named: str, yes: bool = False,
-            before_write=None, progress=None, kept=None) -> Result:
+def import_(st: Stores, store: Store, path: str, named: str, yes: bool = False,
+            before_write: Callable[[int, int], Any] | None = None,
+            progress: Callable[[int, int], Any] | None = None,
+            kept: Callable[[str], Any] | None = None) -> Result:
     """``memo import``: the lines ``YYYY-MM-DD text`` of the file at ``path``
     into ``store`` (``import_store``'s), all or nothing. ``named`` is what
     the user gave (``-`` for standard input), which a refusal names; above
@@ -827,7 +843,7 @@ def import_(st: Stores, store, path: str, named: str, yes: bool = False,
     return Result(lines)
 
 
-def config(st: Stores, settings=(), repair: bool = False) -> Result:
+def config(st: Stores, settings: Iterable[str] = (), repair: bool = False) -> Result:
     """``memo config``: the settings table of the global store, or of the
     project's when ``--project NAME`` named it; with ``settings``
     (``NAME=VALUE`` strings, ``NAME=`` restoring the default) or ``repair``
@@ -894,7 +910,7 @@ def check_targets(st: Stores, every: bool = False) -> list:
     sc = st.sc
     if sc.project and st.explicit:
         return [(None, sc.project_root)]
-    targets = [(None, sc.root)]
+    targets: list = [(None, sc.root)]
     if every:
         projects = _projects()
         targets += [(f"Project {n} ({p}):", p) for n in projects.names(sc.root)
@@ -939,7 +955,8 @@ def check(st: Stores, every: bool = False, repair: bool = False) -> Result:
     return Result([*lines, "The store is whole."])
 
 
-def export(st: Stores, file: str | None = None, write=None) -> Result:
+def export(st: Stores, file: str | None = None,
+           write: Callable[[bytes], Any] | None = None) -> Result:
     """``memo export``: every memory of one store as ``YYYY-MM-DD text``
     lines (the import format), the store ``memo import`` would write to
     (``Selection.writes``: the active project's, else the global one; a
@@ -987,7 +1004,7 @@ def init(project: str | None = None) -> Result:
                    f"already a memory store; nothing was changed. {wake}"])
 
 
-def _counted(result) -> list:
+def _counted(result: Any) -> list:
     """A recall result's lines, then its count line."""
     return [*result.lines, protocol.recall_count(len(result.lines), result.total, result.cut)]
 
@@ -1008,12 +1025,12 @@ def recall(st: Stores, pattern: str, fixed: bool = False, as_json: bool = False)
         if refused is not None:
             raise refused
     if as_json:
-        text, notice = (recall_json_both(st.sc, st.g, st.p, pattern, fixed) if both
-                        else recall_json(st.p or st.g, pattern, fixed))
+        text, notice = (recall_json_both(st.sc, st.g, st.written(), pattern, fixed) if both
+                        else recall_json(st.written(), pattern, fixed))
         return Result([text], [f"memo: {notice}"] if notice else [])
     if both:
         lines, total = [], 0
-        for heading, result in recall_sections(st.sc, st.g, st.p, pattern,
+        for heading, result in recall_sections(st.sc, st.g, st.written(), pattern,
                                                st.g.config().PART_CHARS - 400, fixed):
             lines += [heading, *_counted(result)]
             total += result.total
@@ -1049,7 +1066,7 @@ def _held_as_written(st: Stores, stores: list, pattern: str) -> str | None:
             f"{_fixed_order(st, pattern)}")
 
 
-def _bad_regex(st: Stores, stores: list, pattern: str):
+def _bad_regex(st: Stores, stores: list, pattern: str) -> BadInput | None:
     """For a pattern Python's ``re`` refuses (``f(``, ``[x``) that some line
     holds as written: the refusal (``BadInput``) naming how many lines hold
     it and ending with the ``-F`` order that finds them; else None (the
@@ -1109,11 +1126,11 @@ RETRY_SECONDS = 120.0
 _recent: dict = {}
 
 
-def _note_key(store, text: str):
+def _note_key(store: Store, text: str) -> tuple:
     return (store.root, view.fold(view.clean_text(text, store.config().ENTRY_CHARS)))
 
 
-def _retried(store, text: str):
+def _retried(store: Store, text: str) -> int | None:
     """The id of the memory saved with ``remember`` with ``text`` (folded)
     in ``store`` within ``RETRY_SECONDS``, when that memory still reads so;
     else None. Forgets older entries."""
@@ -1137,7 +1154,7 @@ def _retried(store, text: str):
     return None
 
 
-def _saved(store, text: str, i: int) -> None:
+def _saved(store: Store, text: str, i: int) -> None:
     """Remember that memory ``i`` of ``store`` was saved with ``text``."""
     import time
     try:
@@ -1147,7 +1164,8 @@ def _saved(store, text: str, i: int) -> None:
     _recent[key] = (i, time.monotonic())
 
 
-def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
+def note(st: Stores, text: str | Callable[[int], str], kept: Callable[[str], Any] | None = None,
+         remember: bool = False) -> Result:
     """``memo note TEXT``: save one memory in the project's store (with a
     project active) or the global one, and answer ``Saved as #i.``, the
     scope line (``scope_line``), then a blank line and the hand-over
@@ -1171,6 +1189,7 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
         kept("nothing was saved")
     if callable(text):
         text = text(store.config().ENTRY_CHARS)
+    prompt: str | None
     i = _retried(store, text) if remember else None
     if i is not None:  # a retry: the first call's receipt, nothing stored twice
         try:
@@ -1202,7 +1221,7 @@ def note(st: Stores, text, kept=None, remember: bool = False) -> Result:
 
 # -- sleep ---------------------------------------------------------------------
 
-def pay_targets(st: Stores, block: str | None = None, text=()) -> list:
+def pay_targets(st: Stores, block: str | None = None, text: Iterable[str] = ()) -> list:
     """The stores ``memo sleep --with CMD`` pays, in order: the named
     project's alone, else the global store then the active project's.
     Refused (``BadInput``, ``MemoError``) without a scope where git could
@@ -1220,7 +1239,8 @@ def pay_targets(st: Stores, block: str | None = None, text=()) -> list:
     return [st.g] + ([st.p] if st.p is not None else [])
 
 
-def _after_summary(st: Stores, ambient, prompt: protocol.Handover) -> protocol.Handover:
+def _after_summary(st: Stores, ambient: tuple | None,
+                   prompt: protocol.Handover) -> protocol.Handover:
     """The hand-over after a saved summary (``prompt``: the one store's,
     a ``protocol.Handover``): both stores' with a project active (global
     first); where the global memory was named while this folder has a
@@ -1234,7 +1254,8 @@ def _after_summary(st: Stores, ambient, prompt: protocol.Handover) -> protocol.H
     return _follow_global(st.sc, st.g, prompt)
 
 
-def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=None,
+def sleep(st: Stores, block: str | None = None, summary: Any = None, batch: Any = None,
+          kept: Callable[[str], Any] | None = None,
           strict: bool = False) -> Result:
     """``memo sleep``: the next compression (no ``block``, no ``batch``), the
     summary of ``block``, or a batched answer (``batch``).
@@ -1282,6 +1303,7 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
         result.prompt = _after_summary(st, ambient, result.prompt)
         refused = result.refused is not None
         return Result(handing.reply_lines(result), exit_code=int(refused), error=refused)
+    assert block is not None  # the batch and the bare sleep returned above
     view.parse_block(block)
     store = gstore
     if pstore is not None:

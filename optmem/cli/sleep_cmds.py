@@ -38,6 +38,7 @@ def sleep(block, text, with_cmd):
 
 
 # ``nap`` is the later OptMem's word for ``sleep``: the same callback, its own row.
+assert sleep.callback is not None  # made just above
 nap = command("nap")(sleep.callback)
 
 

@@ -10,6 +10,8 @@ print the ``Result``.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import click
 
 from optmem import commands
@@ -17,6 +19,7 @@ from optmem.cli.argv import Command, FileCommand, TextCommand, scoped
 
 
 def _param(p: commands.Param) -> click.Parameter:
+    kwargs: dict[str, Any]
     if p.kind == "argument":
         kwargs = {"required": p.required, "nargs": p.nargs}
         if p.metavar:
@@ -32,13 +35,14 @@ def _param(p: commands.Param) -> click.Parameter:
     return click.Option([*p.decls, p.name], **kwargs)
 
 
-def command(name: str):
+def command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
     """A decorator: the click command of row ``name`` with the decorated
     function as its callback."""
     row = commands.BY_NAME[name]
 
-    def make(callback) -> click.Command:
-        kwargs = {"name": row.name, "callback": callback, "help": row.help,
+    def make(callback: Callable[..., Any]) -> click.Command:
+        cmd: click.Command
+        kwargs: dict[str, Any] = {"name": row.name, "callback": callback, "help": row.help,
                   "short_help": row.short_help, "params": [_param(p) for p in row.params]}
         if row.grammar == "text":
             cmd = TextCommand(heads=row.heads, one_word=row.one_word, **kwargs)

@@ -61,14 +61,19 @@ class Config:
         if values:
             raise TypeError(f"unknown settings: {', '.join(values)}")
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Config is frozen")
 
-    def __eq__(self, other):
+    def __getattr__(self, name: str) -> int:
+        """Only for a name that is no knob (every knob is a slot): for the
+        type checker, each knob is an ``int``."""
+        raise AttributeError(f"no setting {name!r}")
+
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Config) and all(
             getattr(self, n) == getattr(other, n) for n in KNOBS)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Config(" + ", ".join(f"{n}={getattr(self, n)}" for n in KNOBS) + ")"
 
 
@@ -120,7 +125,7 @@ def check_value(name: str, raw: str, where: str = "") -> int:
     return number
 
 
-def _parse_line(line: str, where: str):
+def _parse_line(line: str, where: str) -> tuple | None:
     """``None`` for a blank or comment line, or a line without ``=`` (the
     reference ignores those too), else ``(NAME, value)`` with the name in
     upper case; raises ``ConfigError``."""
@@ -182,7 +187,7 @@ def update(text: str, changes: dict) -> tuple:
     """
     lines = text.splitlines()
     notes = []
-    active = {}
+    active: dict = {}
     for i, line in enumerate(lines):
         try:
             item = _parse_line(line, f"line {i + 1}")

@@ -54,7 +54,7 @@ def _times_path() -> str:
     return os.path.join(state_dir(), TIMES_NAME)
 
 
-def _load(path: str):
+def _load(path: str) -> dict | None:
     """The JSON object in ``path``; ``{}`` when absent; None when unreadable."""
     try:
         with open(path, "rb") as f:
@@ -85,7 +85,7 @@ def read(root: str) -> dict:
     added when a file is there that is not such a record (then it is never
     written over: callers record nothing); empty maps and lists when the
     file is absent."""
-    out = {"blocks": {}, "answers": [], "seen": {}}
+    out: dict = {"blocks": {}, "answers": [], "seen": {}}
     doc = _load(path_of(root))
     if doc is None:
         return dict(out, unreadable=True)

@@ -32,6 +32,7 @@ import os
 import stat as stat_mod
 from collections import namedtuple
 from contextlib import contextmanager
+from typing import Iterable, Iterator
 
 from optmem import atomic, blocks, protocol
 from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
@@ -181,7 +182,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-_DATES_SEEN = set()
+_DATES_SEEN: set = set()
 
 
 def _is_date(value: str) -> bool:
@@ -360,7 +361,7 @@ def problem_in_summary(record: bytes) -> str | None:
     return _check_record(record, TREE_RECORD)[0]
 
 
-def log_lost(store) -> str | None:
+def log_lost(store: Store) -> str | None:
     """When ``store`` has no ``LOG.txt`` but its ``TREE/`` levels hold
     summaries (a log moved or lost: a sync tool, a partial restore), the
     line that says so; else None. Neither wake's "No memory" nor ``memo
@@ -406,11 +407,11 @@ class Store:
         self.journal_path = os.path.join(root, JOURNAL_NAME)
         self.recovered_path = os.path.join(root, RECOVERED_NAME)
         self.salt_path = os.path.join(root, SALT_NAME)
-        self.notices = []  #: lines for the user about repairs done (stderr)
-        self._log_fd = None
-        self._level_fds = {}  #: size -> read handle of TREE/<size>
+        self.notices: list = []  #: lines for the user about repairs done (stderr)
+        self._log_fd: int | None = None
+        self._level_fds: dict = {}  #: size -> read handle of TREE/<size>
         self._seen_size = 0  #: the log size last seen (a cheap bound for reads)
-        self._config = None
+        self._config: Config | None = None
         self._held = 0  #: how deep this object holds the lock (``locked``)
 
     # -- opening ---------------------------------------------------------
@@ -593,9 +594,9 @@ class Store:
                 then = Order(err.then.verb, err.then.words, Order.scoped(self.scope_flag),
                              flag_first=True)
                 raise ConfigError(err.sentence, then=then) from None
-            self._config = Config(**values)
-            if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
-                self.notices.append(legacy_entry(self._config.ENTRY_CHARS, REFERENCE_ENTRY_MAX,
+            config = self._config = Config(**values)
+            if config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
+                self.notices.append(legacy_entry(config.ENTRY_CHARS, REFERENCE_ENTRY_MAX,
                                                  self.scope_flag))
         return self._config
 
@@ -667,14 +668,15 @@ class Store:
     # -- reading ---------------------------------------------------------
 
     def _fd(self) -> int:
-        if self._log_fd is None:
+        fd = self._log_fd
+        if fd is None:
             try:
-                self._log_fd = os.open(self.log_path, os.O_RDONLY)
+                fd = self._log_fd = os.open(self.log_path, os.O_RDONLY)
             except IsADirectoryError:
                 raise Damaged(f"{self.log_path} is a directory, not the log; a person moves it "
                               f"out of the store and puts the log back from a copy. "
                               f"{self.move_aside(self.log_path)}") from None
-        return self._log_fd
+        return fd
 
     def close(self) -> None:
         """Close the read handle (reopened on demand)."""
@@ -710,7 +712,7 @@ class Store:
             n = self._last_non_nul_record(n) + 1
         return n
 
-    def read_journal(self):
+    def read_journal(self) -> dict | None:
         """The ``.append`` journal as a dict, or None when absent or unreadable.
 
         Keys: ``before``, ``after`` (log sizes in bytes), and either
@@ -741,7 +743,7 @@ class Store:
             return None  # not a journal memo wrote: it describes nothing to undo
         return out
 
-    def foreign_after(self, journal: dict, size: int):
+    def foreign_after(self, journal: dict, size: int) -> int | None:
         """The offset of the first whole record after ``journal["before"]``
         that the journalled append did not write (another tool's), or None
         when every byte up to ``size`` may be its own.
@@ -816,7 +818,8 @@ class Store:
         if seek_data is None or seek_hole is None or limit <= 0:
             return [(0, max(0, limit))]
         fd = self._fd()
-        out, pos = [], 0
+        out: list = []
+        pos = 0
         try:
             while pos < limit and len(out) < 4096:
                 try:
@@ -907,7 +910,7 @@ class Store:
     #: ... and spans at most this many records with one (80 KiB).
     DATES_SPAN = 256
 
-    def dates(self, ids) -> dict:
+    def dates(self, ids: Iterable[int]) -> dict:
         """``{i: date(i)}`` for every memory id in ``ids`` (an iterable of
         ints >= 0, repeats allowed): each value is what ``date`` gives (None
         for a head that is not ``#<i> <YYYY-MM-DD> ``, or past the end), read
@@ -1044,7 +1047,7 @@ class Store:
                 raise MemoError(unreadable(path, err)) from None
         return fd
 
-    def _summary_of(self, size: int, k: int, record: bytes):
+    def _summary_of(self, size: int, k: int, record: bytes) -> str | MemoError:
         """The text of summary record ``k`` of level ``size`` read as
         ``record`` (fewer than ``TREE_RECORD`` bytes: not built), or the
         error ``summary`` raises for it (``NotBuilt``, ``Damaged``)."""
@@ -1061,7 +1064,7 @@ class Store:
 
     def level_bytes(self) -> dict:
         """``{size: bytes}`` for every regular ``TREE/<size>`` file present."""
-        out = {}
+        out: dict = {}
         try:
             names = os.listdir(self.tree_path)
         except FileNotFoundError:
@@ -1087,7 +1090,7 @@ class Store:
     # -- writing ---------------------------------------------------------
 
     @contextmanager
-    def locked(self, repair: bool = True, timeout: float | None = None):
+    def locked(self, repair: bool = True, timeout: float | None = None) -> Iterator[Store]:
         """Hold the store lock; on entry (with ``repair``), roll back or cut
         unfinished appends. Raises ``Busy`` after ``timeout`` seconds
         (default ``LOCK_TIMEOUT``). Re-entrant: a ``with`` inside another on
@@ -1233,7 +1236,7 @@ class Store:
                               f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
                               f"behind it.", then=Order("check"))
 
-    def append(self, records, total: int) -> int:
+    def append(self, records: Iterable[bytes], total: int) -> int:
         """Append encoded records (an iterable of ``bytes`` batches holding
         ``total`` bytes in all); return the first id. Call under ``locked()``.
 

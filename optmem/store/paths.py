@@ -24,6 +24,7 @@ person's step (``A person can run: ...``).
 from __future__ import annotations
 
 import os
+from typing import Mapping
 
 from optmem.errors import NoStore
 from optmem.protocol import person_can_run
@@ -47,7 +48,8 @@ def _example(raw: str) -> str:
     return os.path.normpath(os.path.abspath(guess))
 
 
-def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False) -> str:
+def memory_dir(value: object = _FROM_ENV, name: str = "MEMORY_DIR",
+               creating: bool = False) -> str:
     """The absolute store path that ``value`` names.
 
     ``value`` is the raw setting (``None`` or ``""`` when unset; omitted:
@@ -62,7 +64,7 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False
     """
     if value is _FROM_ENV:
         value = os.environ.get("MEMORY_DIR", "")
-    raw = (value or "").strip()
+    raw = (str(value) if value else "").strip()
     if not raw and creating:
         raise NoStore(f"{name} is not set, so memo init does not know where to create the "
                       f"store; nothing was created. Set it to the absolute path of a new or "
@@ -91,7 +93,7 @@ def check_memory_dir(raw: str) -> str:
     return memory_dir(raw)
 
 
-def state_dir(environ=None) -> str:
+def state_dir(environ: Mapping[str, str] | None = None) -> str:
     """This user's folder of memo's state, absolute (``$XDG_STATE_HOME/optmem``
     when that is absolute, else ``~/.local/state/optmem``); not created here.
     The hand-over record and ``memo setup``'s manifest live under it."""
