@@ -193,7 +193,8 @@ def test_a_saved_note_keeps_its_receipt_when_the_hand_over_fails(memo, inited, m
     def busy(*args, **kwargs):
         raise Busy("the store is busy; nothing more was done. Run: memo sleep")
 
-    monkeypatch.setattr(session, "follow", busy)
+    from optmem.session import writes
+    monkeypatch.setattr(writes, "follow", busy)
     text, is_error = call_tool("note", {"text": "widget deploys with fly"})
     assert is_error
     assert text.split("\n")[:2] == ["Saved as #0.", "memo: the store is busy; nothing more "
