@@ -118,3 +118,54 @@ def test_each_shared_helper_is_defined_once(name, home):
     copies = sorted(module for module, tree in _modules() if _defined(tree, "_" + name)
                     and module not in PENDING)
     assert copies == [], f"a private copy of {name} in {copies}"
+
+
+#: Modules whose git calls another change is moving onto gitcall's
+#: environments at the same time (the sync and the projects' discovery).
+PENDING_GIT = {"engine/sync.py", "engine/replicas.py", "projects.py"}
+
+
+def _git_env_choices(tree) -> list:
+    """``(line, what)`` of each place a module chooses git's environment:
+    a ``git_env(...)`` call with arguments, an ``env=`` passed to
+    ``run_git`` that is not one of gitcall's environments, or a process
+    started with ``"git"`` as its program."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(
+            node.func, "id", "")
+        if name == "git_env" and (node.args or node.keywords):
+            found.append((node.lineno, "git_env with its own variables"))
+        if name == "run_git":
+            for kw in node.keywords:
+                if kw.arg == "env" and not (isinstance(kw.value, ast.Call) and isinstance(
+                        kw.value.func, ast.Attribute) and kw.value.func.attr.endswith("_env")
+                        and not kw.value.args and not kw.value.keywords):
+                    if not isinstance(kw.value, ast.Name):
+                        found.append((node.lineno, "run_git with an environment of its own"))
+        if name in ("run", "Popen", "check_output", "call") and node.args \
+                and isinstance(node.args[0], ast.List) and node.args[0].elts \
+                and isinstance(node.args[0].elts[0], ast.Constant) \
+                and node.args[0].elts[0].value == "git":
+            found.append((node.lineno, "git started outside gitcall.run_git"))
+    return found
+
+
+def test_gits_environment_is_chosen_in_gitcall_alone():
+    found = {}
+    for name, tree in _modules():
+        if name == "gitcall.py" or name in PENDING_GIT:
+            continue
+        hits = _git_env_choices(tree)
+        if hits:
+            found[name] = hits
+    assert found == {}, f"choose git's environment in optmem/gitcall.py: {found}"
+
+
+def test_the_git_scan_finds_an_environment_chosen_by_hand():
+    tree = ast.parse("gitcall.run_git(['status'], env=gitcall.git_env(('GIT_DIR',)))\n"
+                     "subprocess.run(['git', 'status'])\n"
+                     "gitcall.run_git(['status'], env=gitcall.folder_env())\n")
+    assert sorted({line for line, _ in _git_env_choices(tree)}) == [1, 2]

@@ -684,10 +684,11 @@ def committable(path: str) -> Optional[str]:
     """The top folder of the git work tree that holds ``path`` (absolute,
     links already followed) when git would commit it there (it is tracked,
     or untracked and not ignored); None when it is ignored, not in a work
-    tree, or git cannot be asked. The repository's fsmonitor stays off, and
-    ``GIT_DIR``-style variables are dropped so git looks where the file is."""
-    git = ["-c", "core.fsmonitor=false", "-C", os.path.dirname(path)]
-    env = gitcall.git_env(("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR"))
+    tree, or git cannot be asked. The repository's fsmonitor and hooks stay
+    off (``gitcall.SAFE_OPTIONS``), and git looks where the file is
+    (``gitcall.folder_env``)."""
+    git = [*gitcall.SAFE_OPTIONS, "-C", os.path.dirname(path)]
+    env = gitcall.folder_env()
     top = gitcall.run_git(git + ["rev-parse", "--show-toplevel"], env=env, timeout=30)
     if not top.ok or not top.text():
         return None
