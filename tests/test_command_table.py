@@ -53,7 +53,7 @@ def test_each_tool_is_made_from_its_row():
     pytest.importorskip("jsonschema", reason="the MCP call path needs it")
     from optmem import mcp
     assert list(mcp.TOOLS) == TOOL_NAMES
-    assert set(mcp._CALLS) == set(TOOL_NAMES)  # every tool has its call
+    assert set(mcp.CALLS) == set(TOOL_NAMES)  # every tool has its call
     for name, (description, schema) in mcp.TOOLS.items():
         row = commands.BY_NAME[name]
         assert description == row.tool
