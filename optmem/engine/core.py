@@ -36,10 +36,10 @@ from optmem.engine.view import (
     shown,
     shown_summary,
     sleep_step,
+    summary_line,
     summary_repair,
-    wake_budget,
 )
-from optmem.errors import BadInput, Damaged, MemoError, NotBuilt
+from optmem.errors import BadInput, Blank, Damaged, MemoError, NotBuilt
 from optmem.store.memory import LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date
 
 # -- text checks -----------------------------------------------------------
@@ -661,7 +661,7 @@ def stats(store: Store) -> dict:
     summaries = sum(min(n, T // s) for s, n in built.items())
     tree_bytes = sum(store.level_bytes().values())
     log_bytes = store.log_size()
-    shape = blocks.cover_runs(T, wake_budget(T, cfg.WAKE_LINES)[0]) if T else []
+    shape = blocks.cover_runs(T, cfg.WAKE_LINES) if T else []
     merged = {}
     for size, n in shape:
         merged[size] = merged.get(size, 0) + n
@@ -684,8 +684,10 @@ def stats_text(info: dict, store: Store | None = None) -> str:
     memo sleep`` when ``store`` is None)."""
     T = info["memories"]
     from optmem.dates import span
-    lines = [f"memories     {T}" + (" ({} to {})".format(*span(info['first_date'],
-                                                             info['last_date'])) if T else ""),
+    ids = "#0" if T == 1 else f"#0-{T - 1}"
+    lines = [f"memories     {T}" + (" ({}, {} to {})".format(ids, *span(info['first_date'],
+                                                                 info['last_date']))
+                                     if T else ""),
              f"summaries    {info['summaries']} of {info['summaries_expected']} built, "
              f"{info['pending']} pending",
              f"on disk      {info['bytes']['total']} bytes (log {info['bytes']['log']}, "
@@ -693,9 +695,11 @@ def stats_text(info: dict, store: Store | None = None) -> str:
     shape = info["wake_shape"]
     if shape:
         total = sum(n for _, n in shape)
-        intro = wake_budget(T, info["wake_lines"])[1]  # memo's intro line, counted too
-        lines.append(f"wake         {total + intro} lines (WAKE_LINES={info['wake_lines']}"
-                     f"{'; the intro line, then' if intro else ''}):")
+        # One wake line per block (docs/blocks.md): a #LO-HI line summarises
+        # memories LO..HI, a #ID line is one memory verbatim.
+        lines.append(f"wake         {total} line{'s' if total > 1 else ''} "
+                     f"(WAKE_LINES={info['wake_lines']}), oldest first (#lo-hi summarises "
+                     f"memories lo..hi, #id is one memory verbatim):")
         most = max(n for _, n in shape)
         width = len(str(shape[0][0]))
         for size, n in shape:
