@@ -654,7 +654,8 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
                         f"memor{'y' if counts[1] == 1 else 'ies'}; zoom into a line of "
                         f"memo wake.", then=protocol.Order("wake"))
     store = one_store(st, "zoom", name, holds=lambda s: lo < s.count(), nowhere=nowhere)
-    return Result(list(core.zoom(store, block, strict=strict)))
+    lines, notes = core.zoom(store, block, strict=strict)
+    return Result(lines, notes)
 
 
 def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
