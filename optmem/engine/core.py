@@ -756,7 +756,8 @@ def config_set(store: Store, assignments, repair: bool = False) -> str:
             if name not in KNOBS:
                 check_value(name, "0")  # raises: unknown name
             changes[name] = None
-            said.append(f"{name} is back to its default ({KNOBS[name][0]})")
+            # (no word "default": the table after a restore holds none)
+            said.append(f"{name} is no longer set, so it is {KNOBS[name][0]}")
         else:
             changes[name] = check_value(name, raw)
             said.append(f"{name}={changes[name]}")
