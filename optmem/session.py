@@ -318,8 +318,9 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
     awake = len(view.AWAKE.encode("utf-8")) + 1  # in both sections' documents, printed once
 
     def both(pbytes):
-        gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake))
-        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes))
+        gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake,
+                                                               intro=True))
+        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes, intro=True))
         # One ``You are awake.`` ends both sections; the hand-over after it is
         # the global memory's when it has work (global first), else the project's.
         return "\n".join([heads[0], *gdoc, heads[1], *pdoc, view.AWAKE, *(gtail or ptail)])
@@ -330,7 +331,8 @@ def wake_max_bytes(scope, gstore, pstore, max_bytes: int) -> str:
         return both(share)
     except BadInput:
         pass
-    least_g, least_p = waking.smallest_bytes(gstore), waking.smallest_bytes(pstore)
+    least_g, least_p = (waking.smallest_bytes(gstore, intro=True),
+                        waking.smallest_bytes(pstore, intro=True))
     for pbytes in (max(share, least_p), room + awake - least_g, least_p):
         if least_p <= pbytes <= room + awake - least_g:
             try:
@@ -652,7 +654,8 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
                         f"memor{'y' if counts[1] == 1 else 'ies'}; zoom into a line of "
                         f"memo wake.", then=protocol.Order("wake"))
     store = one_store(st, "zoom", name, holds=lambda s: lo < s.count(), nowhere=nowhere)
-    return Result(list(core.zoom(store, block, strict=strict)))
+    lines, notes = core.zoom(store, block, strict=strict)
+    return Result(lines, notes)
 
 
 def forget(st: Stores, block: str, dry_run: bool = False) -> Result:
@@ -1260,7 +1263,8 @@ def sleep(st: Stores, block: str | None = None, summary=None, batch=None, kept=N
 # -- wake ----------------------------------------------------------------------
 
 def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
-         max_bytes: int | None = None, strict: bool = False, closed: bool = True) -> Result:
+         max_bytes: int | None = None, strict: bool = False, closed: bool = True,
+         intro: bool = False) -> Result:
     """``memo wake``: part ``part`` of the document at ``T`` memories (None:
     the current count; ``TP`` the project's, with a project active:
     ``wake_both``), or with ``max_bytes`` the whole memory as one part of
@@ -1271,18 +1275,21 @@ def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
     part's) for ``--global`` named while projects exist. ``strict`` (the CLI): a
     damaged summary the document or the hand-over needs raises
     ``Damaged``. ``closed`` False: a part that is not the last ends without
-    the order for the next one (``waking.wake``). Raises ``BadInput`` for a ``T`` past a log or a part that
-    does not exist."""
+    the order for the next one (``waking.wake``). ``intro`` (MCP): the
+    one-store document begins with memo's ``wake_intro`` line, one line more
+    than ``WAKE_LINES`` (a two-store document always has one per section).
+    Raises ``BadInput`` for a ``T`` past a log or a part that does not
+    exist."""
     st.g  # noqa: B018 - the global store is opened first
     if max_bytes is not None:
         if st.p is not None:
             return Result([wake_max_bytes(st.sc, st.g, st.p, max_bytes)])
-        return Result([waking.wake_max_bytes(st.g, max_bytes)])
+        return Result([waking.wake_max_bytes(st.g, max_bytes, intro=intro)])
     if st.p is not None:
         ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict, closed=closed)
     else:
         # ``--global`` named while projects exist (or git could not be asked):
         # the next part's order and the hand-over's name the global memory.
         ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if _global_named(st.sc) else "",
-                               strict=strict, closed=closed)
+                               strict=strict, closed=closed, intro=intro)
     return Result([text], exit_code=0 if ok else 1)

@@ -34,7 +34,7 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 from optmem import atomic, blocks
-from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.errors import Blank, ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.protocol import Order
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
@@ -237,6 +237,10 @@ def encode_summary(text: str) -> bytes:
 _PADDING = b" " * (LOG_RECORD - 1) + b"\n"
 
 
+#: Why a record of spaces or NUL bytes only is not one (``_check_record``).
+BLANK = "is blank (all spaces or NUL bytes)"
+
+
 def _check_record(record: bytes, width: int) -> tuple:
     """``(why, text)``: why a fixed-width record is not one padded UTF-8 line
     of ``width`` bytes (``why`` None when it is), and its text when it is:
@@ -245,7 +249,7 @@ def _check_record(record: bytes, width: int) -> tuple:
         return f"is {len(record)} bytes, not {width}", None
     # (An int in bytes is one memchr: ``b"\x00" in`` first tries the bytes as an int.)
     if record[0] in b"\x00 \n" and not record.strip(b"\x00 \n"):  # a record starts "#..."
-        return "is blank (all spaces or NUL bytes)", None
+        return BLANK, None
     if record.find(b"\n") != width - 1:  # no newline, or one before the last byte
         return "is not one padded line (the file was edited by hand?)", None
     if 0 in record:
@@ -1054,8 +1058,9 @@ class Store:
         why, text = _check_record(record, TREE_RECORD)
         if why:
             name = blocks.block_name(k * size, (k + 1) * size)
-            return Damaged(f"{self.level_path(size)} record {k} (offset {k * TREE_RECORD}), "
-                           f"the summary of {name}, {why}.", then=Order("forget", (name,)))
+            return (Blank if why == BLANK else Damaged)(
+                f"{self.level_path(size)} record {k} (offset {k * TREE_RECORD}), "
+                f"the summary of {name}, {why}.", then=Order("forget", (name,)))
         return text
 
     def level_bytes(self) -> dict:
