@@ -71,7 +71,8 @@ def live(memo: list, orders: str, home: str, out=print) -> dict:
         return seen
     out("  (the client tells its person; the person runs memo init)")
     run("init")
-    run("config", "WAKE_LINES=40", "PART_LINES=14")
+    # 40 memories in 39 lines: the document needs summaries, in three parts
+    run("config", "WAKE_LINES=39", "PART_LINES=14")
     history = os.path.join(home, "history.txt")
     with open(history, "w", encoding="utf-8") as f:
         for i in range(40):

@@ -63,6 +63,12 @@ class Damaged(MemoError):
     """A store file holds a record that cannot be read as written."""
 
 
+class Blank(Damaged):
+    """A summary record of spaces or NUL bytes only: a write that never
+    reached the disk. Damage like any other to wake and sleep; zoom shows
+    its block as not compressed yet, as the reference OptMem reads it."""
+
+
 class Busy(MemoError):
     """The store lock could not be taken in time."""
 

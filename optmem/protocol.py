@@ -832,8 +832,10 @@ def no_memory(path: str) -> str:
 
 def config_line(name: str, value: int, default: int, limits: str, meaning: str,
                 is_set: bool) -> str:
-    """One knob of ``memo config``: ``NAME VALUE`` (the value in force), then
-    its meaning, default and ``limits`` (words such as ``from 1 to 280``);
-    the later OptMem's shape, read as ``^(\\w+)\\s+(\\d+)\\s``."""
-    where = "set in config; " if is_set else ""
-    return f"{name:<12} {value:<7} {meaning} ({where}default {default}, {limits})"
+    """One knob of ``memo config``, the later OptMem's shape: ``NAME VALUE``
+    (the value in force, read as ``^(\\w+)\\s+(\\d+)\\s``), its meaning and
+    ``limits`` (words such as ``from 1 to 280``), and ``(default N)`` only
+    where the store's config sets it (``is_set``): a table of knobs that
+    follow memo holds no ``default`` at all."""
+    changed = f" (default {default})" if is_set else ""
+    return f"{name:<12} {value:<7} {meaning}, {limits}{changed}"

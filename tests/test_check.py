@@ -161,7 +161,7 @@ def test_a_damaged_summary_in_the_document_is_shown_and_its_forget_handed_over(
     """The session-start hook's wake (--max-bytes) shows it; the CLI's plain
     wake refuses (exit 1, the forget order on stderr), as the later OptMem."""
     _forty(memo, inited, tmp_path)
-    set_config(inited, WAKE_LINES=4)  # the intro and #0-31, #32-35, #36-39
+    set_config(inited, WAKE_LINES=3)  # #0-31, #32-35, #36-39
     _spoil(inited / "TREE" / "32")
     refused = memo("wake")
     assert refused.exit_code == 1 and refused.stdout == ""

@@ -102,7 +102,10 @@ def config_lines(out: str) -> dict:
     return got
 
 
-def test_config_lists_each_knob_with_value_default_and_meaning(memo, inited):
+def test_config_lists_each_knob_with_value_range_and_meaning(memo, inited):
+    """The later OptMem's table: each knob, its value and meaning (memo adds
+    its range); ``(default N)`` only where the config changed it, so a store
+    that changed nothing shows no ``default`` at all."""
     out = ok(memo("config"))
     got = config_lines(out)
     assert set(got) == set(KNOB_DEFAULTS)
@@ -110,10 +113,22 @@ def test_config_lists_each_knob_with_value_default_and_meaning(memo, inited):
                "PART_LINES": "lines"}
     for name, default in KNOB_DEFAULTS.items():
         line = got[name]
-        assert re.match(rf"{name}\s*[=:]?\s*{default}\b", line), line
-        assert "default" in line.lower()
-        assert line.count(str(default)) >= 2, line  # the value and the default
+        assert re.match(rf"{name}\s+{default}\s", line), line
         assert meaning[name] in line.lower(), line
+        assert re.search(r"\b(1 or more|from 1 to \d+)\b", line), line
+    assert "default" not in out
+
+
+def test_config_marks_the_changed_knob_with_its_default_and_a_restore_drops_it(memo, inited):
+    out = ok(memo("config", "WAKE_LINES=12"))
+    got = config_lines(out)
+    assert re.match(r"WAKE_LINES\s+12\s.*\(default 256\)$", got["WAKE_LINES"])
+    assert out.count("default") == 1  # the other knobs follow memo: no mark
+    assert config_lines(ok(memo("config")))["WAKE_LINES"] == got["WAKE_LINES"]
+    out = ok(memo("config", "WAKE_LINES="))
+    assert "default" not in out
+    assert re.match(r"WAKE_LINES\s+256\s", config_lines(out)["WAKE_LINES"])
+    assert active_config(inited) == {}
 
 
 def test_config_set_checks_stores_and_takes_effect(memo, inited, tmp_path):
@@ -123,10 +138,10 @@ def test_config_set_checks_stores_and_takes_effect(memo, inited, tmp_path):
     assert (inited / "config").stat().st_mode & 0o777 == 0o600
     line = config_lines(ok(memo("config")))["WAKE_LINES"]
     assert re.match(r"WAKE_LINES\s*[=:]?\s*8\b", line) and "256" in line
-    # the new value is in force: 20 memories wake as 8 lines, the intro and 7
+    # the new value is in force: 20 memories wake as 8 lines
     imported(memo, tmp_path, 20)
     answer_all(memo)
-    assert len(id_lines(wake_all(memo))) == 8 - 1
+    assert len(id_lines(wake_all(memo))) == 8
     # a second knob keeps the first
     ok(memo("config", "PART_LINES=10"))
     assert active_config(inited) == {"WAKE_LINES": "8", "PART_LINES": "10"}

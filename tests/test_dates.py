@@ -64,8 +64,9 @@ def test_a_note_from_a_host_behind_keeps_the_newest_date(inited):
     memo_at(WEST, "sleep", "0-1", "-", input=b"both notes\n")
     woke = memo_at(WEST, "wake")
     assert woke.returncode == 0, woke.stderr
-    assert f"{east} to {east}".encode() in woke.stdout
-    assert f"\n#0-1 {east} both notes\n".encode() in memo_at(WEST, "zoom", "0-3").stdout
+    assert f"\n#1 {east} noted on Baker Island\n".encode() in woke.stdout
+    assert f"{east} to {east}".encode() in memo_at(WEST, "stats").stdout
+    assert memo_at(WEST, "zoom", "0-3").stdout == f"#0-1 {east} both notes\n".encode()
 
 
 @pytest.mark.parametrize("tz", [EAST, WEST, "UTC0"])
@@ -103,10 +104,8 @@ def test_a_log_that_runs_backwards_is_shown_in_order(memo, inited):
     # Written by another tool (the reference OptMem under two time zones).
     (inited / "LOG.txt").write_bytes(rec(0, "2026-12-01", "east") + rec(1, "2026-11-30", "west"))
     (inited / "TREE" / "2").write_bytes(b"both".ljust(287) + b"\n")
-    woke = memo("wake").stdout
-    assert "2026-11-30 to 2026-12-01" in woke
-    assert "\n#0-1 2026-11-30..2026-12-01 both" in memo("zoom", "0-3").stdout
-    assert "(2026-11-30 to 2026-12-01)" in memo("stats").stdout
+    assert "#0-1 2026-11-30..2026-12-01 both" in memo("zoom", "0-3").stdout
+    assert "(#0-1, 2026-11-30 to 2026-12-01)" in memo("stats").stdout
     # The next note is never dated before the newest memory.
     assert memo("note", "later").exit_code == 0
     assert log_dates(inited)[2] >= "2026-11-30"

@@ -273,7 +273,7 @@ def test_a_client_reading_only_the_seed_patterns_lives_a_40_memory_life(memo, me
     client.run("import", write_import(tmp_path / "life.txt", history(40)))
     assert client.compress_all(client.run("sleep").stdout) == 40 - 2  # T - popcount(T)
     ids = client.wake()
-    assert ids[0][0] == 0 and ids[-1][1] == 39 and len(ids) == 8 - 1  # and memo's intro line
+    assert ids[0][0] == 0 and ids[-1][1] == 39 and len(ids) == 8  # WAKE_LINES lines
     assert all(b + 1 == c for (_, b), (c, _) in zip(ids, ids[1:]))  # the lines tile 0..39
     # New memories: ids from `Saved as`, compressions from the note's output.
     for k in range(8):
@@ -708,34 +708,42 @@ def _document(parts: list) -> list:
 
 @pytest.mark.parametrize("T, N, P, n_parts", [
     (40, 40, 12, 4), (40, 12, 500, 1), (40, 256, 10, 4), (40, 37, 12, 4), (12, 40, 4, 3),
-    (40, 40, 14, 3), (100, 13, 13, 1), (3, 2, 1, 2)])
-def test_wake_lines_include_the_intro_and_part_lines_count_the_document(memo, memory_dir,
-                                                                        tmp_path, T, N, P,
-                                                                        n_parts):
-    """At most N document lines (the intro among them), paged into the
-    number of parts the later OptMem gives: ceil(min(lines) / P) where
-    PART_LINES binds; a header and the closing line are extra."""
+    (40, 40, 14, 3), (100, 13, 13, 1), (3, 2, 1, 2), (40, 1, 5, 1)])
+def test_wake_is_the_tiling_line_for_line_and_part_lines_count_the_document(
+        memo, memory_dir, tmp_path, T, N, P, n_parts):
+    """The document is one line per block of ``cover(T, WAKE_LINES)``, the
+    reference's lines and nothing of memo's, paged into the number of parts
+    the later OptMem gives: ceil(lines / P) where PART_LINES binds; a header
+    and the closing line are extra, so a one-part wake is at most
+    ``WAKE_LINES + 1`` lines."""
     from optmem import blocks
     memo("init")
     _built(T)(memo, memory_dir, tmp_path)
     set_config(memory_dir, WAKE_LINES=N, PART_LINES=P)
     parts = _wake_pages(lambda *a: memo(*a).stdout)
     doc = [line for part in _document(parts) for line in part]
-    reference_lines = len(blocks.cover(T, N))  # the later OptMem's document
-    assert len(parts) == n_parts == -(-reference_lines // P)
-    assert len(doc) <= (N if T >= N else T + 1)  # at the budget, the intro is one of N
-    memories = [line for line in doc if line.startswith("#")]
-    assert len(memories) in (reference_lines, reference_lines - 1)
-    if len(memories) == reference_lines - 1:  # the intro took a line's place
-        assert len(doc) == reference_lines and doc[0].startswith("Your memory: ")
+    tiling = blocks.cover(T, N)  # the later OptMem's document
+    assert len(parts) == n_parts == -(-len(tiling) // P)
+    assert [_block_of(line) for line in doc] == tiling
+    if len(parts) == 1:
+        assert len(parts[0]) <= max(N, blocks.popcount(T)) + 1
+    else:
+        assert all(re.fullmatch(rf"Your memory, part {k} of {len(parts)}, oldest first\.",
+                                part[0]) for k, part in enumerate(parts, 1))
     assert parts[-1][-1] == "You are awake."
+
+
+def _block_of(line: str) -> tuple:
+    """``(lo, hi)``, half-open, of a ``#`` line; fails for any other line."""
+    m = re.match(r"#(\d+)(?:-(\d+))? ", line)
+    assert m, line
+    return int(m.group(1)), int(m.group(2) or m.group(1)) + 1
 
 
 def test_paging_matches_the_reference_where_part_lines_binds(memo, memory_dir, tmp_path):
     """The later OptMem (never in this repository: point OPTMEM_REFERENCE at
     its ``memo`` script) and memo page the same stores into the same number
-    of parts with the same memory lines per part (memo's intro may take the
-    place of part 1's first line)."""
+    of parts with the same blocks per part, line for line."""
     import os
     import subprocess
     import sys
@@ -766,9 +774,9 @@ def test_paging_matches_the_reference_where_part_lines_binds(memo, memory_dir, t
             mine = [[line for line in part if line.startswith("#")] for part in ours]
             their = [[line for line in part if line.startswith("#")] for part in theirs]
             assert len(ours) == len(theirs), (T, N, P, ours, theirs)
-            assert [len(p) for p in mine[1:]] == [len(p) for p in their[1:]], (T, N, P)
-            assert len(mine[0]) in (len(their[0]), len(their[0]) - 1), (T, N, P)
-            assert sum(map(len, ours)) <= max(N, sum(map(len, theirs)) + 1)
+            assert [[_block_of(line) for line in part] for part in mine] == \
+                [[_block_of(line) for line in part] for part in their], (T, N, P)
+            assert [len(p) for p in ours] == [len(p) for p in theirs], (T, N, P)
             compared.append((T, N, P, [len(p) for p in ours], [len(p) for p in theirs]))
     print("\n".join(f"T={T} WAKE_LINES={N} PART_LINES={P}: memo {a}, reference {b}"
                     for T, N, P, a, b in compared))
@@ -805,7 +813,8 @@ def test_a_later_client_lives_a_40_memory_life_with_the_nap_form(tmp_path):
     seen = life.live([sys.executable, "-m", "optmem"], "nap", str(tmp_path), log.append)
     assert seen["stuck"] is None, "\n".join(log)
     assert seen["naps"] == 40 - 2 and len(seen["parts"]) == 3 and seen["awake"]
-    assert [len(p) for p in seen["parts"]] == [14 + 2, 14 + 2, 12 + 2]  # header, closing line
+    # 39 lines in parts of 14, each with its header and closing line
+    assert [len(p) for p in seen["parts"]] == [14 + 2, 14 + 2, 11 + 2]
     print("\n".join(log))
 
 

@@ -24,7 +24,6 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from optmem import blocks
 from optmem.cli.app import cli
-from optmem.engine.view import wake_budget  # memo's intro is one of WAKE_LINES
 
 LOG, TREE = 320, 288
 WAKE_LINES = 12
@@ -258,7 +257,7 @@ class StoreMachine(RuleBasedStateMachine):
     def wake(self):
         T = self.T
         r = self.memo("wake")
-        tiling = blocks.cover(T, wake_budget(T, WAKE_LINES)[0])
+        tiling = blocks.cover(T, WAKE_LINES)
         built = set(self.built_blocks())
         if any(hi - lo > 1 and (lo, hi) not in built for lo, hi in tiling):
             # Wake refuses only when the document needs an unbuilt summary.
@@ -275,9 +274,8 @@ class StoreMachine(RuleBasedStateMachine):
         while True:
             text, awake, handed = r.stdout.partition("You are awake.\n")
             lines = (text + awake).rstrip("\n").split("\n")
-            # PART_LINES counts the document: the header and closing line are
-            # extra, and so is memo's intro beside a document under its budget
-            assert len(lines) <= PART_LINES + 2 + (k == 1)
+            # PART_LINES counts the document: the header and closing line are extra
+            assert len(lines) <= PART_LINES + 2
             assert len((text + awake).encode()) <= 2048
             if lines[0].startswith("Your memory, part "):
                 assert re.fullmatch(rf"Your memory, part {k} of \d+, oldest first\.", lines[0])
@@ -301,13 +299,11 @@ class StoreMachine(RuleBasedStateMachine):
             assert body == ["No memories yet. Record the first with: memo note - <<'MEMORY'",
                             "<one line>", "MEMORY"]
             return
-        assert body[0].startswith("Your memory")
-        body = body[1:]
         want = []
-        for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]):
+        for lo, hi in blocks.cover(T, WAKE_LINES):
             want.append(self.memory_line(lo) if hi - lo == 1 else self.summary_line(lo, hi))
         assert body == want
-        shown = sum(1 for lo, hi in blocks.cover(T, wake_budget(T, WAKE_LINES)[0]) if hi - lo > 1)
+        shown = sum(1 for lo, hi in blocks.cover(T, WAKE_LINES) if hi - lo > 1)
         event(f"wake: {k} part(s), {shown} summaries shown")
 
     @precondition(lambda self: self.T > 0)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from conftest import history
 from helpers import LOG, TREE, id_lines, log_bytes, ok, wake_all
-from optmem.engine.view import wake_budget
 
 
 def popcount(n: int) -> int:
@@ -33,7 +32,7 @@ def check_stats_json(root: Path, info: dict, lines: list, wake_lines: int = 256)
     assert info["first_date"] == (lines[0][:10] if T else None)
     assert info["last_date"] == (lines[T - 1][:10] if T else None)
     shape = {int(size): n for size, n in info["wake_shape"]}
-    assert sum(shape.values()) == min(T, wake_budget(T, wake_lines)[0])
+    assert sum(shape.values()) == min(T, max(wake_lines, popcount(T)))
     assert sum(size * n for size, n in shape.items()) == T
     assert all(size & (size - 1) == 0 for size in shape)
 
@@ -97,7 +96,6 @@ def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
     path = tmp_path / "big.txt"
     path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))
     ok(memo("import", path))
-    ok(memo("config", "WAKE_LINES=257"))  # budget 256: the intro line is one of WAKE_LINES
     [info] = json.loads(ok(memo("stats", "--json")))  # a list: one store read
     shape = [[int(s), n] for s, n in info["wake_shape"]]
     assert shape == [[256, 12], [128, 27], [64, 27], [32, 27], [16, 28], [8, 27], [4, 27],
@@ -105,8 +103,12 @@ def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
     assert info["pending"] == 10000 - popcount(10000)
     assert info["summaries"] == 0
     assert info["bytes"]["log"] == 10000 * LOG
-    # The text counts the wake document's lines as WAKE_LINES does: the intro too.
-    assert "wake         257 lines (WAKE_LINES=257; the intro line, then):" in ok(memo("stats"))
+    # The text counts the wake document's lines as WAKE_LINES does: one per block.
+    text = ok(memo("stats"))
+    assert ("wake         256 lines (WAKE_LINES=256), oldest first (#lo-hi summarises "
+            "memories lo..hi, #id is one memory verbatim):") in text
+    # memo's own facts, which the one-store wake leaves to stats and the hook
+    assert "memories     10000 (#0-9999, 2024-01-01 to 2024-01-01)" in text
 
 
 def test_stats_of_an_empty_store(memo, inited):

@@ -23,10 +23,11 @@ from helpers import (
     last_line,
     ok,
     poke,
+    rec,
     refused,
+    srec,
 )
 from optmem.engine import pager
-from optmem.engine.view import wake_budget
 
 
 def wake_max(memo, n):
@@ -92,8 +93,6 @@ def test_wake_max_bytes_picks_the_most_detailed_document_that_fits(memo, inited,
     answer_with(memo, lambda lo, hi: f"S{hi - lo} " + ("x" * 270 if hi - lo == 256 else "x"))
     worse = []
     for b in range(1, 41):
-        if not wake_budget(300, b)[1]:
-            continue  # below popcount(300) + 1 lines wake drops its intro; the hook never does
         ok(memo("config", f"WAKE_LINES={b}", "PART_CHARS=1000000", "PART_LINES=1000000"))
         doc = memo("wake")
         ok(doc)
@@ -253,9 +252,8 @@ def check_parts(parts, part_lines, part_chars):
     n = len(parts)
     for k, part in enumerate(parts, 1):
         lines = part.rstrip("\n").split("\n")
-        # PART_LINES counts the document (header and closing line are extra);
-        # memo's intro line is extra in part 1 when the memories fill no budget
-        assert len(lines) - (2 if n > 1 else 1) <= part_lines + (k == 1), (k, len(lines))
+        # PART_LINES counts the document (header and closing line are extra)
+        assert len(lines) - (2 if n > 1 else 1) <= part_lines, (k, len(lines))
         assert len(part.encode("utf-8")) <= part_chars, (k, len(part.encode()))
         if n > 1:
             assert re.search(rf"\b{k}\b.*\b{n}\b", lines[0]), lines[0]
@@ -276,8 +274,8 @@ def test_wake_in_parts_by_lines(memo, inited, tmp_path):
     set_config(inited, PART_LINES=20)
     parts = follow_wake(memo)
     check_parts(parts, 20, 20000)
-    # 100 memory lines (T <= WAKE_LINES: all verbatim, the intro beside them)
-    # in parts of 20 document lines: 5 parts, as the later OptMem pages them.
+    # 100 memory lines (T <= WAKE_LINES: all verbatim) in parts of 20
+    # lines: 5 parts, as the later OptMem pages them.
     assert len(parts) == 5
     assert memory_lines(parts) == [f"#{i} 2024-05-01 {t}" for i, t in enumerate(texts)]
     assert parts[0] == memo("wake").stdout
@@ -390,3 +388,147 @@ def test_a_part_or_t_that_is_no_number_orders_the_wake_from_its_first_part(memo,
     assert got.stderr.strip().endswith("must be a whole number in digits, not "
                                        f"{args[-1]!r}. Run: memo wake"), got.stderr
     assert memo("wake").exit_code == 0  # the order runs as printed
+
+
+# -- the reference's lines: WAKE_LINES block lines, memo's facts elsewhere ----
+
+def _write_store(root, T: int) -> None:
+    """A store of ``T`` memories with every summary built, written out by
+    hand (no compression loop: a 10,000-memory store in a moment)."""
+    import datetime
+    root.mkdir(mode=0o700, exist_ok=True)
+    (root / "TREE").mkdir(mode=0o700, exist_ok=True)
+    day = datetime.date(2024, 1, 1)
+    (root / "LOG.txt").write_bytes(b"".join(
+        rec(i, (day + datetime.timedelta(days=i // 7)).isoformat(), f"memory {i} of the life")
+        for i in range(T)))
+    size = 2
+    while size <= T:
+        (root / "TREE" / str(size)).write_bytes(b"".join(
+            srec(f"summary of {lo}-{lo + size - 1}") for lo in range(0, T - T % size, size)))
+        size *= 2
+
+
+def _blocks_of(parts: list) -> list:
+    """The ``(lo, hi)`` (half-open) of every ``#`` line of the parts, in order."""
+    out = []
+    for part in parts:
+        for line in part.splitlines():
+            m = re.match(r"#(\d+)(?:-(\d+))? ", line)
+            if m:
+                out.append((int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    return out
+
+
+def _vector_sample() -> list:
+    """``(T, budget, runs)`` of the reference tilings in tests/data for a
+    sample of stores up to 10,000 memories: every budget of a few T where
+    the tiling pages or is cut by the budget."""
+    import json
+
+    from conftest import data_file
+    wanted = {37, 300, 519, 1023, 1025, 4096, 10000}
+    out = []
+    for line in data_file("cover_vectors.jsonl").read_text().splitlines():
+        case = json.loads(line)
+        if case["T"] in wanted:
+            out.append((case["T"], case["budget"], case["runs"]))
+    assert {T for T, _, _ in out} == wanted
+    return out
+
+
+def test_a_paged_wake_is_the_tiling_block_for_block(memo, memory_dir):
+    """For each sampled reference tiling: the real wake, paged and followed
+    part by part, shows exactly ``blocks.cover(T, WAKE_LINES)`` (itself the
+    reference's tiling, checked against the same file in test_blocks), one
+    line per block, each part headed as the seed heads it; nothing of memo's
+    own, so a client counting ``#`` lines counts ``WAKE_LINES``."""
+    from optmem import blocks
+    by_T = {}
+    for T, budget, runs in _vector_sample():
+        by_T.setdefault(T, []).append((budget, runs))
+    checked = 0
+    for T, cases in sorted(by_T.items()):
+        _write_store(memory_dir, T)
+        for budget, runs in cases:
+            tiling = blocks.cover(T, budget)
+            assert [[s, n] for s, n in blocks.cover_runs(T, budget)] == runs
+            part_lines = max(1, len(tiling) // 3)  # three parts or so: the wake pages
+            set_config(memory_dir, WAKE_LINES=budget, PART_LINES=part_lines)
+            parts = follow_wake(memo)
+            assert _blocks_of(parts) == tiling, (T, budget)
+            assert len(parts) == -(-len(tiling) // part_lines)
+            for k, part in enumerate(parts, 1):
+                lines = part.rstrip("\n").split("\n")
+                body = lines[1:-1] if len(parts) > 1 else lines[:-1]
+                assert all(line.startswith("#") for line in body), (T, budget, k)
+                if len(parts) > 1:
+                    assert lines[0] == f"Your memory, part {k} of {len(parts)}, oldest first."
+            checked += 1
+    assert checked == len(_vector_sample())
+
+
+@pytest.mark.parametrize("T, wake_lines", [(519, 256), (300, 40), (5, 8), (40, 1)])
+def test_a_one_part_wake_is_at_most_wake_lines_and_the_closing_line(memo, memory_dir, T,
+                                                                     wake_lines):
+    """The later OptMem's count: ``WAKE_LINES`` lines in all (or
+    ``popcount(T)`` when the budget is below it, the fewest a tiling has),
+    and ``You are awake.`` the one line more."""
+    from optmem import blocks
+    _write_store(memory_dir, T)
+    set_config(memory_dir, WAKE_LINES=wake_lines, PART_LINES=10 ** 6, PART_CHARS=10 ** 9)
+    lines = ok(memo("wake")).splitlines()
+    assert lines[-1] == AWAKE
+    assert all(line.startswith("#") for line in lines[:-1])
+    assert _blocks_of(["\n".join(lines[:-1])]) == blocks.cover(T, wake_lines)
+    assert len(lines) == min(T, max(wake_lines, blocks.popcount(T))) + 1
+
+
+def test_memos_own_facts_stand_where_memos_own_formats_are_read(memo, memory_dir, monkeypatch):
+    """The counts, ids, dates and what a ``#lo-hi`` line is: first in the
+    session-start hook's text and over MCP (its wake and its resource), in
+    ``memo stats``; never in the CLI's one-store wake."""
+    from optmem.engine.wake import wake_intro
+    from optmem.harness import claude, inject
+    from optmem.store.memory import Store
+    _write_store(memory_dir, 519)
+    set_config(memory_dir, WAKE_LINES=40)
+    store = Store.open(str(memory_dir))
+    intro = wake_intro(store, 519)
+    store.close()
+    assert intro.startswith("Your memory: 519 memories (#0-518), 2024-01-01 to ")
+    assert "#lo-hi lines summarise memories lo..hi" in intro
+    cli = ok(memo("wake"))
+    assert intro not in cli and not cli.startswith("Your memory")
+    hook = inject.context(claude, "", str(memory_dir), {"HOME": str(memory_dir.parent)})
+    header, first, *rest = hook.split("\n")
+    assert header.startswith("Your OptMem memory (519 memories in ") and first == intro
+    assert [line for line in rest if line.startswith("#")] == \
+        [line for line in cli.splitlines() if line.startswith("#")]
+    pytest.importorskip("jsonschema", reason="the MCP extra is not installed")
+    from optmem import mcp
+    text, is_error = mcp.call_tool("wake", {})
+    assert not is_error and text.split("\n")[0] == intro
+    assert text.split("\n")[1:] == cli.rstrip("\n").split("\n")  # then the CLI's lines
+    text, is_error = mcp.wake_document()
+    assert not is_error and text.split("\n")[0] == intro
+    stats = ok(memo("stats"))
+    assert "memories     519 (#0-518, 2024-01-01 to " in stats
+    assert ("wake         40 lines (WAKE_LINES=40), oldest first (#lo-hi summarises memories "
+            "lo..hi, #id is one memory verbatim):") in stats
+
+
+def test_a_sync_warning_stands_before_a_one_part_wake_and_after_a_part_header(memo,
+                                                                           memory_dir):
+    _write_store(memory_dir, 40)
+    (memory_dir / "LOG (laptop's conflicted copy 2026-12-01).txt").write_bytes(b"")
+    one = ok(memo("wake")).splitlines()
+    assert one[0].startswith("Warning: ") and one[1].startswith("#0 ")
+    assert sum(line.startswith("#") for line in one) == 40
+    set_config(memory_dir, PART_LINES=15)
+    parts = follow_wake(memo)
+    assert len(parts) == 3
+    for part in parts:
+        lines = part.splitlines()
+        assert lines[0].startswith("Your memory, part ") and lines[1].startswith("Warning: ")
+    assert len(_blocks_of(parts)) == 40

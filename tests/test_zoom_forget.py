@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import answer_all, history, snapshot
+from conftest import answer_all, history, set_config, snapshot
 from helpers import (
     expected_line,
     id_lines,
@@ -121,15 +121,81 @@ def test_zoom_leaves_out_a_half_past_the_end_of_the_log(memo, inited, tmp_path):
     lines = history(6)
     imported(memo, tmp_path, 6)
     answer_all(memo)
-    out = ok(memo("zoom", "4-7"))
-    assert "#4-5 " in out
-    assert not re.search(r"#6\b|#6-7\b|#7\b", out)
-    out = ok(memo("zoom", "0-7"))
-    shown = {(lo, hi) for lo, hi, _ in id_lines([line.strip() for line in out.splitlines()])}
-    assert (0, 4) in shown and (4, 6) in shown
-    assert not any(hi > 6 and lo >= 6 for lo, hi in shown)
-    assert not re.search(r"#6\b|#6-7\b|#7\b", out)
-    assert f"#4-5 {lines[4][:10]}" in out
+    result = memo("zoom", "4-7")
+    assert result.exit_code == 0
+    # the later OptMem's one line: the half past the end is left out
+    assert result.stdout.splitlines() == [expected_line(inited, lines, 4, 6)]
+    # memo's fact after it, on standard error
+    assert result.stderr == (f"memo: #4-7 reaches past the newest memory ({'#5'}): #6-7 holds no "
+                             "memory yet, so it is left out.\n")
+
+
+def test_zoom_shows_a_half_that_reaches_past_the_end_as_not_compressed_yet(memo, inited,
+                                                                             tmp_path):
+    """A half that ends after the newest memory has no summary until it is
+    complete: ``#LO-HI not compressed yet`` (the later OptMem's line, memo's
+    dates after it), no sleep ordered (none could build it), and a note
+    naming its complete parts, each one a zoom."""
+    lines = history(6)
+    imported(memo, tmp_path, 6)
+    answer_all(memo)
+    result = memo("zoom", "0-7")
+    assert result.exit_code == 0
+    first, last = lines[4][:10], lines[5][:10]
+    assert result.stdout.splitlines() == [
+        expected_line(inited, lines, 0, 4),
+        f"#4-7 not compressed yet ({first if first == last else f'{first}..{last}'})"]
+    assert result.stderr == (f"memo: #0-7 reaches past the newest memory ({'#5'}): #4-7 is "
+                             "summarised once #7 exists (its parts so far: #4-5; zoom into "
+                             "any of them).\n")
+    assert ok(memo("zoom", "4-5")).splitlines() == [f"#4 {lines[4]}", f"#5 {lines[5]}"]
+    # both at once: a half that reaches past the end and one past it
+    result = memo("zoom", "0-15")
+    assert [line.split(" ")[0] for line in result.stdout.splitlines()] == ["#0-7"]
+    assert "#0-7 is summarised once #7 exists (its parts so far: #0-3, #4-5;" in result.stderr
+    assert "#8-15 holds no memory yet, so it is left out." in result.stderr
+
+
+def test_zoom_of_the_newest_memory_and_one_not_made_is_the_one_line(memo, inited, tmp_path):
+    """``zoom N-(N+1)`` at N+1 memories: the line ``#N ...`` alone on
+    standard output, as the later OptMem prints it."""
+    lines = history(5)
+    imported(memo, tmp_path, 5)
+    answer_all(memo)
+    result = memo("zoom", "4-5")
+    assert result.exit_code == 0
+    assert result.stdout == f"#4 {lines[4]}\n"
+    assert result.stderr == (f"memo: #4-5 reaches past the newest memory ({'#4'}): #5 holds no "
+                             "memory yet, so it is left out.\n")
+
+
+@pytest.mark.parametrize("fill", [b" ", b"\x00"])
+def test_zoom_shows_a_blank_summary_as_not_compressed_yet_and_its_repair(memo, inited,
+                                                                          tmp_path, fill):
+    """A blank record (a write that never reached the disk) reads as the
+    later OptMem reads it, ``#LO-HI not compressed yet``, exit 0; memo's
+    note that the record is damaged and the order that repairs it follow."""
+    imported(memo, tmp_path, 4)
+    answer_all(memo)
+    with open(inited / "TREE" / "2", "r+b") as f:
+        f.write(fill * 287 + b"\n")
+    result = memo("zoom", "0-3")
+    assert result.exit_code == 0 and result.stderr == ""
+    first, second, why, order = result.stdout.splitlines()
+    assert first.startswith("#0-1 not compressed yet (")
+    assert second.startswith("#2-3 ") and "not compressed" not in second
+    assert why.startswith("The summary of #0-1 is damaged (") and "is blank" in why
+    assert order == "Run: memo forget 0-1"
+    # wake and sleep still refuse it as damage where they need it
+    set_config(inited, WAKE_LINES=2)  # the document is #0-1 and #2-3
+    wake = memo("wake")
+    assert wake.exit_code == 1 and "Run: memo forget 0-1" in wake.stderr
+    assert "is blank" in wake.stderr and wake.stdout == ""
+    # another damage than a blank record is refused by the CLI's zoom, as before
+    with open(inited / "TREE" / "2", "r+b") as f:
+        f.write(b"\xff\xfe corrupt bytes")
+    corrupt = memo("zoom", "0-3")
+    assert corrupt.exit_code == 1 and "Run: memo forget 0-1" in corrupt.stderr
 
 
 @pytest.mark.parametrize("arg", ["3-5", "1-2", "0-2", "2-5", "5-4", "8-11x", "abc", "4-",
@@ -187,3 +253,17 @@ def test_forget_refusals(memo, inited, tmp_path):
         assert result.stdout == ""
         assert result.stderr.startswith("memo: ")
     assert snapshot(inited) == before
+
+
+def test_a_blank_half_stops_the_sleep_that_needs_it_with_its_forget(memo, inited, tmp_path):
+    """The blank record zoom shows as not compressed yet is damage to sleep:
+    the compression of its parent is refused with the forget that repairs it."""
+    imported(memo, tmp_path, 32)
+    answer_all(memo)
+    ok(memo("forget", "0-31"))  # the next compression is 0-31, of halves 0-15 and 16-31
+    with open(inited / "TREE" / "16", "r+b") as f:
+        f.write(b" " * 287 + b"\n")
+    result = memo("sleep")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "is blank" in result.stderr and result.stderr.endswith("Run: memo forget 0-15\n")
+    assert ok(memo("zoom", "0-31")).splitlines()[0].startswith("#0-15 not compressed yet (")

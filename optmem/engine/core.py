@@ -36,10 +36,10 @@ from optmem.engine.view import (
     shown,
     shown_summary,
     sleep_step,
+    summary_line,
     summary_repair,
-    wake_budget,
 )
-from optmem.errors import BadInput, Damaged, MemoError, NotBuilt
+from optmem.errors import BadInput, Blank, Damaged, MemoError, NotBuilt
 from optmem.store.memory import LOG_RECORD, REDACTED, TREE_RECORD, Store, encode_memory, is_date
 
 # -- text checks -----------------------------------------------------------
@@ -580,19 +580,6 @@ def recall(store: Store, pattern: str, limit_bytes: int | None = None,
 NOT_COMPRESSED = "not compressed yet"  #: zoom's text for an unbuilt summary (the later OptMem)
 
 
-def block_line(store: Store, lo: int, hi: int, T: int, damaged: list | None = None) -> str:
-    """One block as wake would show it; an unbuilt summary reads ``#LO-HI
-    not compressed yet (DATES)`` (the later OptMem's words, memo's dates
-    after them); a damaged one is ``shown_summary``'s line (named in
-    ``damaged`` when given)."""
-    if hi - lo == 1:
-        return memory_line(shown(store, lo, lo + 1)[0])
-    try:
-        return shown_summary(store, lo, hi, damaged)
-    except NotBuilt:
-        return f"#{blocks.block_name(lo, hi)} {NOT_COMPRESSED} ({dates_of(store, lo, hi)})"
-
-
 def _decompose(lo: int, hi: int) -> list:
     """The fewest aligned blocks that tile ``[lo, hi)``, oldest first."""
     out = []
@@ -605,19 +592,26 @@ def _decompose(lo: int, hi: int) -> list:
     return out
 
 
-def zoom(store: Store, arg: str, strict: bool = False) -> list:
-    """Open one node of the tree: its two halves as ``#`` lines exactly as
-    wake prints them (summaries, or raw memories for a node of two), and no
-    other line starting with ``#`` (the later OptMem's shape).
+def zoom(store: Store, arg: str, strict: bool = False) -> tuple:
+    """Open one node of the tree: ``(lines, notes)``, the lines being its two
+    halves as ``#`` lines exactly as wake prints them (summaries, or raw
+    memories for a node of two) and no other line starting with ``#`` (the
+    later OptMem's shape); ``notes`` are memo's ``memo: ...`` lines after
+    them (standard error on the command line).
 
-    A half past the end of the log is left out; a half that reaches past
-    the end is shown as the complete blocks inside the log, after a header
-    line that says so. ``arg`` may be a single memory id (every wake line's
-    id is a valid argument): its one line is printed. A damaged summary is
-    shown as a stand-in line followed by its repair; with ``strict`` (the
-    CLI) it raises ``Damaged`` instead, ending ``Run: memo forget LO-HI``.
-    A block at or past the end raises ``BadInput`` (``... is beyond the
-    memory ...``).
+    A half past the end of the log is left out. A half that reaches past
+    the end cannot be summarised yet: it reads ``#LO-HI not compressed yet
+    (DATES)``, as an unbuilt half does, and a note names its complete parts
+    inside the log (each one a zoom). ``arg`` may be a single memory id
+    (every wake line's id is a valid argument): its one line is printed.
+
+    A blank summary record (``Blank``: a write that never reached the disk)
+    is shown as not compressed yet, as the later OptMem reads it, and its
+    repair (``Run: memo forget LO-HI``) follows the lines. Any other damaged
+    summary is shown as a stand-in line followed by its repair; with
+    ``strict`` (the CLI) it raises ``Damaged`` instead, ending ``Run: memo
+    forget LO-HI``. A block at or past the end raises ``BadInput`` (``...
+    is beyond the memory ...``).
     """
     lo, hi = parse_block(arg, allow_memory=True)
     name = blocks.block_name(lo, hi)
@@ -629,22 +623,40 @@ def zoom(store: Store, arg: str, strict: bool = False) -> list:
                        f"#{name} is beyond the memory: it is empty, so there is nothing to "
                        f"zoom into.", then=protocol.Order("wake"))
     if hi - lo == 1:
-        return [memory_line(shown(store, lo, lo + 1)[0])]
-    out = [] if hi <= T else [f"Block {name} reaches past the newest memory "
-                              f"(#{T - 1}); its parts so far:"]
-    damaged = []
+        return [memory_line(shown(store, lo, lo + 1)[0])], []
+    out, past, damaged, blank = [], [], [], []
+    unbuilt = False  # a half inside the log with no summary: a sleep builds it
     for a, b in blocks.halves(lo, hi):
+        half = blocks.block_name(a, b)
         if a >= T:
-            continue
-        for c, d in ([(a, b)] if b <= T else _decompose(a, T)):
-            out.append(block_line(store, c, d, T, damaged))
+            past.append(f"#{half} holds no memory yet, so it is left out")
+        elif b > T:  # never summarised before memory #b-1 exists
+            out.append(f"#{half} {NOT_COMPRESSED} ({dates_of(store, a, T)})")
+            parts = ", ".join(f"#{blocks.block_name(c, d)}" for c, d in _decompose(a, T))
+            past.append(f"#{half} is summarised once #{b - 1} exists (its parts so far: "
+                        f"{parts}; zoom into any of them)")
+        elif b - a == 1:
+            out.append(memory_line(shown(store, a, b)[0]))
+        else:
+            try:
+                out.append(summary_line(store, a, b))
+            except NotBuilt:
+                unbuilt = True
+                out.append(f"#{half} {NOT_COMPRESSED} ({dates_of(store, a, b)})")
+            except Blank as err:
+                blank.append(((a, b), err.sentence))
+                out.append(f"#{half} {NOT_COMPRESSED} ({dates_of(store, a, b)})")
+            except Damaged:
+                out.append(shown_summary(store, a, b, damaged))
     if damaged and strict:
         raise damaged_error(store, damaged)
-    if damaged:  # the repair first: a sleep could not build on it
-        out += summary_repair(store, damaged).split("\n")
-    elif any(f" {NOT_COMPRESSED} (" in line for line in out):
+    if damaged or blank:  # the repair first: a sleep could not build on it
+        out += summary_repair(store, blank + damaged).split("\n")
+    elif unbuilt:
         out += sleep_step(store, T)
-    return out
+    notes = ([f"memo: #{name} reaches past the newest memory (#{T - 1}): "
+              f"{'; '.join(past)}."] if past else [])
+    return out, notes
 
 
 def stats(store: Store) -> dict:
@@ -661,7 +673,7 @@ def stats(store: Store) -> dict:
     summaries = sum(min(n, T // s) for s, n in built.items())
     tree_bytes = sum(store.level_bytes().values())
     log_bytes = store.log_size()
-    shape = blocks.cover_runs(T, wake_budget(T, cfg.WAKE_LINES)[0]) if T else []
+    shape = blocks.cover_runs(T, cfg.WAKE_LINES) if T else []
     merged = {}
     for size, n in shape:
         merged[size] = merged.get(size, 0) + n
@@ -684,8 +696,10 @@ def stats_text(info: dict, store: Store | None = None) -> str:
     memo sleep`` when ``store`` is None)."""
     T = info["memories"]
     from optmem.dates import span
-    lines = [f"memories     {T}" + (" ({} to {})".format(*span(info['first_date'],
-                                                             info['last_date'])) if T else ""),
+    ids = "#0" if T == 1 else f"#0-{T - 1}"
+    lines = [f"memories     {T}" + (" ({}, {} to {})".format(ids, *span(info['first_date'],
+                                                                 info['last_date']))
+                                     if T else ""),
              f"summaries    {info['summaries']} of {info['summaries_expected']} built, "
              f"{info['pending']} pending",
              f"on disk      {info['bytes']['total']} bytes (log {info['bytes']['log']}, "
@@ -693,9 +707,11 @@ def stats_text(info: dict, store: Store | None = None) -> str:
     shape = info["wake_shape"]
     if shape:
         total = sum(n for _, n in shape)
-        intro = wake_budget(T, info["wake_lines"])[1]  # memo's intro line, counted too
-        lines.append(f"wake         {total + intro} lines (WAKE_LINES={info['wake_lines']}"
-                     f"{'; the intro line, then' if intro else ''}):")
+        # One wake line per block (docs/blocks.md): a #LO-HI line summarises
+        # memories LO..HI, a #ID line is one memory verbatim.
+        lines.append(f"wake         {total} line{'s' if total > 1 else ''} "
+                     f"(WAKE_LINES={info['wake_lines']}), oldest first (#lo-hi summarises "
+                     f"memories lo..hi, #id is one memory verbatim):")
         most = max(n for _, n in shape)
         width = len(str(shape[0][0]))
         for size, n in shape:
@@ -740,7 +756,8 @@ def config_set(store: Store, assignments, repair: bool = False) -> str:
             if name not in KNOBS:
                 check_value(name, "0")  # raises: unknown name
             changes[name] = None
-            said.append(f"{name} is back to its default ({KNOBS[name][0]})")
+            # (no word "default": the table after a restore holds none)
+            said.append(f"{name} is no longer set, so it is {KNOBS[name][0]}")
         else:
             changes[name] = check_value(name, raw)
             said.append(f"{name}={changes[name]}")

@@ -3,7 +3,8 @@
 Harnesses truncate long command output, each differently, so wake prints
 parts that fit all of them: a part holds at most ``PART_LINES`` lines of
 the document (the header and the closing line are extra, as in the later
-OptMem, so a store pages into the same number of parts) and at most
+OptMem, so a store pages into the same number of parts; an intro line
+stands in part 1, counted or not as the caller says) and at most
 ``PART_CHARS`` bytes of UTF-8, header and closing line included. With
 more than one part each starts with a header naming the part and the count;
 a part that is not the last ends with the order for the next one, carrying
@@ -48,9 +49,9 @@ def paginate(lines: list, intro: str | None, T: int, part_lines: int, part_chars
     one part more than the later OptMem). Always returns at least
     one part; a line too long for any part still gets one of its own.
     With ``intro_counts`` False the intro is one line more in part 1, not
-    counted against ``part_lines`` (wake: where the memories take fewer
-    lines than ``WAKE_LINES``, the intro stands beside the later OptMem's
-    document instead of in the place of one of its lines). ``head(k, n)``
+    counted against ``part_lines`` (the one-store wake over MCP: memo's own
+    line stands beside the reference's ``WAKE_LINES`` lines, never in the
+    place of one). ``head(k, n)``
     and ``foot(k, n)`` replace ``header``/``footer`` for a document of two
     stores (docs/scopes.md: the footer carries both snapshots). With
     ``closed`` False a part that is not the last has no footer (the order

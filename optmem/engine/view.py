@@ -396,16 +396,3 @@ def batch_mode(environ=None) -> bool:
     """True when ``MEMO_HANDOVER=batch`` (case and spaces ignored)."""
     env = os.environ if environ is None else environ
     return env.get(MODE_ENV, "").strip().lower() == BATCH
-
-
-def wake_budget(T: int, lines: int) -> tuple:
-    """``(budget, intro)``: how many lines ``cover(T, budget)`` gets in a
-    document of at most ``lines`` (``WAKE_LINES``) lines, and whether memo's
-    intro line (``wake_intro``) is one of them. The intro counts against
-    ``lines``, so memo prints no more than the later OptMem does: the tiling
-    gets ``lines - 1`` whenever T memories fit in that many lines; else (a
-    budget below ``popcount(T)`` + 1, or ``lines`` = 1) the intro is left out
-    and the tiling gets all ``lines``, the later OptMem's document."""
-    if lines >= 2 and (T <= lines - 1 or blocks.popcount(T) <= lines - 1):
-        return lines - 1, True
-    return lines, False

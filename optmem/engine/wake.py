@@ -1,15 +1,24 @@
-"""``memo wake --max-bytes N``: one part for startup hooks that cannot page.
+"""``memo wake``: the document of one store, in parts or in one part.
 
-docs/protocol.md: at most N bytes in all, never refused for
-pending work. The most detailed document that fits is chosen: the largest
-line budget, from ``WAKE_LINES`` down, whose document fits. Sizes are not
-monotone in the budget (one long summary can outweigh its two short
-halves), so up to ``SCAN_ALL`` budgets every one is tried, each block's
-lines computed once; a larger ``WAKE_LINES`` is bisected first. A block
-whose summary is not built yet is shown as its built halves
-(down to raw memories) when that takes a few lines, else as one line that
-says it is not summarised yet; the document then orders the pending
-compressions. It still ends with ``You are awake.``.
+The document is one line per block of ``cover(T, WAKE_LINES)``
+(docs/blocks.md), in the reference OptMem's lines: no line of
+memo's own in it, so a client that counts its ``#`` lines counts
+``WAKE_LINES`` (docs/protocol.md). memo's own facts (the counts, the id
+range, the dates, what a ``#lo-hi`` line is: ``wake_intro``) stand first
+only where memo's own formats are read: the session-start hook and MCP
+(``intro``).
+
+``memo wake --max-bytes N``: one part for startup hooks that cannot page,
+at most N bytes in all, never refused for pending work. The most detailed
+document that fits is chosen: the largest line budget, from ``WAKE_LINES``
+down, whose document fits. Sizes are not monotone in the budget (one long
+summary can outweigh its two short halves), so up to ``SCAN_ALL`` budgets
+every one is tried, each block's lines computed once; a larger
+``WAKE_LINES`` is bisected first. A block whose summary is not built yet is
+shown as its built halves (down to raw memories) when that takes a few
+lines, else as one line that says it is not summarised yet; the document
+then orders the pending compressions. It still ends with ``You are
+awake.``.
 """
 
 from __future__ import annotations
@@ -26,7 +35,6 @@ from optmem.engine.view import (
     shown_summaries,
     strict_damage,
     summary_repair,
-    wake_budget,
 )
 from optmem.errors import BadInput, Damaged, NotBuilt
 from optmem.store.memory import Store
@@ -82,10 +90,12 @@ def sync_warning(store, flag: str = "") -> str | None:
 
 @stamped
 def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
-                   waiting: str | None = None, flag: str = "") -> str:
+                   waiting: str | None = None, intro: bool = False, flag: str = "") -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
     the smallest document fits, naming the smallest ``max_bytes`` that does.
+    With ``intro`` memo's ``wake_intro`` line stands first (the hook's and
+    MCP's document), else an empty store's document is plain wake's.
 
     The document ends ``You are awake.``; pending work is handed over after
     it, as plain wake does: a blank line, then how many compressions are
@@ -125,11 +135,12 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
         return cache[block]
 
     warning = sync_warning(store, flag)
-    budget, with_intro = view.wake_budget(T, store.config().WAKE_LINES)
-    # The intro is left out where plain wake leaves it out (WAKE_LINES below
-    # popcount(T) + 1), so this document is never longer than wake's.
-    head = ([wake_intro(store, T)] if with_intro or not T else []) + \
-        ([warning] if warning else [])
+    budget = store.config().WAKE_LINES
+    if intro:
+        head = [wake_intro(store, T)]
+    else:  # the reference's lines; an empty store's as plain wake prints them
+        head = [] if T else protocol.empty_store()[:-1]
+    head += [warning] if warning else []
     pending = view.pending_in(T, built)
     tail = []
     read_only = read_only or bool(pending and not store.writable())  # no sleep could save
@@ -160,8 +171,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
                 return None
         return tiling
 
-    # Every budget >= T gives the same document, so the top is min(budget, T),
-    # the budget being plain wake's (its intro line is one of WAKE_LINES).
+    # Every budget >= T gives the same document, so the top is min(budget, T).
     top = max(1, min(budget, T))
     if top <= SCAN_ALL:
         candidates = range(top, 0, -1)
@@ -199,11 +209,12 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     raise err
 
 
-def smallest_bytes(store, flag: str = "") -> int:
+def smallest_bytes(store, intro: bool = False, flag: str = "") -> int:
     """The smallest ``max_bytes`` for which ``wake_max_bytes(store, ...,
-    flag=flag)`` gives a document (bytes of UTF-8, every newline included)."""
+    intro=intro, flag=flag)`` gives a document (bytes of UTF-8, every
+    newline included)."""
     try:
-        wake_max_bytes(store, 0, flag=flag)
+        wake_max_bytes(store, 0, intro=intro, flag=flag)
     except BadInput as err:
         return err.smallest
     return 0  # pragma: no cover - no document is 0 bytes
@@ -238,7 +249,11 @@ def wake_lines(store: Store, T: int, budget: int, damaged: list | None = None,
 
 
 def wake_intro(store: Store, T: int) -> str:
-    """The first line of the document."""
+    """memo's own line about the document at ``T``: how many memories, their
+    ids and dates, and what a ``#lo-hi`` and a ``#id`` line are. It stands
+    first where memo's own formats are read (the session-start hook, MCP,
+    each section of a two-store wake: docs/scopes.md), never in the one-store
+    ``memo wake`` a reference client counts."""
     if T == 0:
         if store.count():
             return "Your memory as of T=0 holds nothing (wake without T shows all of it)."
@@ -252,12 +267,15 @@ def wake_intro(store: Store, T: int) -> str:
 
 @stamped
 def wake(store: Store, part: int, T: int | None, form: str | None = None,
-         flag: str = "", strict: bool = False, closed: bool = True) -> tuple:
+         flag: str = "", strict: bool = False, closed: bool = True,
+         intro: bool = False) -> tuple:
     """Render part ``part`` (1-based) of the document at ``T``.
 
-    At most ``WAKE_LINES`` lines of document, memo's intro line among them
-    (``wake_budget``), cut into parts of ``PART_LINES`` of those lines
-    (``optmem.engine.pager``).
+    One line per block of ``cover(T, WAKE_LINES)``: ``min(T, WAKE_LINES)``
+    lines (``popcount(T)`` where that is more), cut into parts of ``PART_LINES``
+    of those lines (``optmem.engine.pager``; a part header when paged, and
+    the closing line, are extra). With ``intro`` (MCP) memo's ``wake_intro``
+    line stands first in part 1, one line more, not counted.
 
     Returns ``(ok, text)``. Wake refuses (``ok`` False; the CLI exits 1)
     only when the document itself needs a summary that is not built: then
@@ -297,25 +315,26 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
                            then=protocol.Order("wake", scope=protocol.Order.scoped(flag)))
         *seed, awake = protocol.empty_store(form)  # the seed's order stays whole
         return True, "\n".join([*seed, *([warning] if warning else []), awake])
-    budget, with_intro = wake_budget(T, cfg.WAKE_LINES)
+    budget = cfg.WAKE_LINES
     tiling = blocks.cover(T, budget)
     built, broken = view.built_or_broken(store, T)
     if broken is not None and missing_in(T, tiling, built):
         raise Damaged(broken)  # the document needs that level: the person's step first
     if T == count and pending_in(T, built) and not store.writable() and broken is None:
         # A sleep could not be saved: show what is built instead of ordering it.
-        return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True)
+        return True, wake_max_bytes(store, cfg.PART_CHARS, read_only=True, intro=intro)
     if missing_in(T, tiling, built):
         from optmem.engine.handover import next_handover  # only where work is handed over
         handover = next_handover(store, form=form, flag=flag, force=True)  # the document needs it
         if handover.kind == protocol.NOTHING:  # another session just built it
-            return wake(store, part, T, form, flag, strict, closed)
+            return wake(store, part, T, form, flag, strict, closed, intro)
         if strict:
             strict_damage(handover)
         if handover.waiting:
             # The work waits for a repair: refusing would lock the agent out
             # of its memory, so show what is built, then why nothing is due.
-            return True, wake_max_bytes(store, cfg.PART_CHARS, waiting=handover.text)
+            return True, wake_max_bytes(store, cfg.PART_CHARS, waiting=handover.text,
+                                        intro=intro)
         pending = pending_in(count, store.built(count))
         return False, marks.insert_after_first_line(
             protocol.cannot_wake(pending) + "\n\n" + handover.text, warning)
@@ -323,18 +342,22 @@ def wake(store: Store, part: int, T: int | None, form: str | None = None,
     try:
         body = wake_lines(store, T, budget, damaged, tiling)
     except NotBuilt:  # another session forgot a summary while we read
-        return wake(store, part, T, form, flag, strict, closed)
+        return wake(store, part, T, form, flag, strict, closed, intro)
     if damaged and strict:
         raise damaged_error(store, damaged)
-    # The warning stands after the first line of every part: room for it is
-    # kept in each, so the parts stay within PART_LINES and PART_CHARS.
+    # The warning stands after the header of every part (first in a one-part
+    # wake): room for it is kept in each, so the parts stay within
+    # PART_LINES and PART_CHARS.
     room = len(warning.encode("utf-8")) + 1 if warning else 0
-    parts = pager.paginate(body, wake_intro(store, T) if with_intro else None, T,
+    parts = pager.paginate(body, wake_intro(store, T) if intro else None, T,
                            cfg.PART_LINES - bool(warning), cfg.PART_CHARS - room,
-                           intro_counts=T > budget,  # it took the place of a line
+                           intro_counts=False,  # memo's line, beside the reference's
                            foot=lambda k, n: protocol.part_footer(k, n, T, flag),
                            closed=closed)
-    parts = [marks.insert_after_first_line(p, warning) for p in parts]
+    if len(parts) > 1 or intro:  # after the header (or intro) a reader finds first
+        parts = [marks.insert_after_first_line(p, warning) for p in parts]
+    elif warning:  # a one-part wake is the reference's lines: the warning before them
+        parts = [warning + "\n" + parts[0]]
     if not 1 <= part <= len(parts):
         raise BadInput(f"part {part} does not exist: the document at T={T} has "
                        f"{len(parts)} part{'s' if len(parts) > 1 else ''}.",

@@ -52,7 +52,10 @@ it orders, then work. If it is not there, before any other tool call run
 `memo wake`. It prints your memory in numbered parts; each part that is not
 the last ends with a `{_NEXT_PART}` line. Run each one exactly as
 printed until a part says `You are awake.` Do not stop early: the first
-part is your distant past, the last part is the recent days. A compression
+part is your distant past, the last part is the recent days. Its lines run
+oldest first: `#<id> <date> <text>` is one memory word for word, and
+`#<lo>-<hi> <dates> <summary>` is one line summarising memories `<lo>` to
+`<hi>` (`memo stats` gives the counts, ids and dates). A compression
 printed after `You are awake.` is yours to do now (below). If wake refuses
 (`Cannot wake: ...`), do the compressions it prints and run `memo wake`
 again. If memo says `No memory at ...`, stop and tell the person: never run

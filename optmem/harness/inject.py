@@ -188,7 +188,9 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         top = header(store_path, T, source) + unknown
         room = budget - len(top.encode("utf-8")) - 1
         try:
-            body = waking.wake_max_bytes(store, room) if room > 0 else None
+            # memo's intro line first: the hook's own format, where no
+            # reference client counts lines
+            body = waking.wake_max_bytes(store, room, intro=True) if room > 0 else None
         except MemoError as err:
             if not hasattr(err, "smallest"):  # not too long: its own line (a config, a level)
                 raise

@@ -202,14 +202,15 @@ def _wake(st, args):
         if "part" in args or "at" in args:
             raise BadInput("wake: max_bytes gives the whole memory as one part; drop part "
                            "and at, or page through the parts instead")
-        return session.wake(st, max_bytes=args["max_bytes"])
+        return session.wake(st, max_bytes=args["max_bytes"], intro=True)
     at = args["at"].split() if "at" in args else []
     if len(at) > (2 if st.p is not None else 1) or ("at" in args and not at):
         raise BadInput(f"wake: at {args['at']!r} is not a continuation this memory gave.",
                        then=protocol.Order("wake"))
     T = view.parse_count(at[0], "at") if at else None
     TP = view.parse_count(at[1], "at") if len(at) > 1 else None
-    return session.wake(st, args.get("part", 1), T, TP)  # blocked: a step, not an error
+    # memo's own format: its intro line first (blocked: a step, not an error)
+    return session.wake(st, args.get("part", 1), T, TP, intro=True)
 
 
 def _note(st, args):
@@ -415,7 +416,7 @@ def wake_document(root: str | None = None) -> tuple:
                 # A part that is not the last comes without the order for the
                 # next part, which the resource holds already: the resource has
                 # no order an agent would follow for nothing.
-                result = session.wake(store, k, T, TP, closed=False)
+                result = session.wake(store, k, T, TP, closed=False, intro=True)
                 parts.append(result.text)
                 if result.exit_code or (T == 0 and not TP) \
                         or protocol.AWAKE in result.text.split("\n"):

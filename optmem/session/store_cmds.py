@@ -109,8 +109,8 @@ def zoom(st: Stores, block: str, strict: bool = False) -> Result:
                         f"memo wake.", then=protocol.Order("wake"))
     which, store = one_store(st, "zoom", name, holds=lambda s: lo < s.count(),
                              nowhere=nowhere, read=True)
-    lines = list(core.zoom(store, block, strict=strict))
-    return Result([st.heading(which), *lines] if st.sel.several else lines)
+    lines, notes = core.zoom(store, block, strict=strict)
+    return Result([st.heading(which), *lines] if st.sel.several else lines, notes)
 
 
 def forget(st: Stores, block: str, dry_run: bool = False) -> Result:

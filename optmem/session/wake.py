@@ -154,8 +154,9 @@ def wake_max_bytes(scope: Any, gstore: Store, pstore: Store, max_bytes: int) -> 
 
     def both(pbytes: int) -> str:
         gdoc, gtail = waking.split_awake(waking.wake_max_bytes(gstore, room - pbytes + awake,
-                                                               flag=global_flag(scope)))
-        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes, flag=scope.flag))
+                                                               intro=True, flag=global_flag(scope)))
+        pdoc, ptail = waking.split_awake(waking.wake_max_bytes(pstore, pbytes, intro=True,
+                                                               flag=scope.flag))
         # One ``You are awake.`` ends both sections; the hand-over after it is
         # the global memory's when it has work (global first), else the project's.
         return "\n".join([heads[0], *gdoc, heads[1], *pdoc, view.AWAKE, *(gtail or ptail)])
@@ -166,8 +167,8 @@ def wake_max_bytes(scope: Any, gstore: Store, pstore: Store, max_bytes: int) -> 
         return both(share)
     except BadInput:
         pass
-    least_g = waking.smallest_bytes(gstore, global_flag(scope))
-    least_p = waking.smallest_bytes(pstore, scope.flag)
+    least_g = waking.smallest_bytes(gstore, intro=True, flag=global_flag(scope))
+    least_p = waking.smallest_bytes(pstore, intro=True, flag=scope.flag)
     for pbytes in (max(share, least_p), room + awake - least_g, least_p):
         if least_p <= pbytes <= room + awake - least_g:
             try:
@@ -183,7 +184,8 @@ def wake_max_bytes(scope: Any, gstore: Store, pstore: Store, max_bytes: int) -> 
 
 
 def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
-         max_bytes: int | None = None, strict: bool = False, closed: bool = True) -> Result:
+         max_bytes: int | None = None, strict: bool = False, closed: bool = True,
+         intro: bool = False) -> Result:
     """``memo wake``: part ``part`` of the document at ``T`` memories (None:
     the current count; ``TP`` the project's, with a project active:
     ``wake_both``), or with ``max_bytes`` the whole memory as one part of
@@ -194,18 +196,21 @@ def wake(st: Stores, part: int = 1, T: int | None = None, TP: int | None = None,
     part's) for ``--global`` named while projects exist. ``strict`` (the CLI): a
     damaged summary the document or the hand-over needs raises
     ``Damaged``. ``closed`` False: a part that is not the last ends without
-    the order for the next one (``waking.wake``). Raises ``BadInput`` for a ``T`` past a log or a part that
-    does not exist."""
+    the order for the next one (``waking.wake``). ``intro`` (MCP): the
+    one-store document begins with memo's ``wake_intro`` line, one line more
+    than ``WAKE_LINES`` (a two-store document always has one per section).
+    Raises ``BadInput`` for a ``T`` past a log or a part that does not
+    exist."""
     st.g  # noqa: B018 - the global store is opened first
     if max_bytes is not None:
         if st.p is not None:
             return Result([wake_max_bytes(st.sc, st.g, st.p, max_bytes)])
-        return Result([waking.wake_max_bytes(st.g, max_bytes)])
+        return Result([waking.wake_max_bytes(st.g, max_bytes, intro=intro)])
     if st.p is not None:
         ok, text = wake_both(st.sc, st.g, st.p, part, T, TP, strict=strict, closed=closed)
     else:
         # ``--global`` named while projects exist (or git could not be asked):
         # the next part's order and the hand-over's name the global memory.
         ok, text = waking.wake(st.g, part, T, flag=GLOBAL_FLAG if global_named(st.sc) else "",
-                               strict=strict, closed=closed)
+                               strict=strict, closed=closed, intro=intro)
     return Result([text], exit_code=0 if ok else 1)

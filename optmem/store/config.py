@@ -29,7 +29,7 @@ KNOBS = {
     "ENTRY_CHARS": (280, 1, REFERENCE_ENTRY_MAX,
                     "longest memory or summary, in bytes of UTF-8"),
     "WAKE_LINES": (256, 1, _HUGE,
-                   "how many lines of document `memo wake` prints, its intro among them"),
+                   "lines of memory `memo wake` prints, one per block"),
     "PART_CHARS": (20000, 1, _HUGE,
                    "most bytes in one part of wake or recall output"),
     "PART_LINES": (500, 1, _HUGE,

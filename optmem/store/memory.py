@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from typing import Iterable, Iterator
 
 from optmem import atomic, blocks, protocol
-from optmem.errors import ConfigError, Damaged, MemoError, NoStore, NotBuilt
+from optmem.errors import Blank, ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.protocol import Order
 from optmem.store import journal as appends  # the append journal (a local name here)
 from optmem.store.config import Config
@@ -42,6 +42,7 @@ from optmem.store.config import parse as parse_config
 from optmem.store.config import render as render_config
 from optmem.store.config import update as update_config_text
 from optmem.store.records import (  # noqa: F401 - the names readers of a store import from here
+    BLANK,
     CONFIG_NAME,
     GIT_NAMES,
     JOURNAL_NAME,
@@ -708,8 +709,9 @@ class Store:
         why, text = check_record(record, TREE_RECORD)
         if why:
             name = blocks.block_name(k * size, (k + 1) * size)
-            return Damaged(f"{self.level_path(size)} record {k} (offset {k * TREE_RECORD}), "
-                           f"the summary of {name}, {why}.", then=Order("forget", (name,)))
+            return (Blank if why == BLANK else Damaged)(
+                f"{self.level_path(size)} record {k} (offset {k * TREE_RECORD}), "
+                f"the summary of {name}, {why}.", then=Order("forget", (name,)))
         return text
 
     def level_bytes(self) -> dict:

@@ -192,6 +192,10 @@ def encode_summary(text: str) -> bytes:
 _PADDING = b" " * (LOG_RECORD - 1) + b"\n"
 
 
+#: Why a record of spaces or NUL bytes only is not one (``check_record``).
+BLANK = "is blank (all spaces or NUL bytes)"
+
+
 def check_record(record: bytes, width: int) -> tuple:
     """``(why, text)``: why a fixed-width record is not one padded UTF-8 line
     of ``width`` bytes (``why`` None when it is), and its text when it is:
@@ -200,7 +204,7 @@ def check_record(record: bytes, width: int) -> tuple:
         return f"is {len(record)} bytes, not {width}", None
     # (An int in bytes is one memchr: ``b"\x00" in`` first tries the bytes as an int.)
     if record[0] in b"\x00 \n" and not record.strip(b"\x00 \n"):  # a record starts "#..."
-        return "is blank (all spaces or NUL bytes)", None
+        return BLANK, None
     if record.find(b"\n") != width - 1:  # no newline, or one before the last byte
         return "is not one padded line (the file was edited by hand?)", None
     if 0 in record:
