@@ -125,10 +125,9 @@ class NotRegular(OSError):
     user: what it is, and a person's ``mv`` that moves it away."""
 
     def __init__(self, path: str, kind: str):
-        import shlex
+        from optmem import protocol
         self.line = (f"{path} is a {kind}, not a regular file, so memo does not open it. "
-                     f"A person can run: mv -- {shlex.quote(path)} "
-                     f"{shlex.quote(path + '.moved')}")
+                     f"{protocol.move_aside(path, path + '.moved')}")
         super().__init__(0, self.line, path)
 
     def __str__(self):

@@ -57,18 +57,18 @@ def problem_line(names: list, executable: str = None, version: tuple = None) -> 
     noun = "package" if len(names) == 1 else "packages"
     verb = "is" if len(names) == 1 else "are"
     command = install_command(names, executable)
+    from optmem.protocol import person_can_run
     return (f"memo: the Python {noun} {which} {verb} missing for {executable}; a person "
             f"installs {'it' if len(names) == 1 else 'them'} (a system Python that refuses pip: "
-            f"install memo in a venv as README.md shows). A person can run: {command}")
+            f"install memo in a venv as README.md shows). {person_can_run(command)}")
 
 
 def install_command(names: list, executable: str = None) -> str:
     """The shell command that installs the ``REQUIRED`` packages ``names``
     for the interpreter ``executable`` (default: this one), quoted."""
-    import shlex
-    executable = executable or sys.executable or "python3"
-    return " ".join([shlex.quote(executable), "-m", "pip", "install"]
-                    + [shlex.quote(REQUIRED[name]) for name in names])
+    from optmem.protocol import shell
+    return shell(executable or sys.executable or "python3", "-m", "pip", "install",
+                 *(REQUIRED[name] for name in names))
 
 
 def extra_install_command(extra: str, executable: str = None, package_dir: str = None) -> str:
@@ -79,12 +79,13 @@ def extra_install_command(extra: str, executable: str = None, package_dir: str =
     the package index (``'optmem[mcp]'``). ``package_dir`` is the
     ``optmem`` package's folder (default: this one)."""
     import os
-    import shlex
-    executable = shlex.quote(executable or sys.executable or "python3")
+
+    from optmem.textform import quoted
+    executable = quoted(executable or sys.executable or "python3")
     here = package_dir or os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(here)
     if os.path.isfile(os.path.join(root, "pyproject.toml")):
-        return f"{executable} -m pip install -e {shlex.quote(root + f'[{extra}]')}"
+        return f"{executable} -m pip install -e {quoted(root + f'[{extra}]')}"
     source = None
     try:
         import json
@@ -99,8 +100,8 @@ def extra_install_command(extra: str, executable: str = None, package_dir: str =
     except Exception:  # noqa: BLE001 - an odd install: the index form is the answer
         source = None
     if source and os.path.isdir(source):
-        return f"{executable} -m pip install {shlex.quote(source + f'[{extra}]')}"
-    return f"{executable} -m pip install {shlex.quote(f'optmem[{extra}]')}"
+        return f"{executable} -m pip install {quoted(source + f'[{extra}]')}"
+    return f"{executable} -m pip install {quoted(f'optmem[{extra}]')}"
 
 
 def require() -> None:

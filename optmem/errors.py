@@ -5,6 +5,10 @@ stderr with exit 1. Each message says what is wrong and ends with what to
 run next; a filesystem problem names the path.
 """
 
+from __future__ import annotations
+
+from typing import Any, Iterable
+
 
 class MemoError(Exception):
     """Base class: ``str(err)`` is the one line a user sees (what is wrong).
@@ -22,7 +26,7 @@ class MemoError(Exception):
     message's text; ``sentence`` is the message without it.
     """
 
-    def __init__(self, *args, orders=(), then=None):
+    def __init__(self, *args: object, orders: Iterable[str] = (), then: Any = None) -> None:
         super().__init__(*args)
         self.orders = tuple(orders)
         self.then = then
@@ -32,7 +36,7 @@ class MemoError(Exception):
         """The message without its closing order (``then``)."""
         return Exception.__str__(self)
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.then is None:
             return self.sentence
         return f"{self.sentence} {self.then.line()}"
@@ -72,6 +76,6 @@ class Busy(MemoError):
 class NotBuilt(MemoError, KeyError):
     """A summary that is not (or no longer) built was asked for."""
 
-    def __str__(self):  # KeyError would quote the message
+    def __str__(self) -> str:  # KeyError would quote the message
         return MemoError.__str__(self)
 

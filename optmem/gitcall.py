@@ -58,6 +58,15 @@ class Answer(NamedTuple):
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def folder_env() -> dict:
+    """The environment of a git call that asks about a folder's own
+    repository (is it a work tree, would git commit a file there): this
+    process's environment without the variables that point git at another
+    repository (``POINTERS``), without optional locks (a question never
+    takes the index lock another git holds)."""
+    return git_env(POINTERS, GIT_OPTIONAL_LOCKS="0")
+
+
 def git_env(drop: tuple = (), **settings: str) -> dict:
     """This process's environment without the variables in ``drop``, with
     ``settings`` set: the environment one git call runs in."""

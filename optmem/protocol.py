@@ -42,8 +42,16 @@ from __future__ import annotations
 import _thread
 import contextlib
 import os
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
+
+from optmem import commands
+
+if TYPE_CHECKING:  # for the annotations alone: contextvars is imported on first use
+    import contextvars
 
 AWAKE = "You are awake."  #: the last line of a finished wake (seed)
+RUN = "Run:"  #: how an order an agent may run begins
+PERSON = "A person can run:"  #: how a step only a person may take begins
 NOTHING_LEFT = "Nothing left to compress."  #: sleep with nothing pending (seed)
 NO_MATCH = "No match."  #: recall found nothing (seed)
 ORDERS_ENV = "MEMO_ORDERS"  #: environment variable that picks the order form
@@ -84,8 +92,11 @@ FRAME_TAGS = {
 }
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
+def plural(n: int, one: str, many: str, grouped: bool = False) -> str:
+    """``n`` and the word for it: ``1 match``, ``2 matches``. ``grouped``:
+    the number with thousands separators (``12,000 memories``), for
+    sentences a person reads; lines a program reads never group digits."""
+    return f"{n:,} {one if n == 1 else many}" if grouped else f"{n} {one if n == 1 else many}"
 
 
 # -- order forms ---------------------------------------------------------
@@ -115,22 +126,31 @@ def _nap(command: str, placeholder: str, tag: str) -> list:
 
 MCP_FORM = "mcp"  #: the form of ``memo mcp`` results
 
-#: memo command -> (MCP tool, names of its positional words in order,
-#: name of its text argument). A command not here is no MCP tool.
-MCP_TOOLS = {
-    "wake": ("part", "at"),
-    "note": (),
-    "sleep": ("block",),
-    "recall": ("pattern",),
-    "zoom": ("block",),
-    "forget": ("block",),
-    "stats": (),
-}
-#: The argument that carries the agent's text, per tool.
-MCP_TEXT = {"note": "text", "sleep": "summary"}
-#: Arguments that are numbers (the rest are strings; ``at`` is opaque).
-MCP_INTS = ("part",)
 
+
+def text_arg(verb: str) -> str | None:
+    """The tool argument of command ``verb`` that carries the agent's text
+    (``note``'s ``text``, ``sleep``'s ``summary``), or None
+    (``optmem.commands``: the argument whose ``word`` is ``"text"``)."""
+    return next((a.name for a in commands.tool_args(verb) if a.word == "text"), None)
+
+
+class Value(str):
+    """A word of an ``Order`` that is a value the reader gave (a pattern, a
+    path), not one of memo's words: the shell form prints it as one shell
+    word (``textform.quoted``), a tool call carries it as it is."""
+
+    __slots__ = ()
+
+
+def word(text: str) -> str:
+    """One word of an order as the shell form prints it: a ``Value``
+    quoted for a shell (``textform.quoted``: the one place memo quotes),
+    any other word as it is."""
+    if isinstance(text, Value):
+        from optmem.textform import quoted
+        return quoted(text)
+    return text
 
 class Order:
     """One order, as data: built once, rendered per form (``lines``,
@@ -152,6 +172,14 @@ class Order:
     """
 
     __slots__ = ("verb", "words", "scope", "text", "tag", "person", "flag_first", "options")
+    verb: str
+    words: tuple
+    scope: str | None
+    text: str | None
+    tag: str
+    person: bool
+    flag_first: bool
+    options: tuple
 
     def __init__(self, verb: str, words: tuple = (), scope: str | None = None,
                  text: str | None = None, tag: str = "SUMMARY", person: bool = False,
@@ -163,13 +191,13 @@ class Order:
     def _fields(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"an Order is immutable: cannot set {name!r}")
 
-    def __delattr__(self, name):
+    def __delattr__(self, name: str) -> None:
         raise AttributeError(f"an Order is immutable: cannot delete {name!r}")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return self._fields() == other._fields()
@@ -206,13 +234,12 @@ class Order:
         clients read it: ``Run: .+ nap (\\d+-\\d+) "<your line>"$``."""
         if form == NAP_FORM:
             words = ["memo", self.flag] if self.flag else ["memo"]
-            words += [self.verb, *self.words]
+            words += ["nap" if self.verb == "sleep" else self.verb, *(word(w) for w in self.words)]
             words += [f"{name} {value}" for name, value in self.options]
-            return nap_words(" ".join(words)) if not self.flag else \
-                " ".join(words).replace(f"memo {self.flag} sleep", f"memo {self.flag} nap", 1)
+            return " ".join(words)
         words = ["memo", self.verb]
         words += [self.flag] if self.flag and self.flag_first else []
-        words += list(self.words)
+        words += [word(w) for w in self.words]
         words += [self.flag] if self.flag and not self.flag_first else []
         words += [f"{name} {value}" for name, value in self.options]
         return " ".join(words)
@@ -220,21 +247,31 @@ class Order:
     def call(self) -> str | None:
         """The MCP tool call ``<tool> <JSON arguments>`` (one line), or None
         when the verb is no tool or a word is no tool argument."""
-        names = MCP_TOOLS.get(self.verb)
-        if names is None or any(w.startswith("--") for w in self.words):
+        spec = commands.tool_args(self.verb)  # the tool's arguments, from the command's row
+        if not spec:
             return None
-        words = list(self.words)
-        if self.verb == "wake" and len(words) > 2:  # ``at`` carries both snapshots, opaque
-            words[1:] = [" ".join(words[1:])]
-        if len(words) > len(names):
+        positional = [a for a in spec if a.word in ("word", "rest")]
+        named = {a.word: a for a in spec if a.word and a.word.startswith("-")}
+        words = [w for w in self.words if w not in named]
+        if any(w.startswith("--") for w in words):
+            return None
+        if positional and positional[-1].word == "rest" and len(words) > len(positional):
+            k = len(positional) - 1  # the last argument carries the rest, opaque (wake's at)
+            words[k:] = [" ".join(words[k:])]
+        if len(words) > len(positional):
             return None
         args = {}
-        for name, word in zip(names, words):
-            args[name] = int(word) if name in MCP_INTS and word.isdigit() else word
-        if self.text is not None and self.verb in MCP_TEXT:
-            args[MCP_TEXT[self.verb]] = self.text
-        for name, value in self.options:
-            args[name.lstrip("-").replace("-", "_")] = value
+        for arg, value in zip(positional, words):
+            number = arg.schema.get("type") == "integer" and value.isdigit()
+            args[arg.name] = int(value) if number else str(value)
+        for flag in (w for w in self.words if w in named):
+            args[named[flag].name] = True
+        name = text_arg(self.verb)
+        if self.text is not None and name:
+            args[name] = self.text
+        for option, value in self.options:
+            args[named[option].name if option in named
+                 else option.lstrip("-").replace("-", "_")] = value
         if self.scope is not None:
             args["scope"] = self.scope
         import json  # orders in the mcp form alone (json cost every command 1.3 ms of start-up)
@@ -261,10 +298,10 @@ class Order:
         command in the ``line`` and ``nap`` forms, the tool call in the
         ``mcp`` form; any other order is ``inline``'s."""
         form = form or orders_form()
-        if self.text is None or self.verb not in MCP_TEXT or form == MCP_FORM or self.person:
+        if self.text is None or not text_arg(self.verb) or form == MCP_FORM or self.person:
             return self.inline(form)
         first, *rest = self.lines(form)
-        first = first[len("Run: "):] if first.startswith("Run: ") else first
+        first = first[len(RUN) + 1:] if first.startswith(f"{RUN} ") else first
         if not rest:
             return first
         return f"{first}, then the text and {self.tag} on lines of their own"
@@ -278,15 +315,17 @@ class Order:
         form = form or orders_form()
         if self.person:
             return [person_can_run(self.command())]
+        if form != MCP_FORM:
+            _rendered[0] += 1
         if form == MCP_FORM:
             call = self.call()
-            return [f"Run: {call}"] if call else [person_can_run(self.command())]
+            return [f"{RUN} {call}"] if call else [person_can_run(self.command())]
         if self.text is None:
-            return [f"Run: {self.command(form)}"]
+            return [f"{RUN} {self.command(form)}"]
         if form == NAP_FORM:
-            return [f'Run: {self.command(form)} "{self.text}"']
+            return [f'{RUN} {self.command(form)} "{self.text}"']
         first, *rest = TEXT_ORDERS[form](self.command(), self.text, self.tag)
-        return [f"Run: {first}", *rest]
+        return [f"{RUN} {first}", *rest]
 
     def line(self, form: str | None = None) -> str:
         """``lines`` of an order without text: its one line."""
@@ -303,22 +342,43 @@ class Problem(str):
     sentence: str
     then: Order | None
 
-    def __new__(cls, sentence: str, then: Order | None = None):
+    def __new__(cls, sentence: str, then: Order | None = None) -> Problem:
         line = super().__new__(cls, sentence if then is None else f"{sentence} {then.line()}")
         line.sentence, line.then = sentence, then
         return line
 
     @classmethod
-    def of(cls, err) -> Problem:
+    def of(cls, err: Any) -> Problem:
         """The problem line of a ``MemoError`` (its ``sentence`` and ``then``)."""
         return cls(err.sentence, err.then)
+
+
+def batch_order(names: list, form: str | None = None, scope: str | None = None) -> list:
+    """The lines of the order that answers a batch of block ``names``
+    (``"lo-hi"``; the batched hand-over, ``MEMO_HANDOVER=batch``), ``scope``
+    as ``Order.scope``. Heredoc by default (no shell expands the agent's
+    text): ``Run: memo sleep - <<'SUMMARY'``, a ``LO-HI <your line>`` line
+    per block, ``SUMMARY``; in the ``line`` and ``nap`` forms one line whose
+    arguments are ``"LO-HI <your line>"`` each, for programs that call memo
+    without a shell (the ``nap`` form has no batch text of its own); in the
+    ``mcp`` form the tool call (``batch_call``)."""
+    form = form or orders_form()
+    if form == MCP_FORM:
+        return [f"{RUN} {batch_call(names, scope)}"]
+    items = [f"{n} {YOUR_LINE}" for n in names]
+    if form in ("line", NAP_FORM):
+        quoted_items = tuple(f'"{item}"' for item in items)
+        return Order("sleep", ("-",) + quoted_items, scope, flag_first=True).lines("line")
+    sleep = Order("sleep", ("-",), scope, flag_first=True).command()
+    _rendered[0] += 1
+    return [f"{RUN} {sleep} <<'{SUMMARY_TAG}'", *items, SUMMARY_TAG]
 
 
 def batch_call(names: list, scope: str | None = None) -> str:
     """The ``mcp`` form of the batched hand-over's order (``optmem.engine.handover``):
     ``sleep {"batch": ["LO-HI <your line>", ...]}``, one item per block,
     with ``scope`` (``Order.scope``) when given."""
-    args = {"batch": [f"{n} {YOUR_LINE}" for n in names]}
+    args: dict = {"batch": [f"{n} {YOUR_LINE}" for n in names]}
     if scope is not None:
         args["scope"] = scope
     import json  # orders in the mcp form alone (json cost every command 1.3 ms of start-up)
@@ -338,7 +398,7 @@ _CHOSEN = None
 _CHOSEN_MADE = _thread.allocate_lock()
 
 
-def _chosen():
+def _chosen() -> contextvars.ContextVar:
     """The context variable of ``orders_in``, made once (under a lock: two
     threads must share one)."""
     global _CHOSEN
@@ -350,7 +410,7 @@ def _chosen():
 
 
 @contextlib.contextmanager
-def orders_in(form: str):
+def orders_in(form: str) -> Iterator[None]:
     """Render every order in ``form`` while the block runs (in this thread
     or task): how a front end (``memo mcp``) chooses its form, whatever
     ``MEMO_ORDERS`` says."""
@@ -362,7 +422,7 @@ def orders_in(form: str):
         chosen.reset(token)
 
 
-def orders_form(environ=None) -> str:
+def orders_form(environ: Mapping[str, str] | None = None) -> str:
     """The order form in force: ``MEMO_ORDERS`` (case and spaces ignored)
     when it names a form of ``TEXT_ORDERS``, else ``DEFAULT_FORM``. An
     unknown value falls back to the default, the form no shell can misread.
@@ -375,7 +435,7 @@ def orders_form(environ=None) -> str:
     return value if value in TEXT_ORDERS else DEFAULT_FORM
 
 
-def unknown_form_line(environ=None) -> str | None:
+def unknown_form_line(environ: Mapping[str, str] | None = None) -> str | None:
     """When ``MEMO_ORDERS`` is set to a value that names no form of
     ``TEXT_ORDERS`` (a typo: ``lines``), the one line that says so and what
     was printed instead; else None. ``orders_form`` falls back silently, so
@@ -384,9 +444,9 @@ def unknown_form_line(environ=None) -> str | None:
     raw = env.get(ORDERS_ENV, "")
     if not raw.strip() or raw.strip().lower() in TEXT_ORDERS:
         return None
-    import shlex
+    from optmem.textform import quoted
     forms = sorted(TEXT_ORDERS)
-    return (f"{ORDERS_ENV}={shlex.quote(raw)} names no order form ({', '.join(forms[:-1])} "
+    return (f"{ORDERS_ENV}={quoted(raw)} names no order form ({', '.join(forms[:-1])} "
             f"or {forms[-1]}), so the orders above are in the {DEFAULT_FORM} form.")
 
 
@@ -410,8 +470,46 @@ def one_of(orders: list, form: str | None = None) -> list:
 
 
 def person_can_run(command: str) -> str:
-    """A step only a person may take; no ``Run:`` matcher picks it up."""
-    return f"A person can run: {command}"
+    """A step only a person may take, ``A person can run: COMMAND``; no
+    ``Run:`` matcher picks it up. ``command`` is a shell command line whose
+    values are quoted already (``move_aside``, ``shell``); a memo command
+    is an ``Order(..., person=True)``."""
+    return f"{PERSON} {command}"
+
+
+def shell(*words: str) -> str:
+    """A shell command line of ``words``, each one shell word
+    (``textform.quoted``; a ``$'...'`` escape where a word holds a control
+    character), for a person's step that is no memo command."""
+    from optmem.textform import quoted
+    return " ".join(quoted(w) for w in words)
+
+
+def move_aside(path: str, dst: str) -> str:
+    """The person's step that moves ``path`` out of memo's way to ``dst``:
+    ``A person can run: mv -- PATH DST``, each name one shell word."""
+    from optmem.textform import quoted
+    return person_can_run(f"mv -- {quoted(path)} {quoted(dst)}")
+
+
+def is_order_text(text: str) -> bool:
+    """Whether ``text`` (a line an agent gave as its summary or memory) is
+    an order memo printed rather than the agent's own line: it holds the
+    placeholder ``<your line>`` or starts like an order (``Run: memo``,
+    ``memo sleep``, ``memo note``)."""
+    return YOUR_LINE in text or text.startswith((f"{RUN} memo", "memo sleep", "memo note"))
+
+
+#: How many orders were rendered in a shell form (``Order.lines``) in this
+#: process: a front end that prints output compares it before and after a
+#: command to tell whether what it prints holds an order, without reading
+#: the text back (``unknown_form_line``).
+_rendered = [0]
+
+
+def rendered_orders() -> int:
+    """The count of orders rendered in a shell form so far (``_rendered``)."""
+    return _rendered[0]
 
 
 def sleep_order(name: str, form: str | None = None, flag: str = "") -> list:
@@ -450,7 +548,7 @@ def remaining(left: int) -> str:
     """The line after the body: how many compressions follow this one."""
     if left <= 0:
         return "This is the last compression."
-    return f"{_plural(left, 'compression remains', 'compressions remain')} after this one."
+    return f"{plural(left, 'compression remains', 'compressions remain')} after this one."
 
 
 def compression_prompt(name: str, limit: int, body: list, left: int,
@@ -563,7 +661,7 @@ class Handover:
 
     __slots__ = ("kind", "order", "text")
 
-    def __init__(self, kind: str, order, text: str):
+    def __init__(self, kind: str, order: Order | None, text: str):
         self.kind, self.order, self.text = kind, order, text
 
     @property
@@ -585,7 +683,7 @@ def held_elsewhere(name: str) -> str:
 def cannot_wake(pending: int) -> str:
     """The first line of a refused wake (seed wording):
     ``Cannot wake: 1 compression pending. Do it, then run memo wake again.``"""
-    return (f"Cannot wake: {_plural(pending, 'compression', 'compressions')} pending. "
+    return (f"Cannot wake: {plural(pending, 'compression', 'compressions')} pending. "
             f"Do {'it' if pending == 1 else 'them'}, then run memo wake again.")
 
 
@@ -594,7 +692,7 @@ def empty_store(form: str | None = None) -> list:
     line ``No memories yet. Record the first with: memo note ...`` ends with
     the note command in the order form."""
     first, *rest = Order("note", text=ONE_LINE, tag=MEMORY_TAG).lines(form)
-    return [f"No memories yet. Record the first with: {first[len('Run: '):]}", *rest, AWAKE]
+    return [f"No memories yet. Record the first with: {first[len(RUN) + 1:]}", *rest, AWAKE]
 
 
 def part_header(k: int, n: int) -> str:
@@ -611,8 +709,8 @@ def _not_awake(order: Order) -> str:
     """``Not awake yet. Run: <command>``; in the ``mcp`` form the tool call
     stands on a line of its own after ``Not awake yet.``, so a reader
     anchored per line (``^Run: (\\w+) (\\{.*\\})$``) still reads it."""
-    order = run(order)
-    return f"{NOT_AWAKE}\n{order}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {order}"
+    line = run(order)
+    return f"{NOT_AWAKE}\n{line}" if orders_form() == MCP_FORM else f"{NOT_AWAKE} {line}"
 
 
 def part_footer(k: int, n: int, T: int, flag: str = "") -> str:
@@ -656,12 +754,12 @@ def scope_receipt(project: str | None, instead: Order | None = None) -> str:
 
 def matches(total: int) -> str:
     """Recall's closing line when every match is shown (seed; ``1 match.``)."""
-    return f"{_plural(total, 'match', 'matches')}."
+    return f"{plural(total, 'match', 'matches')}."
 
 
 def newest_matches(shown: int, total: int) -> str:
     """Recall's closing line when only the newest ``shown`` fit (seed)."""
-    return f"Newest {shown} of {_plural(total, 'match', 'matches')}. Narrow the regex."
+    return f"Newest {shown} of {plural(total, 'match', 'matches')}. Narrow the regex."
 
 
 def recall_count(shown: int, total: int, cut: bool) -> str:
@@ -675,13 +773,13 @@ def recall_count(shown: int, total: int, cut: bool) -> str:
 
 def imported(count: int, first: int) -> str:
     """``Imported N memories, #A to #B.`` (the later OptMem's capital I)."""
-    return (f"Imported {_plural(count, 'memory', 'memories')}, "
+    return (f"Imported {plural(count, 'memory', 'memories')}, "
             f"#{first} to #{first + count - 1}.")
 
 
 def pending_after_import(pending: int) -> str:
     """``N compressions pending. Run: memo sleep`` (only when N > 0)."""
-    return f"{_plural(pending, 'compression', 'compressions')} pending. {run(Order('sleep'))}"
+    return f"{plural(pending, 'compression', 'compressions')} pending. {run(Order('sleep'))}"
 
 
 def read_only_pending(pending: int, uid: int) -> str:
@@ -698,19 +796,22 @@ def forgot(gone: int, name: str, step: str | None = None) -> str:
     """``Forgot N summaries, from LO-HI up. Run: memo sleep`` (seed);
     ``step`` stands in place of the order when a sleep cannot succeed
     there (``view.sleep_step``)."""
-    return (f"Forgot {_plural(gone, 'summary', 'summaries')}, from {name} up. "
+    return (f"Forgot {plural(gone, 'summary', 'summaries')}, from {name} up. "
             f"{step or run(Order('sleep'))}")
 
 
-def forget_cost(gone: int, name: str) -> str:
+def forget_cost(gone: int, name: str, asked: Order | None = None) -> str:
     """What ``memo forget LO-HI --dry-run`` prints: how many summaries the
-    forget would drop and that each is a compression to redo; no order."""
+    forget would drop and that each is a compression to redo; no order.
+    ``asked``: the forget as it was asked (its scope flag), named in the
+    form that runs where it was asked (default ``memo forget LO-HI``)."""
+    what = (asked or Order("forget", (name,))).command()
     if gone == 0:
-        return f"memo forget {name} would drop no summary. Nothing was changed."
+        return f"{what} would drop no summary. Nothing was changed."
     each = "an agent turn" if gone == 1 else "each an agent turn"
-    return (f"memo forget {name} would drop {_plural(gone, 'summary', 'summaries')} ({name}, "
+    return (f"{what} would drop {plural(gone, 'summary', 'summaries')} ({name}, "
             f"every one built on it and the later ones of those sizes), creating "
-            f"{_plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
+            f"{plural(gone, 'compression', 'compressions')} ({each}) for memo sleep to redo. "
             f"Nothing was changed.")
 
 

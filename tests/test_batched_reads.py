@@ -20,7 +20,7 @@ from optmem import blocks
 from optmem.engine import view
 from optmem.errors import Damaged, MemoError, NotBuilt
 from optmem.guard import text as guard
-from optmem.store import memory
+from optmem.store import memory, records
 from optmem.store.memory import (
     LOG_RECORD,
     TREE_RECORD,
@@ -196,13 +196,13 @@ def test_the_characters_that_fold_to_lt_are_the_stores_table():
 
 
 def test_the_lead_bytes_are_those_of_the_characters_looked_for():
-    assert memory._LOOK_LEADS == bytes(sorted({c.encode("utf-8")[0] for c in memory._LOOK}))
+    assert records._LOOK_LEADS == bytes(sorted({c.encode("utf-8")[0] for c in records._LOOK}))
 
 
 def rule_displayable(text: str) -> str:
     """``displayable`` without its shortcut: the guard's fold on every
     printable line that holds no suspect character."""
-    if text.isprintable() and (text.isascii() or memory._SUSPECT.isdisjoint(text)):
+    if text.isprintable() and (text.isascii() or records._SUSPECT.isdisjoint(text)):
         chars = list(text)
         for i in guard.frame_tags(text):
             chars[i] = "\ufffd"
@@ -228,10 +228,10 @@ def test_the_shortcut_shows_what_the_rule_shows(parts):
                                  "\x1c", "\x85", "\u2028", "#", "\n"]), max_size=30),
        st.sampled_from([LOG_RECORD, TREE_RECORD]))
 def test_a_records_text_is_its_line_without_the_padding_spaces(chars, width):
-    """``_check_record`` cuts the padding by bytes before decoding: the text
+    """``check_record`` cuts the padding by bytes before decoding: the text
     is the decoded line with its trailing spaces, and only spaces, cut."""
     body = "".join(chars).encode("utf-8")[:width - 1]
     record = body.ljust(width - 1, b" ") + b"\n"
-    why, text = memory._check_record(record, width)
+    why, text = memory.check_record(record, width)
     if why is None:
         assert text == record[:-1].decode("utf-8").rstrip(" ")

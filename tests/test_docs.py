@@ -205,3 +205,38 @@ def test_every_file_the_readme_imports_is_made_or_shipped():
                 said = re.match(r"Imported (\d+) memor", lines[k + 1])
                 assert said and int(said.group(1)) == have, lines[k + 1]
     assert seen
+
+
+#: The README is the five-minute tour: detail belongs in docs/.
+README_MAX_BYTES = 16_000
+#: A CHANGELOG entry is one short line; its detail belongs in docs/.
+CHANGELOG_ENTRY_MAX = 300
+
+
+def test_the_readme_stays_a_tour():
+    size = len(README.read_bytes())
+    assert size <= README_MAX_BYTES, f"README.md is {size:,} bytes; move detail into docs/"
+
+
+def test_the_readme_starts_from_nothing():
+    """A newcomer's first commands: clone, enter the folder, install and
+    start, run the tests; the note in the command table is the quoted
+    heredoc (a double-quoted note lets the shell eat ``$5`` and run
+    backticks)."""
+    text = README.read_text(encoding="utf-8")
+    first = text.index("```sh")
+    block = text[first:text.index("```", first + 5)]
+    assert block.splitlines()[1].startswith("git clone ") and "&& cd " in block
+    assert "memo init && memo wake" in block
+    assert "pip install -e '.[test,fast]' && .venv/bin/python -m pytest -q" in text[first:]
+    row = next(line for line in text.splitlines() if line.startswith("| `memo note"))
+    assert "<<'MEMORY'" in row and '"<text>"' not in row
+
+
+def test_each_changelog_entry_is_one_short_line():
+    lines = (REPO / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()
+    long = [(k, len(line)) for k, line in enumerate(lines, 1)
+            if line.startswith("- ") and len(line) > CHANGELOG_ENTRY_MAX]
+    assert long == [], f"CHANGELOG.md lines longer than {CHANGELOG_ENTRY_MAX} characters: {long}"
+    for k, line in enumerate(lines, 1):  # an entry is one line: no continuation lines
+        assert not line.startswith("  "), f"CHANGELOG.md line {k} continues an entry"

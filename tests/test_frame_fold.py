@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optmem.guard import text as guard
-from optmem.store import memory
+from optmem.store import memory, records
 from optmem.store.memory import displayable
 
 
@@ -97,7 +97,7 @@ def test_plain_non_ascii_text_is_shown_without_folding(text, monkeypatch):
 
 # -- the display's character sets ----------------------------------------------
 
-_OLD_CONTROL = re.compile("[" + re.escape(memory._CONTROL_CHARS) + "]")
+_OLD_CONTROL = re.compile("[" + re.escape(records._CONTROL_CHARS) + "]")
 _OLD_SUSPECT = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0\ufe00-\ufe0f"
                           "\U000e0100-\U000e01ef]")
 
@@ -126,7 +126,7 @@ def test_the_sets_answer_as_the_classes_did(chars):
     data = text.encode("utf-8")
     if b"\x00" in data or not data.strip(b" "):
         return  # refused before the control check
-    why, _ = memory._check_record(data.ljust(319, b" ") + b"\n", 320)
+    why, _ = memory.check_record(data.ljust(319, b" ") + b"\n", 320)
     assert (why is not None) == bool(_OLD_CONTROL.search(text)), why
 
 

@@ -658,7 +658,7 @@ def test_a_bad_store_is_one_clear_line_in_the_context(world, value, why):
     out = run_hook("codex", (STDIN / "codex-session-start-startup.json").read_bytes(),
                    world["elsewhere"], env)
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    assert text.startswith(f"{agent_block.HOOK_HEADER_START} could not be loaded: ")
+    assert text.startswith(f"{agent_block.HOOK_HEADER_START} could not be loaded (")
     assert why in text and "\n" not in text
     assert "Run: memo init" not in text
 

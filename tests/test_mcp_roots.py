@@ -260,13 +260,13 @@ def test_a_client_that_never_answers_costs_one_bounded_wait(tmp_path):
     calls do not wait again) until the client's roots change."""
 
     async def main():
-        roots = mcp_server._Roots(timeout=0.05)
+        roots = mcp_server.Roots(timeout=0.05)
         silent = FakeSession(hang=True)
         got = [await roots.folder(silent), await roots.folder(silent)]
         roots.changed()
         got.append(await roots.folder(FakeSession(answer=[file_uri(tmp_path)])))
         none = FakeSession(roots_capability=False, answer=[file_uri(tmp_path)])
-        got.append(await mcp_server._Roots().folder(none))
+        got.append(await mcp_server.Roots().folder(none))
         return got, silent.asked, none.asked
 
     got, asked, none_asked = anyio.run(main)

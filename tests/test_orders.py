@@ -25,15 +25,24 @@ def _docstrings(tree) -> set:
     return out
 
 
+def _helps() -> set:
+    """The commands' help texts (``optmem.commands``): documentation a
+    person reads in ``--help``, as a command's docstring was."""
+    from optmem import commands
+    return {row.help for row in commands.ROWS} | {
+        p.help for row in commands.ROWS for p in row.params if p.help}
+
+
 def _strings():
     """``(where, text)`` for every string constant in optmem/ that is not a
-    docstring (f-strings give their literal parts)."""
+    docstring or a command's help (f-strings give their literal parts)."""
+    helps = _helps()
     for path in sorted((REPO / "optmem").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         skip = _docstrings(tree)
         for node in ast.walk(tree):
             if (isinstance(node, ast.Constant) and isinstance(node.value, str)
-                    and id(node) not in skip):
+                    and id(node) not in skip and node.value not in helps):
                 yield f"{path.relative_to(REPO)}:{node.lineno}", node.value
 
 

@@ -21,6 +21,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
+from optmem import commands, protocol
 from optmem.cli.app import cli
 from optmem.store.memory import Store
 
@@ -34,15 +35,16 @@ GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_COMMITTER_EMAIL": "t@t"}
 TOKEN = "sk-proj-" + "Ab3dEf7h" * 6
 
-#: tool -> its positional words in the CLI's order (``optmem.protocol.MCP_TOOLS``).
-TOOLS = {"wake": ("part", "at"), "note": (), "sleep": ("block",), "recall": ("pattern",),
-         "zoom": ("block",), "forget": ("block",), "stats": ()}
-TEXT = {"note": "text", "sleep": "summary"}
-CALL = re.compile(r"\b(wake|note|sleep|recall|zoom|forget|stats) (\{[^{}]*\})")
+#: tool -> its positional words in the CLI's order, and the argument of the
+#: agent's text: read from the one table both front ends are made from.
+TOOLS = {row.name: tuple(a.name for a in row.tool_args if a.word in ("word", "rest"))
+         for row in commands.tools()}
+TEXT = {name: protocol.text_arg(name) for name in TOOLS if protocol.text_arg(name)}
+_NAMES = "|".join(TOOLS)
+CALL = re.compile(rf"\b({_NAMES}) (\{{[^{{}}]*\}})")
 SHELL = re.compile(r"\bmemo ([a-z]+)((?: (?:\"[^\"]*\"|<[^>]*>|--[a-z-]+|[^\s\",()<>.;]+"
                    r"(?:\.[^\s\",()<>.;]+)*))*)")
-PERSON = re.compile(r"A person can run: (?=memo (?!wake|note|sleep|recall|zoom|forget|stats)"
-                    r"[a-z])")
+PERSON = re.compile(rf"A person can run: (?=memo (?!{_NAMES})[a-z])")
 
 
 def _value(verb: str, positional: list, named: dict) -> str:

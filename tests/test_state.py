@@ -345,7 +345,7 @@ class StoreMachine(RuleBasedStateMachine):
     def pending_matches_the_model(self):
         r = self.memo("stats", "--json")
         assert r.exit_code == 0, r.stderr
-        info = json.loads(r.stdout)
+        [info] = json.loads(r.stdout)  # a list: one store read
         assert info["memories"] == self.T
         assert info["pending"] == self.pending()
         r = self.memo("sleep")

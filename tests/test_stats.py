@@ -39,7 +39,7 @@ def check_stats_json(root: Path, info: dict, lines: list, wake_lines: int = 256)
 
 def test_stats_json_matches_the_files(memo, store300):
     lines = history(300)
-    info = json.loads(ok(memo("stats", "--json")))
+    [info] = json.loads(ok(memo("stats", "--json")))  # a list: one store read
     check_stats_json(store300, info, lines)
     assert info["pending"] == 0
     assert info["summaries"] == 300 - popcount(300)
@@ -56,7 +56,7 @@ def test_stats_counts_pending_work(memo, store300):
     today = datetime.date.today().isoformat()
     lines = history(300) + [f"{today} memory three hundred",
                             f"{today} memory three hundred and one"]
-    info = json.loads(ok(memo("stats", "--json")))
+    [info] = json.loads(ok(memo("stats", "--json")))  # a list: one store read
     check_stats_json(store300, info, lines)
     assert info["memories"] == 302
     assert info["pending"] == 1
@@ -80,7 +80,7 @@ def test_stats_on_a_read_only_store_orders_no_sleep(memo, store300, monkeypatch)
 
 
 def test_stats_text_shows_every_number(memo, store300):
-    info = json.loads(ok(memo("stats", "--json")))
+    [info] = json.loads(ok(memo("stats", "--json")))  # a list: one store read
     text = ok(memo("stats"))
     for value in (info["memories"], info["summaries"], info["pending"],
                   info["bytes"]["total"], info["first_date"], info["last_date"]):
@@ -96,7 +96,7 @@ def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
     path = tmp_path / "big.txt"
     path.write_text("".join(f"2024-01-01 memory number {i}\n" for i in range(10000)))
     ok(memo("import", path))
-    info = json.loads(ok(memo("stats", "--json")))
+    [info] = json.loads(ok(memo("stats", "--json")))  # a list: one store read
     shape = [[int(s), n] for s, n in info["wake_shape"]]
     assert shape == [[256, 12], [128, 27], [64, 27], [32, 27], [16, 28], [8, 27], [4, 27],
                      [2, 27], [1, 54]]
@@ -112,7 +112,7 @@ def test_stats_shape_of_the_seed_table(memo, inited, tmp_path):
 
 
 def test_stats_of_an_empty_store(memo, inited):
-    info = json.loads(ok(memo("stats", "--json")))
+    [info] = json.loads(ok(memo("stats", "--json")))  # a list: one store read
     assert info["memories"] == 0 and info["summaries"] == 0 and info["pending"] == 0
     assert info["first_date"] is None and info["last_date"] is None
     assert info["bytes"]["total"] == 0

@@ -27,9 +27,9 @@ import sys
 
 import click
 
-from optmem import __version__
+from optmem import __version__, commands, protocol
 from optmem.cli.argv import scoped
-from optmem.cli.base import LazyGroup
+from optmem.cli.base import ORDERS_BEFORE, LazyGroup
 from optmem.cli.render import ARGV, MemoFailure, UsageFailure
 from optmem.cli.stdio import (
     EXIT_PIPE,
@@ -53,23 +53,12 @@ from optmem.errors import MemoError
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 #: Every command of ``memo``: its name and where it is built
-#: (``"module:attribute"``), imported only when a run names it.
+#: (``"module:attribute"``), imported only when a run names it. The store
+#: commands are rows of ``optmem.commands`` (their help, parameters and MCP
+#: tool are there); the rest are a person's commands built here and below.
 COMMANDS = {
-    "wake": "optmem.cli.wake_cmd:wake",
-    "note": "optmem.cli.note_cmd:note",
-    "sleep": "optmem.cli.sleep_cmds:sleep",
-    "nap": "optmem.cli.sleep_cmds:nap",
-    "recall": "optmem.cli.recall_cmd:recall",
-    "zoom": "optmem.cli.store_cmds:zoom",
-    "forget": "optmem.cli.store_cmds:forget",
-    "stats": "optmem.cli.store_cmds:stats",
-    "config": "optmem.cli.store_cmds:config_",
-    "check": "optmem.cli.store_cmds:check",
-    "redact": "optmem.cli.store_cmds:redact",
-    "scope": "optmem.cli.store_cmds:scope_",
+    **{row.name: f"optmem.cli.{row.cli}" for row in commands.ROWS},
     "init": "optmem.cli.person_cmds:init",
-    "import": "optmem.cli.person_cmds:import_",
-    "export": "optmem.cli.person_cmds:export",
     "setup": "optmem.cli.person_cmds:setup",
     "mcp": "optmem.cli.person_cmds:mcp",
     "hook": "optmem.cli.hook_cmds:hook",
@@ -144,6 +133,7 @@ class MemoGroup(LazyGroup):
         sys.exit(code or 0)
 
     def invoke(self, ctx):
+        ctx.meta[ORDERS_BEFORE] = protocol.rendered_orders()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt as err:

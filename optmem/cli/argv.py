@@ -199,11 +199,24 @@ def set_scope(ctx, param, value):
     ctx.meta["optmem.scope_flag"] = flag
 
 
+#: The scope flags' click declarations and settings, ``--project`` first
+#: (the order the help lists them; their help: ``optmem.commands``).
+_SCOPE_FLAGS = ((("--project",), {"metavar": "NAME"}),
+                (("--global", "global_"), {"is_flag": True}))
+
+
 def scoped(f):
-    """Add the scope flags ``--project NAME`` and ``--global`` to a command."""
-    f = click.option("--global", "global_", is_flag=True, expose_value=False,
-                     callback=set_scope, help="Use the global memory (not the "
-                     "project's).")(f)
-    return click.option("--project", metavar="NAME", expose_value=False, callback=set_scope,
-                        help="Use project NAME's memory (default: this repository's "
-                        "project, if a person created one).")(f)
+    """Add the scope flags ``--project NAME`` and ``--global`` to a command:
+    a click command (``optmem.cli.table``), or a function a click
+    decorator makes one of."""
+    from optmem.commands import GLOBAL_HELP, PROJECT_HELP
+    helps = (PROJECT_HELP, GLOBAL_HELP)
+    if isinstance(f, click.Command):
+        f.params.extend(click.Option(list(decls), expose_value=False, callback=set_scope,
+                                     help=text, **kwargs)
+                        for (decls, kwargs), text in zip(_SCOPE_FLAGS, helps))
+        return f
+    for (decls, kwargs), text in reversed(list(zip(_SCOPE_FLAGS, helps))):
+        f = click.option(*decls, expose_value=False, callback=set_scope, help=text,
+                         **kwargs)(f)
+    return f

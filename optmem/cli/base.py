@@ -132,6 +132,11 @@ def stores(notice: bool = True):
     return session.Stores(scope(notice), open_store, explicit())
 
 
+#: ``ctx.meta`` key: ``protocol.rendered_orders()`` when the command began
+#: (``MemoGroup.invoke``), so ``show`` tells whether its output holds an order.
+ORDERS_BEFORE = "optmem.orders_before"
+
+
 def show(result) -> None:
     """Print a command's ``session.Result``: its lines on stdout, its notes
     on stderr, then exit with its code when that is not 0."""
@@ -139,8 +144,10 @@ def show(result) -> None:
         click.echo(line)
     for line in result.notes:
         click.echo(one_line(unechoed_argv(line)), err=True)
-    if any("Run: " in line or "Record the first with: " in line for line in result.lines):
-        from optmem import protocol
+    from optmem import protocol
+    ctx = click.get_current_context(silent=True)
+    before = ctx.meta.get(ORDERS_BEFORE, 0) if ctx is not None else 0
+    if protocol.rendered_orders() > before and result.lines:  # the output holds an order
         unknown = protocol.unknown_form_line()
         if unknown:
             click.echo(f"memo: {one_line(unknown)}", err=True)

@@ -8,9 +8,10 @@ import sys
 
 import click
 
-from optmem.cli.argv import Command, FileCommand, scoped
+from optmem.cli.argv import Command
 from optmem.cli.base import LateBar, show, stores
 from optmem.cli.stdio import keeping, open_stdin
+from optmem.cli.table import command
 from optmem.errors import BadInput, MemoError
 
 
@@ -54,18 +55,8 @@ def _spool_lines(source, sink) -> None:
                 run = 0
 
 
-@click.command("import", cls=FileCommand)
-@click.argument("file", type=click.Path(dir_okay=True, allow_dash=True))
-@click.option("--yes", is_flag=True, help="Import more than 10,000 memories (each one "
-              "is about one compression, an agent turn).")
-@scoped
+@command("import")
 def import_(file, yes):
-    """Bootstrap from FILE: lines `YYYY-MM-DD text`, all or nothing (`-`: stdin).
-
-    Before writing it says on stderr how many compressions the import
-    creates; above 10,000 memories it asks for --yes. With a project active
-    the lines go to the project (--global: the global memory).
-    """
     from optmem import session
     from optmem.engine import backlog
     st = stores(notice=False)
@@ -106,14 +97,8 @@ def import_(file, yes):
     show(result)
 
 
-@click.command(cls=FileCommand)
-@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True))
+@command("export")
 def export(file):
-    """Write every memory as `YYYY-MM-DD text` lines (the import format).
-
-    To standard output, or into FILE (a new file: never replaces one).
-    `memo import` of an export into an empty store gives back the same log.
-    """
     from optmem import session
     st = stores()
     if file is None or file == "-":

@@ -51,11 +51,14 @@ class UsageFailure(click.UsageError):
     on stderr, exit 2 (README "Errors"; click's own form takes four lines)."""
 
     def show(self, file=None):
-        path = " ".join(["memo", *(self.ctx.command_path.split()[1:] if self.ctx else [])])
+        from optmem.protocol import Order
+        words = self.ctx.command_path.split()[1:] if self.ctx else []
         what = unechoed_argv(self.format_message()).replace("\r", "\\r").replace(
             "\n", "\\n")
-        if path == "memo note" and what.startswith("Missing argument 'TEXT"):
+        if words == ["note"] and what.startswith("Missing argument 'TEXT"):
             what = ("the text of the note is missing: give it as one quoted argument, or add "
                     "- to read it from standard input (memo note - <<'MEMORY', then the "
                     "text and MEMORY on lines of their own)")
-        click.echo(f"memo: {sentence(what)} Run: {path} --help", err=True)
+        # ``memo <command> --help``; the group's own: ``memo --help``
+        help_order = Order(words[0], (*words[1:], "--help")) if words else Order("--help")
+        click.echo(f"memo: {sentence(what)} {help_order.line()}", err=True)

@@ -6,37 +6,20 @@ from __future__ import annotations
 import click
 
 from optmem import session  # imported with this module, the collector paused
-from optmem.cli.argv import TextCommand, scoped
 from optmem.cli.base import LateBar, show, stores
 from optmem.cli.stdio import STDIN_LIMIT, keeping, read_stdin, text_arg, undo_surrogates
+from optmem.cli.table import command
+from optmem.protocol import Order
 
 
-@click.command(cls=TextCommand, heads=1)
-@click.argument("block", required=False)
-@click.argument("text", nargs=-1)
-@click.option("--with", "with_cmd", metavar="CMD",
-              help="For a person paying a backlog: run CMD (through sh) on each "
-                   "prompt, in the foreground, and store what it prints.")
-@scoped
+@command("sleep")
 def sleep(block, text, with_cmd):
-    """Compress: show the next compression, or store LO-HI's summary TEXT.
-
-    Answer each prompt until it prints `Nothing left to compress.`
-    `memo nap` is the same command. TEXT `-` reads the line from stdin.
-    `memo sleep -` answers a batched hand-over (MEMO_HANDOVER=batch): one
-    `LO-HI <line>` per block on stdin, or one quoted argument each.
-
-    With --with CMD memo runs CMD once per prompt (per batch with
-    MEMO_HANDOVER=batch), prompt on its stdin; CMD prints the answer, which
-    is checked like any summary. It stops at the first answer refused.
-
-    With a project active the global memory's work comes first, then the
-    project's; each order carries its --global or --project flag.
-    """
     if with_cmd is not None:
-        targets = session.pay_targets(stores(notice=False), block, text)
+        st = stores(notice=False)
+        targets = session.pay_targets(st, block, text)
+        scope = Order.scoped(st.sel.given())  # a step to go on repeats the scope given
         for k, target in enumerate(targets):
-            _pay_with(target, with_cmd, last=k == len(targets) - 1)
+            _pay_with(target, with_cmd, last=k == len(targets) - 1, scope=scope)
         return
     st = stores(notice=block is None)
     if block == "-":
@@ -45,22 +28,18 @@ def sleep(block, text, with_cmd):
 
     def summary(limit):
         if not text:
-            from optmem import protocol
             from optmem.errors import BadInput
-            raise BadInput(f"give your summary line after the block, as the last lines of the "
-                           f"compression prompt show. {protocol.run(protocol.Order('sleep'))}")
+            raise BadInput("give your summary line after the block, as the last lines of the "
+                           "compression prompt show.", then=Order("sleep"))
         return text_arg(text, "summary", limit)
 
     show(session.sleep(st, block, summary if block is not None else None, kept=keeping,
                        strict=True))
 
 
-# ``nap`` is the later OptMem's word for ``sleep``: the same command; orders
-# say ``sleep`` except in the ``nap`` form (``MEMO_ORDERS=nap``).
-nap = TextCommand(
-    "nap", heads=1, callback=sleep.callback, params=sleep.params,
-    help="Another name for `memo sleep` (the later OptMem's word).",
-    short_help="Another name for sleep.")
+# ``nap`` is the later OptMem's word for ``sleep``: the same callback, its own row.
+assert sleep.callback is not None  # made just above
+nap = command("nap")(sleep.callback)
 
 
 def _batch_lines(items: tuple) -> list:
@@ -74,8 +53,9 @@ def _batch_lines(items: tuple) -> list:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def _pay_with(store, command: str, last: bool = True) -> None:
-    """``memo sleep --with CMD``: pay every pending compression with CMD."""
+def _pay_with(store, shell_command: str, last: bool = True, scope: str | None = None) -> None:
+    """``memo sleep --with CMD``: pay every pending compression with CMD
+    (``scope``: the scope given, which the step to go on repeats)."""
     from optmem.engine import backlog, view
     bar = LateBar("memo: paying compressions")
 
@@ -85,7 +65,7 @@ def _pay_with(store, command: str, last: bool = True) -> None:
         bar(saved, total)
 
     try:
-        paid = backlog.pay(store, command, progress=progress)
+        paid = backlog.pay(store, shell_command, progress=progress, scope=scope)
     finally:
         bar.close()
     if paid.saved:

@@ -20,7 +20,6 @@ agent is a long detour. Two ways through:
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 
 from optmem import blocks, protocol
@@ -55,10 +54,12 @@ def count_lines(path: str) -> int:
         return 0
 
 
-def check_import_size(path: str, shown_as: str, yes: bool) -> None:
+def check_import_size(path: str, shown_as: str, yes: bool, scope: str | None = None) -> None:
     """Raise ``BadInput`` when ``path`` holds more than ``IMPORT_ASK_ABOVE``
     memories and ``yes`` is false; nothing is written. ``shown_as`` is the
-    name the person gave (a path, or ``-`` for standard input)."""
+    name the person gave (a path, or ``-`` for standard input); ``scope``
+    (``Order.scope``) the scope the import was given, which the person's
+    ``memo import --yes`` repeats."""
     if yes:
         return
     n = count_lines(path)
@@ -71,7 +72,13 @@ def check_import_size(path: str, shown_as: str, yes: bool) -> None:
             f"about {n:,} compressions, each an agent turn, and nothing was imported. To "
             f"import them all, {again}a person confirms with --yes, then pays the "
             f"compressions with memo sleep --with CMD (see memo sleep --help). "
-            f"A person can run: memo import --yes {'-' if stdin else '-- ' + shlex.quote(shown_as)}")
+            f"{_import_yes(shown_as, scope).line()}")
+
+
+def _import_yes(shown_as: str, scope: str | None) -> protocol.Order:
+    """The person's ``memo import --yes`` of ``shown_as`` (``-``: stdin)."""
+    words = ("--yes", "-") if shown_as == "-" else ("--yes", "--", protocol.Value(shown_as))
+    return protocol.Order("import", words, scope, person=True, flag_first=True)
 
 
 def import_warning(count: int, created: int) -> str | None:
@@ -129,7 +136,7 @@ def _run(command: str, prompt: str) -> tuple:
     return lines, None
 
 
-def pay(store, command: str, progress=None) -> Paid:
+def pay(store, command: str, progress=None, scope: str | None = None) -> Paid:
     """Answer every pending compression with ``command``, in the foreground.
 
     Each hand-over (``handover.compression``: one block, or a batch with
@@ -138,13 +145,16 @@ def pay(store, command: str, progress=None) -> Paid:
     batch. Answers go through ``core.sleep`` / ``handover.store_batch``, so
     they are checked exactly as an agent's are. ``progress(saved, total)``
     is called after each run (``total``: pending work when it started).
-    Raises ``Stopped`` at the first failure (what was stored stays stored).
+    Raises ``Stopped`` at the first failure (what was stored stays stored),
+    naming the person's ``memo sleep --with CMD`` that goes on, with
+    ``scope`` (``Order.scope``: the scope the run was given).
     """
     T = store.count()
     total = blocks.pending_count(T, store.built(T))
     saved = runs = 0
     batch = view.batch_mode()
-    again = f"memo sleep --with {shlex.quote(command)}"
+    again = protocol.Order("sleep", ("--with", protocol.Value(command)), scope, person=True,
+                           flag_first=True)
 
     def stop(name, why):
         left = blocks.pending_count(store.count(), store.built(store.count()))
@@ -153,8 +163,7 @@ def pay(store, command: str, progress=None) -> Paid:
                       f"{'summary was' if saved == 1 else 'summaries were'} saved this run and "
                       f"{left:,} {'compression is' if left == 1 else 'compressions are'} "
                       f"pending; nothing was lost. An agent can answer them by hand with "
-                      f"memo sleep instead. To go on, fix the command. A person can run: "
-                      f"{again}")
+                      f"memo sleep instead. To go on, fix the command. {again.line()}")
 
     while True:
         due = handover.next_handover(store)

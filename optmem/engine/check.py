@@ -18,7 +18,7 @@ from optmem.engine import replicas
 from optmem.engine.marks import BACKUP_NAME, conflict_copies, copy_of
 from optmem.engine.view import built_or_broken, sleep_step
 from optmem.errors import ConfigError, Damaged, MemoError
-from optmem.protocol import Order, Problem
+from optmem.protocol import Order, Problem, person_can_run, shell
 from optmem.store.memory import (
     JOURNAL_NAME,
     KEPT_NAME,
@@ -311,7 +311,7 @@ def check(store: Store) -> tuple:
                         f"was interrupted; another tool then wrote #{foreign} on, so they were "
                         f"kept, not rolled back. Review them (an import run again holds them "
                         f"twice): memo recall '^#{first} '. Once they are reviewed, this note can go. "
-                        f"A person can run: rm {os.path.join(store.root, KEPT_NAME)}")
+                        f"{person_can_run(shell('rm', os.path.join(store.root, KEPT_NAME)))}")
     if odd:
         shown = ", ".join(sorted(odd)[:5]) + (", ..." if len(odd) > 5 else "")
         notes.append(f"{len(odd)} date{'s' if len(odd) > 1 else ''} in the log "
@@ -372,7 +372,7 @@ def repair(store: Store) -> list:
         if damage.out_of_place() or conflict_copies(store):
             return ["Nothing was repaired: a sync tool or a merge left marks on this store, "
                     "and a record out of place is no damaged head. Settle those first. "
-                    "Run: memo check"]
+                    + Order("check", (), Order.scoped(store.scope_flag)).line()]
         for i, why in damage.in_itself:
             was = store.read_log(i * LOG_RECORD, LOG_RECORD)
             fixed = store.restorable(i, was)

@@ -16,6 +16,7 @@ import os
 
 from optmem import atomic
 from optmem.errors import BadInput, Damaged
+from optmem.protocol import Order
 from optmem.store.memory import LOG_RECORD, Store, decode_memory, problem_in_memory
 
 CHUNK_RECORDS = 4096  #: records read at a time
@@ -45,7 +46,8 @@ def lines(store: Store, T: int | None = None):
             why = problem_in_memory(i, record)
             if why:
                 raise Damaged(f"{store.log_path} record #{i} (offset {i * LOG_RECORD}) {why}, "
-                              f"so the log cannot be exported whole. Run: memo check")
+                              f"so the log cannot be exported whole.",
+                              then=Order("check", (), Order.scoped(store.scope_flag)))
             m = decode_memory(i, record)
             out.append(f"{m.date} {m.text}\n".encode("utf-8"))
         yield b"".join(out)

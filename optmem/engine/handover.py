@@ -70,24 +70,10 @@ def _remains(left: int) -> list:
 
 
 def order_lines(names: list, form: str | None = None, flag: str = "") -> list:
-    """The order that answers a batch of block ``names`` (``"lo-hi"``).
-
-    Heredoc by default (no shell expands the agent's text); with
-    ``MEMO_ORDERS=line`` one line whose arguments are ``"LO-HI <your line>"``
-    each, for programs that call memo without a shell. ``flag`` is the scope
-    flag the order carries (``--global``, ``--project NAME``; docs/scopes.md).
-    """
-    scope = protocol.Order.scoped(flag)
-    if (form or protocol.orders_form()) == protocol.MCP_FORM:  # memo mcp: a tool call
-        return ["Run: " + protocol.batch_call(names, scope)]
-    mine = protocol.YOUR_LINE
-    items = tuple(f'"{n} {mine}"' for n in names)
-    if (form or protocol.orders_form()) in ("line", protocol.NAP_FORM):  # nap: no batch text
-        return [protocol.run(protocol.Order("sleep", ("-",) + items, scope, flag_first=True),
-                             "line")]
-    tag = protocol.SUMMARY_TAG  # the heredoc, and the default for any other form
-    sleep = protocol.Order("sleep", ("-",), scope, flag_first=True).command()
-    return [f"Run: {sleep} <<'{tag}'"] + [f"{n} {mine}" for n in names] + [tag]
+    """The order that answers a batch of block ``names`` (``"lo-hi"``), with
+    ``flag`` (``--global``, ``--project NAME``; docs/scopes.md):
+    ``protocol.batch_order``'s lines."""
+    return protocol.batch_order(names, form, protocol.Order.scoped(flag))
 
 
 def _size(lines) -> int:
@@ -588,6 +574,38 @@ def _claim(store: Store, chosen: list, force: bool, session: str | None) -> str 
 
 
 BUILT = "\x00built"  #: ``claim``'s answer when the block was stored meanwhile
+
+
+def handed_over_at(store: Store, name: str) -> float | None:
+    """When ``store`` last handed block ``name`` (``LO-HI``) over where the
+    global memory and a project's are read together (``mark_both``), in
+    seconds since the epoch, while it is not stored yet; None when it did
+    not, or nothing was recorded."""
+    from optmem.store import handovers
+    entry = handovers.read(store.root)["blocks"].get(name)
+    return entry["at"] if entry is not None and entry.get("both") else None
+
+
+def mark_both(store: Store, blocks_: list) -> None:
+    """Note in ``store``'s hand-over record that blocks ``blocks_``
+    (``[(lo, hi)]``, just claimed) were handed over where the global memory
+    and a project's are read together, for ``handed_over_at``. Under the
+    store's lock; best effort, as ``claim`` is."""
+    from optmem.store import handovers
+    try:
+        with store.locked(repair=False, timeout=CLAIM_WAIT):
+            record = handovers.read(store.root)
+            if record.get("unreadable"):
+                return
+            changed = False
+            for lo, hi in blocks_:
+                entry = record["blocks"].get(blocks.block_name(lo, hi))
+                if entry is not None and not entry.get("both"):
+                    entry["both"] = changed = True
+            if changed:
+                handovers.write(store.root, record)
+    except (MemoError, OSError):
+        pass
 
 
 def _prune(record: dict, T: int, built: dict) -> None:

@@ -29,6 +29,7 @@ to put the store back from ``merge-backup/`` (``undo``: ``memo merge --undo``).
 
 from __future__ import annotations
 
+import functools
 import os
 import stat as stat_mod
 from typing import NamedTuple
@@ -57,6 +58,9 @@ ASK_ABOVE = IMPORT_ASK_ABOVE
 TOO_LONG = "is too long for a record at its new id"
 #: Refused records listed by position in one error line, at most.
 LISTED = 8
+
+#: ``N memories`` with thousands separators, for the report a person reads.
+_counted = functools.partial(protocol.plural, grouped=True)
 
 
 class Report(NamedTuple):
@@ -105,9 +109,6 @@ def _s(path: str) -> str:
     break or a control character of its own."""
     return textform.shown(path)
 
-
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
 
 
 # -- reading OTHER -------------------------------------------------------------
@@ -595,7 +596,7 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
         raise BadInput(
             f"{_s(other)} holds old redactions ([redacted], with no hash to show they are "
             f"the same memories) where this store holds "
-            f"{_plural(len(plain), 'memory', 'memories')} ({listed}), which the merge would "
+            f"{_counted(len(plain), 'memory', 'memories')} ({listed}), which the merge would "
             f"blank; nothing was written. A person compares those memories with the copy, "
             f"then lets the merge blank them all the same. "
             + protocol.person_can_run(_again(again, other, "--accept-old-redactions")))
@@ -614,10 +615,10 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
         judged = len(refused) - len(long)
         what = []
         if judged:
-            what.append(f"the write guard refuses {_plural(judged, 'memory', 'memories')} that "
+            what.append(f"the write guard refuses {_counted(judged, 'memory', 'memories')} that "
                         f"only the other side holds")
         if long:
-            what.append(f"{_plural(len(long), 'memory is', 'memories are')} too long for a "
+            what.append(f"{_counted(len(long), 'memory is', 'memories are')} too long for a "
                         f"record at {'its' if len(long) == 1 else 'their'} new id")
         orders = [protocol.person_can_run(_again(again, other, "--drop-refused"))]
         if long:
@@ -685,7 +686,7 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
     reused = sum(len(v) for v in target.values())
     if log_same and levels_same:
         lines = [f"Nothing to merge: this store already holds every memory of {_s(other)} "
-                 f"({_plural(T, 'memory', 'memories')}); nothing was written."]
+                 f"({_counted(T, 'memory', 'memories')}); nothing was written."]
         if pending:
             lines.append(protocol.pending_after_import(pending))
         return Report(lines, None, 0, 0, pending, False, T, None, len(dropped))
@@ -697,42 +698,42 @@ def _plan(store, other, ours, theirs, dry_run, drop_refused, keep_refused, unrel
             f"then pays them with memo sleep --with CMD (see memo sleep --help). "
             + protocol.person_can_run(_again(again, other, "--yes")))
     head = "Would merge" if dry_run else "Merged"
-    lines = [f"{head} {_s(other)} into {_s(store.root)}: {_plural(T, 'memory', 'memories')} "
+    lines = [f"{head} {_s(other)} into {_s(store.root)}: {_counted(T, 'memory', 'memories')} "
              f"(this store held {T_old:,}), {added:,} of them new from the other side"
              + (f", {len(redacted):,} redacted as the other side redacted them"
                 if redacted else "") + "."]
     if dropped:
-        lines.append(f"Left out as refused: {_plural(len(dropped), 'memory', 'memories')} of "
+        lines.append(f"Left out as refused: {_counted(len(dropped), 'memory', 'memories')} of "
                      f"the other side, never in this store (ids as first merged: "
                      + ", ".join(f"#{i}" for i in dropped[:LISTED])
                      + (", ..." if len(dropped) > LISTED else "") + ").")
     if dropped_ours:
-        lines.append(f"Left out: {_plural(len(dropped_ours), 'memory', 'memories')} of this "
+        lines.append(f"Left out: {_counted(len(dropped_ours), 'memory', 'memories')} of this "
                      f"store too long for a record at the new id (ids as first merged: "
                      + ", ".join(f"#{i}" for i in dropped_ours[:LISTED])
                      + (", ..." if len(dropped_ours) > LISTED else "")
                      + "); the merge's backup keeps the text.")
     dropped = dropped + dropped_ours
     if plain:
-        lines.append(f"{_plural(len(plain), 'memory', 'memories')} of this store (before the "
+        lines.append(f"{_counted(len(plain), 'memory', 'memories')} of this store (before the "
                      f"merge: " + ", ".join(f"#{i}" for i in plain[:LISTED])
                      + (", ..." if len(plain) > LISTED else "") + ") stood where the other "
                      "side holds an old redaction ([redacted], with no hash to confirm it is "
                      "the same memory), so they are [redacted] too: a person confirms from "
                      "the backup that nothing else was blanked.")
     if renumbered:
-        lines.append(f"{_plural(renumbered, 'memory', 'memories')} of this store changed id "
+        lines.append(f"{_counted(renumbered, 'memory', 'memories')} of this store changed id "
                      f"(ids from #{first} on are new): an agent that holds ids from before "
                      f"the merge wakes again before it uses them.")
     # The pending count is said once: here on a dry run or when none is
     # pending, else by the closing line a written merge ends with (spelt as
     # the protocol's closing line spells it: one number, one way).
-    lines.append(f"{_plural(reused, 'summary', 'summaries')} kept or taken over"
+    lines.append(f"{_counted(reused, 'summary', 'summaries')} kept or taken over"
                  + (f", {pending} {'compression' if pending == 1 else 'compressions'} pending."
                     if dry_run or not pending else "."))
     if refused_summaries:
         one = refused_summaries == 1
-        lines.append(f"{_plural(refused_summaries, 'summary', 'summaries')} of the other side "
+        lines.append(f"{_counted(refused_summaries, 'summary', 'summaries')} of the other side "
                      f"the write guard refuses (as memo sleep would) {'was' if one else 'were'} "
                      f"not taken over; memo sleep builds {'that block' if one else 'those blocks'} "
                      f"here.")
@@ -972,10 +973,10 @@ def undo(store, backup: str) -> list:
                 store.put_summary(lo, lo + size, text)
         if os.path.isdir(store.tree_path):
             atomic.sync_folder(store.tree_path)
-    lines = [f"Put the store back as the merge found it: {_plural(before, 'memory', 'memories')}"
+    lines = [f"Put the store back as the merge found it: {_counted(before, 'memory', 'memories')}"
              f" (the merge had made {after:,})."]
     if later:
-        lines.append(f"{_plural(len(later), 'memory', 'memories')} noted after the merge "
+        lines.append(f"{_counted(len(later), 'memory', 'memories')} noted after the merge "
                      f"{'is' if len(later) == 1 else 'are'} kept, now "
                      + (f"#{before}" if len(later) == 1 else f"#{before}-#{before + len(later) - 1}")
                      + " (an agent that holds ids from before wakes again before it uses them).")

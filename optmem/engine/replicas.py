@@ -77,14 +77,13 @@ def _s(path: str) -> str:
     return shown(path)
 
 
-def _plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
-
-def quick_warning(store: Store, look=None) -> str | None:
+def quick_warning(store: Store, look=None, flag: str = "") -> str | None:
     """One line for ``memo wake`` naming what a sync tool or a merge left,
     and what resolves it, or None: ``marks.quick_look``'s ``Look`` (taken
-    here when not given) in words."""
+    here when not given) in words. ``flag``: the scope flag that names the
+    store (``--global``, ``--project NAME``; empty: none), which its steps
+    carry so they run where the wake was asked."""
     look = marks.quick_look(store) if look is None else look
     if look is None:
         return None
@@ -113,18 +112,22 @@ def quick_warning(store: Store, look=None) -> str | None:
     if len(seen) == 1 and len(copies) == 1 and copies[0].of == LOG_NAME:
         # The one case a merge settles whole: the copy kept outside the store, merged in.
         return head + ("Keep every copy; a person moves the copy out of the store and merges "
-                       "it. " + protocol.person_can_run(keep_and_merge(store, copies[0].path)))
+                       "it. " + protocol.person_can_run(keep_and_merge(store, copies[0].path,
+                                                                        flag)))
     return head + ("Keep every copy and ask a person to settle it. "
-                   + protocol.run(protocol.Order("check")))
+                   + protocol.run(protocol.Order("check", (), protocol.Order.scoped(flag))))
 
 
-def keep_and_merge(store: Store, copy: str) -> str:
+def keep_and_merge(store: Store, copy: str, flag: str = "") -> str:
     """The person's command that keeps the conflict copy ``copy`` of the log
     as a store of its own beside this one (a folder name not taken yet)
-    and merges it into this store (``memo merge``)."""
+    and merges it into this store (``memo merge``, with ``flag``, the
+    scope flag that names the store)."""
     other_dir = _free_asides(store, 1)[0]
+    merge = protocol.Order("merge", ("--", protocol.Value(other_dir)), protocol.Order.scoped(flag),
+                           person=True, flag_first=True)
     return (f"mkdir -m 700 {_q(other_dir)} && mv {_q(copy)} "
-            f"{_q(os.path.join(other_dir, LOG_NAME))} && memo merge -- {_q(other_dir)}")
+            f"{_q(os.path.join(other_dir, LOG_NAME))} && {merge.command()}")
 
 
 # -- check: reading everything -------------------------------------------------
@@ -317,7 +320,7 @@ def _git_merge_steps(store: Store, git: "_Git", keep: bool) -> list:
         steps += _carry_steps(store, other_dir, parted[0] if parted else 0)
     else:
         steps.append(f"the other side's log holds no memory this one lacks (its "
-                     f"{_plural(parted[2], 'memory agrees', 'memories agree')} with this "
+                     f"{protocol.plural(parted[2], 'memory agrees', 'memories agree')} with this "
                      f"log's first ones): nothing to carry over")
     commit = (f"git -C {root} add -A . && git -C {root} commit -q -m "
               f"{_q('memo: the other machine' + chr(39) + 's memories merged')}")
@@ -352,7 +355,8 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
     size = store.log_size()
     if marks:
         shown = ", ".join(f"{m:,}" for m in marks[:3]) + (", ..." if len(marks) > 3 else "")
-        head = (f"{_s(log)} holds git conflict markers ({_plural(len(marks), 'marker line', 'marker lines')}"
+        counted = protocol.plural(len(marks), "marker line", "marker lines")
+        head = (f"{_s(log)} holds git conflict markers ({counted}"
                 f", at byte offsets {shown}): a merge stopped half way and wrote both machines' "
                 f"lines into the log, so from #{first} on its records are out of place "
                 f"({size:,} bytes). Every memory of both machines is still in the file, "
@@ -364,7 +368,7 @@ def _log_problem(store: Store, T: int, damage: LogDamage) -> str | None:
         ids_text = (f"#{repeat[0]}" if len(repeat) == 1 else
                     f"#{repeat[0]}-#{repeat[-1]}" if repeat[-1] - repeat[0] == len(repeat) - 1
                     else ", ".join(f"#{r}" for r in repeat[:5]) + (", ..." if len(repeat) > 5 else ""))
-        head = (f"{_s(log)} holds {_plural(n, 'memory', 'memories')} out of place: position {pos} "
+        head = (f"{_s(log)} holds {protocol.plural(n, 'memory', 'memories')} out of place: position {pos} "
                 f"holds #{ids}" + (f" (in all, ids {ids_text} appear at positions that are not "
                                    f"theirs)" if n > 1 else "")
                 + ". Ids that repeat are what a line-by-line merge leaves (git with "
@@ -498,14 +502,14 @@ def _log_copy_problem(store: Store, c: Copy, other_dir: str | None = None) -> st
     compare = f"see the difference: a person can run: diff -a {_q(log)} {_q(c.path)}"
     steps = []
     if theirs <= agree:
-        head += (f" The copy's {_plural(theirs, 'memory is', 'memories are')} all in {LOG_NAME} "
+        head += (f" The copy's {protocol.plural(theirs, 'memory is', 'memories are')} all in {LOG_NAME} "
                  f"(#0-#{theirs - 1}), so it holds nothing the log lacks." if theirs else
                  " The copy holds no whole memory.")
         steps = [compare, keep_copy.format(" (or delete it once the diff shows nothing of "
                                             "its own)")]
     elif ours <= agree:
-        head += (f" It is newer: it holds {LOG_NAME}'s {_plural(ours, 'memory', 'memories')} "
-                 f"and {_plural(theirs - ours, 'more', 'more')} (#{ours}-#{theirs - 1}) that "
+        head += (f" It is newer: it holds {LOG_NAME}'s {protocol.plural(ours, 'memory', 'memories')} "
+                 f"and {protocol.plural(theirs - ours, 'more', 'more')} (#{ours}-#{theirs - 1}) that "
                  f"exist only in the copy. Nothing is lost yet: keep both files.")
         older = _aside(store, "LOG-older.txt")
         steps = [compare,
@@ -515,7 +519,7 @@ def _log_copy_problem(store: Store, c: Copy, other_dir: str | None = None) -> st
     else:
         head += (f" {LOG_NAME} and the copy agree on " +
                  (f"#0-#{agree - 1}" if agree else "no memory") + ", then differ: "
-                 f"{LOG_NAME} has {_plural(ours - agree, 'memory', 'memories')} the copy "
+                 f"{LOG_NAME} has {protocol.plural(ours - agree, 'memory', 'memories')} the copy "
                  f"lacks (#{agree}-#{ours - 1}), the copy has {theirs - agree} that "
                  f"{'exists' if theirs - agree == 1 else 'exist'} only there (its "
                  f"#{agree}-#{theirs - 1}). Nothing is lost yet: keep both files.")
@@ -545,8 +549,8 @@ def overrun_problem(store: Store, T: int, over: dict, copies: list) -> str:
     ``{size: records}`` from ``marks.level_overruns``), with the newer log looked
     for first and ``memo forget`` only as a person's last step."""
     top = max(n * s for s, n in over.items())
-    files = ", ".join(f"{_s(store.level_path(s))} ({_plural(n, 'summary', 'summaries')}, the log "
-                      f"completes {_plural(T // s, 'block', 'blocks')} of {s})"
+    files = ", ".join(f"{_s(store.level_path(s))} ({protocol.plural(n, 'summary', 'summaries')}, the log "
+                      f"completes {protocol.plural(T // s, 'block', 'blocks')} of {s})"
                       for s, n in sorted(over.items()))
     ends = f"ends at #{T - 1}" if T else "is empty"
     head = (f"{files}: the summaries reach memory #{top - 1} but {LOG_NAME} {ends}, so the log "

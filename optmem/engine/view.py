@@ -41,7 +41,7 @@ def clean_text(text: str, limit: int, what: str = "memory") -> str:
         raise BadInput(f"Too long: {size} bytes, limit {limit}. The {what} is {size} bytes "
                        f"of UTF-8 and the limit is {limit} bytes (ENTRY_CHARS; accented and "
                        f"non-Latin characters take 2-4 bytes). Shorten it{AGAIN}")
-    if "<your line>" in text or text.startswith(("Run: memo", "memo sleep", "memo note")):
+    if protocol.is_order_text(text):
         raise BadInput(f"the {what} is the order itself, not your line: put your own "
                        f"line where the order says <your line>")
     guard.check_text(text, what)

@@ -76,20 +76,21 @@ def stamped(read):
     return again_if_swapped
 
 
-def sync_warning(store) -> str | None:
+def sync_warning(store, flag: str = "") -> str | None:
     """The line a wake shows for what a sync tool or a merge left
     (``replicas.quick_warning``), or None: ``marks.quick_look`` sees
-    nothing in the usual case, and then ``replicas`` is not imported."""
+    nothing in the usual case, and then ``replicas`` is not imported.
+    ``flag``: the scope flag that names the store, which its step carries."""
     look = marks.quick_look(store)
     if look is None:
         return None
     from optmem.engine import replicas
-    return replicas.quick_warning(store, look)
+    return replicas.quick_warning(store, look, flag)
 
 
 @stamped
 def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
-                   waiting: str | None = None, intro: bool = False) -> str:
+                   waiting: str | None = None, intro: bool = False, flag: str = "") -> str:
     """The one-part document of at most ``max_bytes`` bytes (UTF-8, every
     newline included, the last one too). Raises ``BadInput`` when not even
     the smallest document fits, naming the smallest ``max_bytes`` that does.
@@ -133,7 +134,7 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
             cache[block] = (lines, _size(lines))
         return cache[block]
 
-    warning = sync_warning(store)
+    warning = sync_warning(store, flag)
     budget = store.config().WAKE_LINES
     if intro:
         head = [wake_intro(store, T)]
@@ -208,12 +209,12 @@ def wake_max_bytes(store, max_bytes: int, read_only: bool = False,
     raise err
 
 
-def smallest_bytes(store, intro: bool = False) -> int:
+def smallest_bytes(store, intro: bool = False, flag: str = "") -> int:
     """The smallest ``max_bytes`` for which ``wake_max_bytes(store, ...,
-    intro=intro)`` gives a document (bytes of UTF-8, every newline
-    included)."""
+    intro=intro, flag=flag)`` gives a document (bytes of UTF-8, every
+    newline included)."""
     try:
-        wake_max_bytes(store, 0, intro=intro)
+        wake_max_bytes(store, 0, intro=intro, flag=flag)
     except BadInput as err:
         return err.smallest
     return 0  # pragma: no cover - no document is 0 bytes

@@ -23,10 +23,10 @@ added to ``HARNESSES``:
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from dataclasses import dataclass, field
 
+from optmem import protocol
 from optmem.harness import agents, claude, claude_desktop, codex, cursor, gemini
 
 #: Every harness ``memo setup`` knows, by the name given on its command line.
@@ -70,7 +70,7 @@ class Context:
         words = list(self.launcher) + ["hook", event, "--harness", harness]
         if self.memory_dir:
             words += ["--memory-dir", self.memory_dir]
-        return " ".join(shlex.quote(w) for w in words + extra)
+        return protocol.shell(*words, *extra)
 
 
 def launcher() -> list:

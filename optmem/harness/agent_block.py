@@ -12,6 +12,8 @@ it may go into a file a repository commits (docs/harness.md).
 
 from __future__ import annotations
 
+from optmem import protocol
+
 #: The first and last line of the block ``memo setup`` manages. ``v1`` is
 #: the block's format, not its wording: the wording may change freely.
 BEGIN = "<!-- optmem:begin v1 (written by memo setup; memo setup --uninstall removes it) -->"
@@ -30,6 +32,11 @@ LEGACY_MARKS = (
 #: block tells the agent to look for it.
 HOOK_HEADER_START = "Your OptMem memory"
 
+#: The orders the block shows, rendered by ``optmem.protocol`` in its
+#: default form (the block is read by agents in a shell).
+_NEXT_PART = protocol.Order("wake", ("<k>", "<T>")).line(protocol.DEFAULT_FORM)
+_A_REPAIR = protocol.Order("forget", ("<lo>-<hi>",)).line(protocol.DEFAULT_FORM)
+
 BODY = f"""\
 ## Memory
 
@@ -43,7 +50,7 @@ in your context at session start and again after every compaction, under a
 line that begins `{HOOK_HEADER_START}`. If it is there, do any compression
 it orders, then work. If it is not there, before any other tool call run
 `memo wake`. It prints your memory in numbered parts; each part that is not
-the last ends with a `Run: memo wake <k> <T>` line. Run each one exactly as
+the last ends with a `{_NEXT_PART}` line. Run each one exactly as
 printed until a part says `You are awake.` Do not stop early: the first
 part is your distant past, the last part is the recent days. Its lines run
 oldest first: `#<id> <date> <text>` is one memory word for word, and
@@ -112,9 +119,9 @@ every one built on it or after it at those sizes, each a compression to redo:
 
 **Only memo writes.** Never create, edit or delete anything in
 `$MEMORY_DIR` yourself, and never run `memo redact` (it is a person's step).
-Every line memo prints that begins `Run: ` is yours: run it exactly as
-printed (a repair such as `Run: memo forget <lo>-<hi>` too). A line that
-begins `A person can run: ` is your person's step, never yours: tell them
+Every line memo prints that begins `{protocol.RUN} ` is yours: run it exactly as
+printed (a repair such as `{_A_REPAIR}` too). A line that
+begins `{protocol.PERSON} ` is your person's step, never yours: tell them
 what it says, and go on with your work without it.
 
 **Subagents never run memo.** Parallel sessions on this machine are you and

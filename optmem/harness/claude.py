@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 
-from optmem import gitcall
 from optmem.harness import edit
 
 NAME = "claude"
@@ -80,18 +79,9 @@ def hook_output(text: str) -> dict:
 def next_steps(ctx) -> list:
     steps = ["Claude Code loads the hook in its next session; in an interactive session "
              "it runs hooks only once the folder's workspace trust dialog is accepted."]
-    if ctx.scope == "project" and _committable(ctx.project, ".claude/settings.local.json"):
+    local = os.path.join(ctx.project, ".claude", "settings.local.json")
+    if ctx.scope == "project" and edit.committable(os.path.realpath(local)) is not None:
         steps.append(".claude/settings.local.json holds this machine's paths and git does "
                      "not ignore it here: add it to .gitignore (or .git/info/exclude) before "
                      "the next commit.")
     return steps
-
-
-def _committable(project: str, rel: str) -> bool:
-    """Whether ``rel`` would be committed in the git work tree at
-    ``project``: it is a work tree and ``git check-ignore`` says the file is
-    not ignored. False when there is no git, or no repository."""
-    inside = gitcall.run_git(["rev-parse", "--is-inside-work-tree"], project, timeout=30)
-    if not inside.ok or inside.text() != "true":
-        return False
-    return gitcall.run_git(["check-ignore", "-q", rel], project, timeout=30).status == 1

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import time
 
 from optmem import scope
@@ -28,6 +27,7 @@ from optmem.engine import wake as waking
 from optmem.errors import MemoError
 from optmem.harness import agent_block, state
 from optmem.store import paths
+from optmem.textform import quoted
 
 #: Sources that always get the whole memory again (the context was emptied).
 REFILL = ("startup", "clear", "compact")
@@ -62,18 +62,12 @@ def header(store_path: str, T: int, source: str) -> str:
 
 
 def failure(reason: str) -> str:
-    """The text injected when the memory cannot be read. An order that ends
-    ``reason`` (``Run: memo config --repair``, ``A person can run: ...``)
-    stays at the end of the one line, so it runs as printed."""
-    order = ""
-    for mark in (" Run: ", " A person can run: "):
-        if mark in reason:
-            reason, tail = reason.rsplit(mark, 1)
-            order = mark + tail
-            break
-    reason = reason.rstrip(".")
-    return (f"{agent_block.HOOK_HEADER_START} could not be loaded: {reason}. "
-            f"Create no memory yourself: tell the person this line.{order}")
+    """The text injected when the memory cannot be read: one line whose
+    last words are ``reason``, the error's own line, so the step it ends
+    with (``Run: memo config --repair``, ``A person can run: ...``) stays at
+    the end of the line and runs as printed."""
+    return (f"{agent_block.HOOK_HEADER_START} could not be loaded (create no memory "
+            f"yourself: tell the person this line): {reason}")
 
 
 def _head(store, T: int) -> str:
@@ -113,9 +107,9 @@ def _export_line(environ, store_path: str, env_file_names, session: str = "") ->
     ``session`` id also ``export MEMO_SESSION=...``, so memo knows which
     session a compression is handed to (one session compresses a block at a
     time, ``engine.handover.claim``)."""
-    lines = [f"export MEMORY_DIR={shlex.quote(store_path)}\n"]
+    lines = [f"export MEMORY_DIR={quoted(store_path)}\n"]
     if session:
-        lines.append(f"export MEMO_SESSION={shlex.quote(session[:200])}\n")
+        lines.append(f"export MEMO_SESSION={quoted(session[:200])}\n")
     for name in env_file_names:
         target = environ.get(name)
         if not target or not os.path.isabs(target):
@@ -202,8 +196,7 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
                 raise
             body = None
         if body is None:
-            text = (f"{top}\nYour memory does not fit in this hook's {budget} bytes. "
-                    f"Run: memo wake")
+            text = f"{top}\n{_too_long(budget)}"
         else:
             text = f"{top}\n{body}"
         if session:
@@ -215,6 +208,13 @@ def context(harness, stdin_text: str, memory_dir: str | None, environ,
         return failure(f"{err.filename or store_path}: {err.strerror}")
     finally:
         store.close()
+
+
+def _too_long(budget: int) -> str:
+    """The line where not even the shortest document fits the hook's budget."""
+    from optmem import protocol
+    return (f"Your memory does not fit in this hook's {budget} bytes. "
+            f"{protocol.run(protocol.Order('wake'))}")
 
 
 def _event_cwd(event: dict):
@@ -247,8 +247,7 @@ def _context_two(harness, sc, store, source: str, budget: int, synced: str = "")
                 raise
             body = None
         if body is None:
-            return (f"{top}\nYour memory does not fit in this hook's {budget} bytes. "
-                    f"Run: memo wake")
+            return f"{top}\n{_too_long(budget)}"
         return f"{top}\n{body}"
     finally:
         pstore.close()

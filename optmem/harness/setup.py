@@ -32,7 +32,7 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
         near = difflib.get_close_matches(name, list(HARNESSES), n=1)
         hint = f" (did you mean {near[0]}?)" if near else ""
         raise BadInput(f"no harness named {name!r}{hint}; choose one of: "
-                       f"{', '.join(HARNESSES)}. Run: memo setup --help")
+                       f"{', '.join(HARNESSES)}.", then=protocol.Order("setup", ("--help",)))
     chosen = scope_name or module.SCOPES[0]
     if chosen not in module.SCOPES:
         raise BadInput(f"memo setup {name} has no --scope {chosen}; it has: "
@@ -50,10 +50,24 @@ def context(name: str, scope_name: str | None, memory_dir: str | None, project: 
         _absolute_home(var, environ.get(var), module.TITLE)
     ctx = Context(home=os.path.abspath(home), project=os.path.abspath(project or os.getcwd()),
                   scope=chosen, memory_dir=store, launcher=launcher(), environ=dict(environ))
-    if need_store and hasattr(module, "hook_output"):
-        from optmem.engine import sync
-        ctx.sync = sync.ready(store)
+    if need_store:
+        hooks_sync(module, ctx)
     return module, ctx
+
+
+def hooks_sync(module, ctx, ready=None) -> None:
+    """Decide whether ``module``'s hooks sync the store (``ctx.sync``), the
+    one rule for ``memo setup`` and ``--status``: a harness with a hook, on
+    a store (``ctx.memory_dir``) that is a git work tree with an upstream
+    (``sync.ready``). ``ready``: a dict caching ``sync.ready`` per store."""
+    if not ctx.memory_dir or not hasattr(module, "hook_output"):
+        return
+    if ready is None:
+        ready = {}
+    if ctx.memory_dir not in ready:
+        from optmem.engine import sync
+        ready[ctx.memory_dir] = sync.ready(ctx.memory_dir)
+    ctx.sync = ready[ctx.memory_dir]
 
 
 def _absolute_home(name: str, raw, title: str) -> None:
@@ -160,6 +174,7 @@ def status(environ=None, project: str | None = None) -> tuple:
     ``absent``), and whether any file cannot be read."""
     environ = os.environ if environ is None else environ
     lines, ok = [], True
+    ready: dict = {}  # sync.ready per store: asked once
     for name, module in HARNESSES.items():
         for scope_name in module.SCOPES:
             try:
@@ -174,6 +189,7 @@ def status(environ=None, project: str | None = None) -> tuple:
                 ctx.memory_dir = paths.memory_dir(environ.get("MEMORY_DIR"))
             except MemoError:
                 pass
+            hooks_sync(module, ctx, ready)  # the hook setup writes there: with --sync
             parts = []
             for e in module.edits(ctx):
                 if scope_name == "project" and os.path.islink(e.path):

@@ -9,7 +9,7 @@ Every file the reference OptMem accepts is read with its meaning: names in
 any case, spaces around ``=``, lines without ``=`` ignored, any value from
 1 up. ``ENTRY_CHARS`` is at most 280 (the reference refuses a store above
 that); a file that already says 281-287 (memo allowed it once) is still
-read, and ``LEGACY_ENTRY`` names the command that brings it back to 280.
+read, and ``legacy_entry`` names the command that brings it back to 280.
 """
 
 from __future__ import annotations
@@ -36,9 +36,14 @@ KNOBS = {
                    "most lines of document in one part of wake output"),
 }
 
-#: The one-line notice for a config that says ENTRY_CHARS=281..287.
-LEGACY_ENTRY = ("config sets ENTRY_CHARS={value}, above the {top} bytes the reference "
-                "OptMem reads (memo still reads it). Run: memo config ENTRY_CHARS={top}")
+def legacy_entry(value: int, top: int, flag: str = "") -> str:
+    """The one-line notice for a config that says ``ENTRY_CHARS={value}``
+    (281..287), above the ``top`` bytes the reference OptMem reads; its
+    order carries ``flag``, the scope flag that names the store."""
+    from optmem.protocol import Order
+    order = Order("config", (f"ENTRY_CHARS={top}",), Order.scoped(flag), flag_first=True)
+    return (f"config sets ENTRY_CHARS={value}, above the {top} bytes the reference "
+            f"OptMem reads (memo still reads it). {order.line()}")
 
 
 class Config:
@@ -56,14 +61,19 @@ class Config:
         if values:
             raise TypeError(f"unknown settings: {', '.join(values)}")
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Config is frozen")
 
-    def __eq__(self, other):
+    def __getattr__(self, name: str) -> int:
+        """Only for a name that is no knob (every knob is a slot): for the
+        type checker, each knob is an ``int``."""
+        raise AttributeError(f"no setting {name!r}")
+
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Config) and all(
             getattr(self, n) == getattr(other, n) for n in KNOBS)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Config(" + ", ".join(f"{n}={getattr(self, n)}" for n in KNOBS) + ")"
 
 
@@ -86,7 +96,7 @@ def check_value(name: str, raw: str, where: str = "") -> int:
     """
     prefix = f"{where}: " if where else ""
     from optmem.protocol import Order
-    fix = f" {Order('config', ('--repair',) if where else ()).line()}"
+    fix = Order("config", ("--repair",) if where else ())
     name = name.strip().upper()
     if name not in KNOBS:
         import difflib
@@ -94,28 +104,28 @@ def check_value(name: str, raw: str, where: str = "") -> int:
         hint = f" (did you mean {near[0]}?)" if near else ""
         raise ConfigError(
             f"{prefix}unknown setting {name!r}{hint}; the settings are "
-            f"{', '.join(KNOBS)}.{fix}")
+            f"{', '.join(KNOBS)}.", then=fix)
     default, low, high, _ = KNOBS[name]
     span = limits(name)
     value = raw.strip()
     if not value.isdecimal():  # any script's digits, as the reference
         raise ConfigError(
             f"{prefix}{name} must be a whole number, {span} "
-            f"(default {default}), not {value!r}.{fix}")
+            f"(default {default}), not {value!r}.", then=fix)
     number = int(value) if len(value) <= 15 else high + 1
     if where and name == "ENTRY_CHARS" and high < number <= MAX_ENTRY_BYTES:
-        return number  # written by an older memo: still read (see LEGACY_ENTRY)
+        return number  # written by an older memo: still read (see legacy_entry)
     if number > high:  # "1 or more" would be wrong here: name the top
         span = f"from {low} to {high}"
     if not low <= number <= high:
         raise ConfigError(
             f"{prefix}{name}={number if len(value) <= 15 else value} is out of range; "
             f"it must be {span} "
-            f"(default {default}).{fix}")
+            f"(default {default}).", then=fix)
     return number
 
 
-def _parse_line(line: str, where: str):
+def _parse_line(line: str, where: str) -> tuple | None:
     """``None`` for a blank or comment line, or a line without ``=`` (the
     reference ignores those too), else ``(NAME, value)`` with the name in
     upper case; raises ``ConfigError``."""
@@ -177,7 +187,7 @@ def update(text: str, changes: dict) -> tuple:
     """
     lines = text.splitlines()
     notes = []
-    active = {}
+    active: dict = {}
     for i, line in enumerate(lines):
         try:
             item = _parse_line(line, f"line {i + 1}")

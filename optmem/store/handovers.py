@@ -12,6 +12,9 @@ for every block handed over and not stored yet:
   summaries of its two halves), comma-separated;
 - ``at``: when it was handed over (seconds since the epoch);
 - ``session``: the ``MEMO_SESSION`` of the session it went to, or null;
+- ``both``: true when it was handed over where the global memory and a
+  project's are read together (its order's flag may then be dropped by a
+  seed client: ``session.sleep_store`` routes such a summary by it);
 
 and ``seen``: for every such block, the digest each known session was shown
 last (``{"LO-HI": {session: digest}}``), so an answer from a session is
@@ -51,7 +54,7 @@ def _times_path() -> str:
     return os.path.join(state_dir(), TIMES_NAME)
 
 
-def _load(path: str):
+def _load(path: str) -> dict | None:
     """The JSON object in ``path``; ``{}`` when absent; None when unreadable."""
     try:
         with open(path, "rb") as f:
@@ -82,7 +85,7 @@ def read(root: str) -> dict:
     added when a file is there that is not such a record (then it is never
     written over: callers record nothing); empty maps and lists when the
     file is absent."""
-    out = {"blocks": {}, "answers": [], "seen": {}}
+    out: dict = {"blocks": {}, "answers": [], "seen": {}}
     doc = _load(path_of(root))
     if doc is None:
         return dict(out, unreadable=True)
@@ -95,6 +98,8 @@ def read(root: str) -> dict:
                     "at": float(entry["at"]),
                     "session": (str(entry["session"]) if entry.get("session") else None),
                 }
+                if entry.get("both") is True:
+                    out["blocks"][str(name)]["both"] = True
     seen = doc.get("seen")
     if isinstance(seen, dict):
         for name, who in seen.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import Any
 
 from optmem.errors import Busy, MemoError
 
@@ -20,7 +21,7 @@ NO_LOCK_ERRNOS = frozenset(e for e in (errno.ENOLCK, errno.ENOSYS,
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def acquire(lock_path: str, timeout: float | None = None):
+def acquire(lock_path: str, timeout: float | None = None) -> Any:
     """Take the lock at ``lock_path``; return the held ``filelock.FileLock``
     (the caller releases it). Waits up to ``timeout`` seconds (default
     ``LOCK_TIMEOUT``), then raises ``Busy``; raises ``MemoError`` when
@@ -29,8 +30,9 @@ def acquire(lock_path: str, timeout: float | None = None):
         from filelock import FileLock, Timeout
     except ImportError:
         from optmem.deps import install_command
+        from optmem.protocol import person_can_run
         raise MemoError(f"the Python package filelock is missing; a person installs it. "
-                        f"A person can run: {install_command(['filelock'])}") from None
+                        f"{person_can_run(install_command(['filelock']))}") from None
     _check_support(lock_path)
     lock = FileLock(lock_path, mode=0o600,
                     timeout=LOCK_TIMEOUT if timeout is None else timeout)

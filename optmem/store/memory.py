@@ -30,345 +30,56 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-from collections import namedtuple
 from contextlib import contextmanager
+from typing import Iterable, Iterator
 
-from optmem import atomic, blocks
+from optmem import atomic, blocks, protocol
 from optmem.errors import Blank, ConfigError, Damaged, MemoError, NoStore, NotBuilt
 from optmem.protocol import Order
+from optmem.store import journal as appends  # the append journal (a local name here)
 from optmem.store.config import Config
 from optmem.store.config import parse as parse_config
 from optmem.store.config import render as render_config
 from optmem.store.config import update as update_config_text
-
-LOG_RECORD = 320  #: bytes per ``LOG.txt`` record, newline included
-TREE_RECORD = 288  #: bytes per ``TREE/<s>`` record, newline included
-LOG_NAME = "LOG.txt"
-TREE_NAME = "TREE"
-CONFIG_NAME = "config"
-LOCK_NAME = ".lock"
-JOURNAL_NAME = ".append"
-KEPT_NAME = ".append.kept"  #: interrupted appends kept because the log moved on
-RECOVERED_NAME = "recovered.txt"  #: where cut-off partial records are kept
-SALT_NAME = "salt"  #: the identity's salt for redaction tombstones (``redaction_salt``)
-SALT_BYTES = 16  #: bytes of that salt (one base64url line in the file)
-#: Names a store folder may hold besides the store's own before it has a log:
-#: git's files (the store is a work tree, ``memo sync``) and merge's backups.
-GIT_NAMES = frozenset((".git", ".gitattributes", ".gitignore", "merge-backup"))
-#: Added to every open that writes a file of the store other than the log:
-#: a link there (to the log, or anywhere) is refused (ELOOP), never written
-#: through.
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-REDACTED = "[redacted]"  #: the text ``memo redact`` leaves in place
-#: The order that restores records whose head alone is damaged (``restorable``).
-RESTORE_ORDER = "Run: memo check --repair"
-#: The start of the person's step for a record whose text is damaged.
-PERSON_REDACT = "A person can run: memo redact"
-
-Memory = namedtuple("Memory", "id date text")
-Memory.__doc__ = "One log record: ``id`` (int), ``date`` (``YYYY-MM-DD``), ``text`` (str)."
-
-
-#: C0 and C1 controls other than TAB, and the Unicode line separators: never
-#: written by memo (the write guard refuses them), so damage or a foreign tool.
-_CONTROL_CHARS = "".join(map(chr, [*range(0, 9), *range(10, 32), *range(127, 160),
-                                   0x2028, 0x2029]))
-#: The same as a set: sets, not regular expressions, because compiling these
-#: two classes cost every command 1.2 ms (5 million instructions) at import.
-#: Every one of them is non-printable (``str.isprintable``), so a printable
-#: text holds none.
-_CONTROL = frozenset(_CONTROL_CHARS)
-#: Characters that may need a look before printing, besides those
-#: ``str.isprintable`` already flags (controls, every format character, line
-#: separators): the invisible letters and the variation selectors.
-_SUSPECT = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0"
-                     + "".join(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)])))
+from optmem.store.records import (  # noqa: F401 - the names readers of a store import from here
+    BLANK,
+    CONFIG_NAME,
+    GIT_NAMES,
+    JOURNAL_NAME,
+    KEPT_NAME,
+    LOCK_NAME,
+    LOG_NAME,
+    LOG_RECORD,
+    LT_FOLDS,
+    RECOVERED_NAME,
+    REDACTED,
+    SALT_BYTES,
+    SALT_NAME,
+    TREE_NAME,
+    TREE_RECORD,
+    Memory,
+    check_record,
+    date_shaped,
+    decode_memory,
+    digest,
+    displayable,
+    encode_memory,
+    encode_summary,
+    head_date,
+    is_date,
+    memory_of,
+    memory_record,
+    permission,
+    problem_in_memory,
+    problem_in_summary,
+    read_at,
+    record_digest,
+    restored_record,
+    unreadable,
+)
 
 
-#: Non-ASCII characters that give a ``<`` when the guard folds a text for
-#: frame tags (``guard.text._folds_to_lt``: the look-alikes of ``<`` and
-#: the characters whose NFKC form holds one), the same 16 under Unicode 13
-#: to 15.1; tests/test_batched_reads.py derives them again from the rule.
-LT_FOLDS = frozenset("\u02c2\u1438\u16b2\u2039\u227a\u2329\u276c\u276e\u27e8\u29fc"
-                     "\u2aa1\u3008\ufe3f\ufe64\uff1c\U0001d236")
-#: What makes a printable line need more than a glance (``displayable``): a
-#: suspect character, or one that may start a frame tag (``<``, ``&`` of an
-#: HTML reference, a character folding to ``<``).
-_LOOK = _SUSPECT | LT_FOLDS | frozenset("<&")
-#: The first byte of the UTF-8 form of every character of ``_LOOK``: a line
-#: whose UTF-8 holds none holds none of them. Checking the bytes (one C
-#: call) costs a tenth of checking the characters against the set (each a
-#: new object): a 1,000-memory wake runs 3 million instructions fewer.
-_LOOK_LEADS = b"&<\xcb\xcd\xe1\xe2\xe3\xef\xf0\xf3"
-_NOT_LOOK_LEADS = bytes(range(256)).translate(None, _LOOK_LEADS)
-
-
-def displayable(text: str) -> str:
-    """``text`` safe to print, by the write guard's own rule
-    (``guard.shown``): what the guard refuses as hiding, moving or breaking
-    text (controls, line breaks, bidi controls, invisible characters outside
-    the script that needs them, stray variation selectors) becomes U+FFFD and
-    a tab a space, so a record written by another tool can never move the
-    cursor, reorder text or forge a line, and the ``<`` of a harness's frame
-    tag (``guard.frame_tags``) becomes U+FFFD too; what the guard accepts is
-    shown as written."""
-    # ``plain``: printable and no suspect character, so only frame tags to look for.
-    if not text.isprintable():
-        plain = False
-    elif text.isascii():
-        if "<" not in text and "&" not in text:
-            return text
-        plain = True
-    elif (not text.encode("utf-8", "surrogatepass").translate(None, _NOT_LOOK_LEADS)
-          or _LOOK.isdisjoint(text)):
-        return text  # no suspect character, and none frame_tags could fold to ``<``
-    else:
-        plain = _SUSPECT.isdisjoint(text)
-    if plain:
-        from optmem.guard.text import frame_tags
-        at = frame_tags(text)  # folds the text (``＜``, ``&lt;``) and matches
-        if not at:
-            return text
-        chars = list(text)
-        for i in at:
-            chars[i] = "\ufffd"
-        return "".join(chars)
-    from optmem.guard.text import shown  # only for the rare line that needs it
-    return shown(text)
-
-
-def _permission(path: str) -> str:
-    """The one line for a store this user may not read (another user's)."""
-    return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
-            f"(MEMORY_DIR); check the path, and that the store belongs to this user "
-            f"(its owner and mode)")
-
-
-def unreadable(path: str, err: OSError) -> str:
-    """The one line for a file of the store this user may not read
-    (``EACCES``/``EPERM``): a permission to fix, never damage, so nothing is
-    to be moved or rebuilt."""
-    return (f"permission denied: this user (uid {os.getuid()}) cannot read {path} "
-            f"({err.strerror or err}); its contents are not in question, and nothing was "
-            f"changed. A person gives this user back access to it (its owner and mode, "
-            f"and those of the folders above it)")
-
-
-def _digest(data: bytes) -> str:
-    import hashlib
-    return hashlib.sha256(data).hexdigest()[:32]
-
-
-def _record_digest(record: bytes) -> str:
-    """A short digest of one log record, for the journal (16 hex digits)."""
-    import hashlib
-    return hashlib.blake2b(record, digest_size=8).hexdigest()
-
-
-def date_shaped(value: str) -> bool:
-    """True for ``YYYY-MM-DD`` in ASCII digits, calendar or not: a record
-    another tool wrote with ``2025-02-30`` (the seed imported such dates) is
-    read and shown as it is; only new writes need a real date (``is_date``)."""
-    if len(value) != 10 or value[4] != "-" or value[7] != "-":
-        return False
-    digits = value[:4] + value[5:7] + value[8:]
-    return digits.isascii() and digits.isdigit()
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of ``data`` (``os.write`` may write fewer)."""
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        if n <= 0:
-            raise OSError(28, "No space left on device")
-        view = view[n:]
-
-
-_DATES_SEEN = set()
-
-
-def _is_date(value: str) -> bool:
-    """True for a real calendar date written ``YYYY-MM-DD`` in ASCII digits."""
-    if value in _DATES_SEEN:
-        return True
-    if len(value) != 10 or value[4] != "-" or value[7] != "-":
-        return False
-    y, m, d = value[:4], value[5:7], value[8:]
-    if not (y + m + d).isascii() or not (y + m + d).isdigit():
-        return False
-    year, month, day = int(y), int(m), int(d)
-    if not (1 <= year and 1 <= month <= 12):
-        return False
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    if not 1 <= day <= (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]:
-        return False
-    _DATES_SEEN.add(value)  # no datetime import: it costs start-up time
-    return True
-
-
-is_date = _is_date
-
-
-def encode_memory(i: int, date: str, text: str) -> bytes:
-    """The 320-byte ``LOG.txt`` record for memory ``i``.
-
-    Raises ``ValueError`` if the UTF-8 line is longer than 319 bytes (callers
-    check ``ENTRY_CHARS`` first, which keeps every id well inside).
-    """
-    body = f"#{i} {date} {text}".encode("utf-8")
-    if len(body) > LOG_RECORD - 1:
-        raise ValueError(f"memory #{i} is {len(body)} bytes; a record holds {LOG_RECORD - 1}")
-    return body + b" " * (LOG_RECORD - 1 - len(body)) + b"\n"
-
-
-def encode_summary(text: str) -> bytes:
-    """The 288-byte ``TREE/<s>`` record for one summary line.
-
-    Raises ``ValueError`` if ``text`` is over 287 bytes of UTF-8.
-    """
-    body = text.encode("utf-8")
-    if len(body) > TREE_RECORD - 1:
-        raise ValueError(f"summary is {len(body)} bytes; a record holds {TREE_RECORD - 1}")
-    return body + b" " * (TREE_RECORD - 1 - len(body)) + b"\n"
-
-
-#: The end of a padded record: spaces, then the newline (``_check_record``).
-_PADDING = b" " * (LOG_RECORD - 1) + b"\n"
-
-
-#: Why a record of spaces or NUL bytes only is not one (``_check_record``).
-BLANK = "is blank (all spaces or NUL bytes)"
-
-
-def _check_record(record: bytes, width: int) -> tuple:
-    """``(why, text)``: why a fixed-width record is not one padded UTF-8 line
-    of ``width`` bytes (``why`` None when it is), and its text when it is:
-    the line without its newline and the padding spaces after it."""
-    if len(record) != width:
-        return f"is {len(record)} bytes, not {width}", None
-    # (An int in bytes is one memchr: ``b"\x00" in`` first tries the bytes as an int.)
-    if record[0] in b"\x00 \n" and not record.strip(b"\x00 \n"):  # a record starts "#..."
-        return BLANK, None
-    if record.find(b"\n") != width - 1:  # no newline, or one before the last byte
-        return "is not one padded line (the file was edited by hand?)", None
-    if 0 in record:
-        return "holds NUL bytes", None
-    # The padding is cut before decoding: spaces are whole characters in
-    # UTF-8, printable and no control, so they change no answer below.
-    # ``rstrip()`` cuts in a quarter of the instructions ``rstrip(b" ")``
-    # takes, and is its answer where it cut spaces and the newline alone.
-    body = record.rstrip()
-    if not record.endswith(_PADDING[len(body) - width:]):
-        body = record[:-1].rstrip(b" ")  # a tab or the like before the padding
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return "is not valid UTF-8", None
-    if not text.isprintable() and not _CONTROL.isdisjoint(text):
-        return "holds control characters (terminal escapes?) that memo never writes", None
-    return None, text
-
-
-def _memory_record(i: int, record: bytes) -> tuple:
-    """``(why, line)``: why ``record`` is not a valid ``LOG.txt`` record for
-    memory ``i`` (``why`` None when it is), and its line when it is (the
-    decoded record without its newline and padding, ``_check_record``)."""
-    why, line = _check_record(record, LOG_RECORD)
-    if why:
-        return why, None
-    head = f"#{i} "
-    if not line.startswith(head):
-        found = line.split(" ", 1)[0][:24]
-        return f"holds {found!r} where #{i} belongs", None
-    # After the date a space, or only padding (an empty text: the line ends).
-    if not date_shaped(line[len(head):len(head) + 10]) or \
-            line[len(head) + 10:len(head) + 11] not in (" ", ""):
-        return "has no valid YYYY-MM-DD date after its id", None
-    return None, line
-
-
-def problem_in_memory(i: int, record: bytes) -> str | None:
-    """Why ``record`` is not a valid ``LOG.txt`` record for memory ``i``, or None."""
-    return _memory_record(i, record)[0]
-
-
-def restored_record(i: int, record: bytes, date: str | None = None) -> bytes | None:
-    """The record ``i`` held before its head was damaged, or None.
-
-    A log is fixed-width, so a record's place implies its id: ``#<i> ``
-    takes the first ``len(str(i)) + 2`` bytes of record ``i`` whatever they
-    hold now. When those bytes alone are wrong (an id overwritten in place)
-    the record with them rewritten is returned; when its date is wrong too
-    or instead and ``date`` (``YYYY-MM-DD``, the date its neighbours imply)
-    is given, the record with ``#<i> <date> `` rewritten. The text after the
-    head is never changed, so nothing readable is lost. None when the rest
-    of the record is damaged as well (bad bytes, a stray newline, blank).
-    """
-    if len(record) != LOG_RECORD:
-        return None
-    head = b"#%d" % i
-    candidate = head + record[len(head):]
-    if problem_in_memory(i, candidate) is None:
-        return candidate
-    if date is not None and date_shaped(date):
-        candidate = b"#%d %s " % (i, date.encode("ascii")) + record[len(head) + 12:]
-        if candidate[len(head) + 12:].strip(b" \n") and problem_in_memory(i, candidate) is None:
-            return candidate
-    return None
-
-
-def decode_memory(i: int, record: bytes) -> Memory:
-    """Parse a record known to be valid (see ``problem_in_memory``)."""
-    return _memory_of(i, record[:-1].rstrip(b" ").decode("utf-8"))
-
-
-def _memory_of(i: int, line: str) -> Memory:
-    """The ``Memory`` of a valid record's ``line``, its padding cut
-    (``_memory_record``)."""
-    head = len(str(i)) + 2
-    return Memory(i, line[head:head + 10], line[head + 11:])
-
-
-def _head_date(data: bytes, at: int, prefix: bytes) -> str | None:
-    """The date in the head of the log record that starts at byte ``at`` of
-    ``data`` (bytes read from the log, fewer where the file ended), when
-    that head is ``prefix`` (``b"#<i> "``), ``YYYY-MM-DD`` (``date_shaped``)
-    and a space; else None."""
-    end = at + len(prefix) + 10
-    if len(data) > end and data[end] == 32 and data.startswith(prefix, at):
-        date = data[end - 10:end]
-        # date_shaped in bytes: the '-' at 4 and 7 are the only non-digits.
-        if date[4] == date[7] == 45 and date.translate(None, b"0123456789") == b"--":
-            return date.decode("ascii")
-    return None
-
-
-def _read_at(fd: int, offset: int, length: int) -> bytes:
-    """``length`` bytes of the open file ``fd`` from byte ``offset``, fewer
-    only where the file ends (``os.pread`` again after a short read)."""
-    data = os.pread(fd, length, offset) if length > 0 else b""
-    if len(data) == length or not data:
-        return data  # the common case: one read
-    out = [data]
-    offset += len(data)
-    length -= len(data)
-    while length > 0:
-        chunk = os.pread(fd, length, offset)
-        if not chunk:
-            break
-        out.append(chunk)
-        offset += len(chunk)
-        length -= len(chunk)
-    return b"".join(out)
-
-
-def problem_in_summary(record: bytes) -> str | None:
-    """Why ``record`` is not a valid ``TREE/<s>`` record, or None."""
-    return _check_record(record, TREE_RECORD)[0]
-
-
-def log_lost(store) -> str | None:
+def log_lost(store: Store) -> str | None:
     """When ``store`` has no ``LOG.txt`` but its ``TREE/`` levels hold
     summaries (a log moved or lost: a sync tool, a partial restore), the
     line that says so; else None. Neither wake's "No memory" nor ``memo
@@ -414,11 +125,11 @@ class Store:
         self.journal_path = os.path.join(root, JOURNAL_NAME)
         self.recovered_path = os.path.join(root, RECOVERED_NAME)
         self.salt_path = os.path.join(root, SALT_NAME)
-        self.notices = []  #: lines for the user about repairs done (stderr)
-        self._log_fd = None
-        self._level_fds = {}  #: size -> read handle of TREE/<size>
+        self.notices: list = []  #: lines for the user about repairs done (stderr)
+        self._log_fd: int | None = None
+        self._level_fds: dict = {}  #: size -> read handle of TREE/<size>
         self._seen_size = 0  #: the log size last seen (a cheap bound for reads)
-        self._config = None
+        self._config: Config | None = None
         self._held = 0  #: how deep this object holds the lock (``locked``)
 
     # -- opening ---------------------------------------------------------
@@ -442,7 +153,7 @@ class Store:
                               f"does not exist; check the path") from None
             raise NoStore(no_memory(root)) from None
         except PermissionError:
-            raise NoStore(_permission(root)) from None
+            raise NoStore(permission(root)) from None
         except OSError as err:
             raise NoStore(f"cannot open the memory store {root}: {err.strerror}; "
                           f"check MEMORY_DIR") from None
@@ -470,13 +181,13 @@ class Store:
                 raise NoStore(lost) from None
             raise NoStore(no_memory(root)) from None
         except PermissionError:
-            raise NoStore(_permission(root)) from None
+            raise NoStore(permission(root)) from None
         if not os.path.isfile(store.log_path):
             raise Damaged(f"{store.log_path} is not a regular file (a directory or a "
                           f"broken link?); a person puts the log back there from a copy, and memo "
                           f"check then says whether the store is whole")
         if not os.access(store.log_path, os.R_OK):
-            raise NoStore(_permission(store.log_path))
+            raise NoStore(permission(store.log_path))
         return store
 
     @classmethod
@@ -580,9 +291,10 @@ class Store:
         text = self._config_text()
         return [] if text is None else idle_lines(text, self.config_path)
 
-    #: The scope flag that names this store on the command line (``--project
-    #: NAME`` for a project's store, set by whoever opened it as one; empty
-    #: for the global store): the repair a bad config line orders carries it.
+    #: The scope flag that names this store on the command line, set by whoever
+    #: opened it as one store of a selection (``scope.Selection.flag``:
+    #: ``--project NAME``, ``--global`` while a project is active; empty where
+    #: no flag is needed): the orders its errors end with carry it.
     scope_flag = ""
 
     def config(self) -> Config:
@@ -590,18 +302,20 @@ class Store:
         ``ConfigError`` for a line memo cannot read, its repair order naming
         this store (``scope_flag``)."""
         if self._config is None:
-            from optmem.store.config import LEGACY_ENTRY, REFERENCE_ENTRY_MAX
+            from optmem.store.config import REFERENCE_ENTRY_MAX, legacy_entry
             try:
                 values = self.config_values()
             except ConfigError as err:
-                if not self.scope_flag:
+                if not self.scope_flag or err.then is None:
                     raise
-                raise ConfigError(str(err).replace(
-                    "memo config --repair", f"memo config {self.scope_flag} --repair")) from None
-            self._config = Config(**values)
-            if self._config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
-                self.notices.append(LEGACY_ENTRY.format(value=self._config.ENTRY_CHARS,
-                                                        top=REFERENCE_ENTRY_MAX))
+                # the repair names this store: its order carries the scope flag
+                then = Order(err.then.verb, err.then.words, Order.scoped(self.scope_flag),
+                             flag_first=True)
+                raise ConfigError(err.sentence, then=then) from None
+            config = self._config = Config(**values)
+            if config.ENTRY_CHARS > REFERENCE_ENTRY_MAX:
+                self.notices.append(legacy_entry(config.ENTRY_CHARS, REFERENCE_ENTRY_MAX,
+                                                 self.scope_flag))
         return self._config
 
     def redaction_salt(self, create: bool = False) -> bytes | None:
@@ -672,14 +386,15 @@ class Store:
     # -- reading ---------------------------------------------------------
 
     def _fd(self) -> int:
-        if self._log_fd is None:
+        fd = self._log_fd
+        if fd is None:
             try:
-                self._log_fd = os.open(self.log_path, os.O_RDONLY)
+                fd = self._log_fd = os.open(self.log_path, os.O_RDONLY)
             except IsADirectoryError:
                 raise Damaged(f"{self.log_path} is a directory, not the log; a person moves it "
                               f"out of the store and puts the log back from a copy. "
                               f"{self.move_aside(self.log_path)}") from None
-        return self._log_fd
+        return fd
 
     def close(self) -> None:
         """Close the read handle (reopened on demand)."""
@@ -715,84 +430,17 @@ class Store:
             n = self._last_non_nul_record(n) + 1
         return n
 
-    def read_journal(self):
-        """The ``.append`` journal as a dict, or None when absent or unreadable.
+    def read_journal(self) -> dict | None:
+        """``journal.read_journal``."""
+        return appends.read_journal(self)
 
-        Keys: ``before``, ``after`` (log sizes in bytes), and either
-        ``start`` (offset of the batch in flight) with ``digests`` (one per
-        record of that batch), or, for memo 0.1's journal, ``first`` (the
-        digest of the first record written).
-        """
-        try:
-            with atomic.open_file(self.journal_path) as f:
-                data = f.read(1 << 20)
-        except atomic.NotRegular:
-            raise
-        except OSError:
-            return None
-        words = data.split()
-        if len(words) == 3 and words[0].isdigit() and words[1].isdigit():
-            out = {"before": int(words[0]), "after": int(words[1]), "first": words[2]}
-        elif (len(words) >= 4 and words[0] == b"v2"
-                and all(w.isdigit() for w in words[1:4])):
-            out = {"before": int(words[1]), "after": int(words[2]), "start": int(words[3]),
-                   "digests": [w.decode("ascii", "replace") for w in words[4:]]}
-            if out["start"] % LOG_RECORD or not out["before"] <= out["start"] <= out["after"]:
-                return None
-        else:
-            return None
-        if out["before"] % LOG_RECORD or out["after"] % LOG_RECORD or \
-                out["after"] <= out["before"]:
-            return None  # not a journal memo wrote: it describes nothing to undo
-        return out
-
-    def foreign_after(self, journal: dict, size: int):
-        """The offset of the first whole record after ``journal["before"]``
-        that the journalled append did not write (another tool's), or None
-        when every byte up to ``size`` may be its own.
-
-        Another tool can only append after this one's crash (both take the
-        lock), so records before the batch in flight are this append's; the
-        batch's records are compared with their digests.
-        """
-        before = journal["before"]
-        if size <= before:
-            return None
-        if "first" in journal:  # memo 0.1: only the first record is known
-            first = self.read_log(before, LOG_RECORD)
-            ours = (size <= journal["after"]
-                    and _digest(first).encode() == journal["first"])
-            return None if ours else before
-        start, digests = journal["start"], journal["digests"]
-        if size > journal["after"]:
-            return max(start, journal["after"] - journal["after"] % LOG_RECORD)
-        whole = size - size % LOG_RECORD
-        if whole <= start:
-            return None
-        data = self.read_log(start, whole - start)
-        for k in range(len(data) // LOG_RECORD):
-            if k >= len(digests) or \
-                    _record_digest(data[k * LOG_RECORD:(k + 1) * LOG_RECORD]) != digests[k]:
-                return start + k * LOG_RECORD
-        return None
+    def foreign_after(self, journal: dict, size: int) -> int | None:
+        """``journal.foreign_after``."""
+        return appends.foreign_after(self, journal, size)
 
     def kept_appends(self) -> list:
-        """``[(first_id, foreign_id), ...]``: appends that were interrupted
-        and kept because another tool appended after them (``.append.kept``)."""
-        path = os.path.join(self.root, KEPT_NAME)
-        try:
-            with atomic.open_file(path) as f:
-                text = f.read(1 << 16).decode("ascii", "replace")
-        except atomic.NotRegular:
-            raise
-        except OSError:
-            return []
-        out = []
-        for line in text.splitlines():
-            words = line.split()
-            if len(words) == 2 and all(w.isdigit() for w in words):
-                out.append((int(words[0]) // LOG_RECORD, int(words[1]) // LOG_RECORD))
-        return out
+        """``journal.kept_appends``."""
+        return appends.kept_appends(self)
 
     def _last_non_nul_record(self, n: int) -> int:
         """Index of the last record before ``n`` that is not all NUL bytes
@@ -821,7 +469,8 @@ class Store:
         if seek_data is None or seek_hole is None or limit <= 0:
             return [(0, max(0, limit))]
         fd = self._fd()
-        out, pos = [], 0
+        out: list = []
+        pos = 0
         try:
             while pos < limit and len(out) < 4096:
                 try:
@@ -838,17 +487,16 @@ class Store:
 
     def read_log(self, offset: int, length: int) -> bytes:
         """Raw bytes of ``LOG.txt`` (for streaming readers such as recall)."""
-        return _read_at(self._fd(), offset, length)
+        return read_at(self._fd(), offset, length)
 
     def move_aside(self, path: str) -> str:
         """A person's step that moves ``path`` (a file or folder in the store)
         out of the store, beside the store directory and never inside it:
         ``A person can run: mv -- SRC DST``, each name one shell word on this
         one line (``textform.quoted``: a line break in a name is escaped)."""
-        from optmem.textform import quoted
         rel = os.path.relpath(path, self.root).replace(os.sep, "-")
         dst = os.path.abspath(self.root).rstrip(os.sep) + "-moved-" + rel
-        return f"A person can run: mv -- {quoted(path)} {quoted(dst)}"
+        return protocol.move_aside(path, dst)
 
     def implied_date(self, i: int) -> str | None:
         """The date memory ``i`` must have when its neighbours share one (dates
@@ -876,10 +524,13 @@ class Store:
         if self.restorable(i, record) is not None:
             return Damaged(f"{where}, but its text is intact and its place in the log "
                            f"tells what its head must be, so memo can restore it and lose "
-                           f"nothing.", then=Order("check", ("--repair",)))
+                           f"nothing.", then=Order("check", ("--repair",),
+                                                  Order.scoped(self.scope_flag)))
         return Damaged(f"{where}, so its text cannot be read whole (memo check lists every "
                        f"damaged record). A person restores {LOG_NAME} from a copy, or blanks "
-                       f"this record.", then=Order("redact", (str(i), "--yes"), person=True))
+                       f"this record.", then=Order("redact", (str(i), "--yes"),
+                                                   Order.scoped(self.scope_flag), person=True,
+                                                   flag_first=True))
 
     def memories(self, lo: int, hi: int) -> list:
         """Memories ``[lo, hi)`` (half-open) as ``Memory`` tuples, one read.
@@ -893,24 +544,24 @@ class Store:
         out = []
         for n, i in enumerate(range(lo, hi)):
             record = data[n * LOG_RECORD:(n + 1) * LOG_RECORD]
-            why, line = _memory_record(i, record)
+            why, line = memory_record(i, record)
             if why:
                 raise self.damaged_memory(i, why, record)
-            out.append(_memory_of(i, line))
+            out.append(memory_of(i, line))
         return out
 
     def date(self, i: int) -> str | None:
         """The date of memory ``i`` read from its record's head (one small
         read), or None when the head is not ``#<i> <YYYY-MM-DD> ``."""
         prefix = b"#%d " % i
-        return _head_date(self.read_log(i * LOG_RECORD, len(prefix) + 11), 0, prefix)
+        return head_date(self.read_log(i * LOG_RECORD, len(prefix) + 11), 0, prefix)
 
     #: ``dates`` reads records at most this many apart with one ``pread``...
     DATES_GAP = 16
     #: ... and spans at most this many records with one (80 KiB).
     DATES_SPAN = 256
 
-    def dates(self, ids) -> dict:
+    def dates(self, ids: Iterable[int]) -> dict:
         """``{i: date(i)}`` for every memory id in ``ids`` (an iterable of
         ints >= 0, repeats allowed): each value is what ``date`` gives (None
         for a head that is not ``#<i> <YYYY-MM-DD> ``, or past the end), read
@@ -929,7 +580,7 @@ class Store:
             data = self.read_log(first * LOG_RECORD,
                                  (last - first) * LOG_RECORD + len(b"#%d " % last) + 11)
             for i in order[a:b]:
-                out[i] = _head_date(data, (i - first) * LOG_RECORD, b"#%d " % i)
+                out[i] = head_date(data, (i - first) * LOG_RECORD, b"#%d " % i)
             a = b
         return out
 
@@ -1025,7 +676,7 @@ class Store:
             fd = self._level_fd(size)
         except Damaged as err:  # the level itself: every block's answer
             return [err] * count
-        data = _read_at(fd, first * TREE_RECORD, count * TREE_RECORD) if fd >= 0 else b""
+        data = read_at(fd, first * TREE_RECORD, count * TREE_RECORD) if fd >= 0 else b""
         return [self._summary_of(size, first + j, data[j * TREE_RECORD:(j + 1) * TREE_RECORD])
                 for j in range(count)]
 
@@ -1047,7 +698,7 @@ class Store:
                 raise MemoError(unreadable(path, err)) from None
         return fd
 
-    def _summary_of(self, size: int, k: int, record: bytes):
+    def _summary_of(self, size: int, k: int, record: bytes) -> str | MemoError:
         """The text of summary record ``k`` of level ``size`` read as
         ``record`` (fewer than ``TREE_RECORD`` bytes: not built), or the
         error ``summary`` raises for it (``NotBuilt``, ``Damaged``)."""
@@ -1055,7 +706,7 @@ class Store:
             return NotBuilt(f"the summary of {blocks.block_name(k * size, (k + 1) * size)} is "
                             f"not built (or another session just forgot it).",
                             then=Order("sleep"))
-        why, text = _check_record(record, TREE_RECORD)
+        why, text = check_record(record, TREE_RECORD)
         if why:
             name = blocks.block_name(k * size, (k + 1) * size)
             return (Blank if why == BLANK else Damaged)(
@@ -1065,7 +716,7 @@ class Store:
 
     def level_bytes(self) -> dict:
         """``{size: bytes}`` for every regular ``TREE/<size>`` file present."""
-        out = {}
+        out: dict = {}
         try:
             names = os.listdir(self.tree_path)
         except FileNotFoundError:
@@ -1091,7 +742,7 @@ class Store:
     # -- writing ---------------------------------------------------------
 
     @contextmanager
-    def locked(self, repair: bool = True, timeout: float | None = None):
+    def locked(self, repair: bool = True, timeout: float | None = None) -> Iterator[Store]:
         """Hold the store lock; on entry (with ``repair``), roll back or cut
         unfinished appends. Raises ``Busy`` after ``timeout`` seconds
         (default ``LOCK_TIMEOUT``). Re-entrant: a ``with`` inside another on
@@ -1120,107 +771,30 @@ class Store:
             lock.release()
 
     def _recover(self) -> None:
-        """Under the lock: undo an append that never finished (journal) when
-        nothing another tool wrote follows it, then cut a torn log tail
-        (``tail_is_torn``), keeping its bytes in ``recovered.txt``."""
-        if os.path.lexists(self.journal_path):
-            if not os.path.isfile(self.journal_path) or os.path.islink(self.journal_path):
-                raise Damaged(f"{self.journal_path} is not a regular file, so no append can "
-                              f"be made safely; once it is moved out of the store memo makes a "
-                              f"new one. {self.move_aside(self.journal_path)}")
-            journal = self.read_journal()
-            size = self.log_size()
-            if journal is not None and size > journal["before"]:
-                before = journal["before"]
-                foreign = self.foreign_after(journal, size)
-                if foreign is None:
-                    # Every byte after ``before`` is this tool's unfinished
-                    # append: roll it back (it was never acknowledged).
-                    self._truncate(self.log_path, before)
-                    self.notices.append(
-                        f"an append that never finished was rolled back "
-                        f"({(size - before) // LOG_RECORD} records of it had been written)")
-                elif "digests" in journal and foreign > before:
-                    # Another tool appended after the crash: never remove its
-                    # records, so the interrupted append stays too.
-                    self._note_kept(before, foreign)
-                    self.notices.append(
-                        f"an append that never finished left #{before // LOG_RECORD}-"
-                        f"#{foreign // LOG_RECORD - 1} in the log and another tool wrote "
-                        f"after them, so nothing was rolled back. Run: memo check")
-            os.unlink(self.journal_path)
-        self._cut_torn_log_tail()
+        """``journal.recover``."""
+        return appends.recover(self)
 
     def _note_kept(self, before: int, foreign: int) -> None:
-        """Record in ``.append.kept`` that the append from ``before`` (bytes)
-        was kept because another tool wrote from ``foreign`` on."""
-        path = os.path.join(self.root, KEPT_NAME)
-        fd = atomic.open_regular(path, follow=False, append=True)
-        try:
-            _write_all(fd, f"{before} {foreign}\n".encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """``journal.note_kept``."""
+        return appends.note_kept(self, before, foreign)
 
     def tail_is_torn(self) -> bool:
-        """True when the log's last bytes (fewer than a record) follow whole
-        records of which the last is well formed for its position: a torn
-        last record, whatever its bytes (the seed drops such tails). False
-        when the records before it are misaligned (a hand edit, a merge):
-        damage for ``memo check``, never cut."""
-        size = self.log_size()
-        whole = size - size % LOG_RECORD
-        n = whole // LOG_RECORD
-        if n == 0:
-            return True
-        last = self.read_log(whole - LOG_RECORD, LOG_RECORD)
-        return not last.strip(b"\x00") or problem_in_memory(n - 1, last) is None
+        """``journal.tail_is_torn``."""
+        return appends.tail_is_torn(self)
 
     def _cut_torn_log_tail(self) -> None:
-        size = self.log_size()
-        whole = size - size % LOG_RECORD
-        # Trailing records of NUL bytes: space a crash allocated, never data
-        # (readers never count them). They go before and after a torn tail:
-        # the next append must land right after the last memory, at the id
-        # it is written with.
-        keep = whole
-        if whole and self.read_log(whole - LOG_RECORD, 1) == b"\x00":
-            keep = (self._last_non_nul_record(whole // LOG_RECORD) + 1) * LOG_RECORD
-        if size == keep:
-            return
-        tail = self.read_log(whole, size - whole)
-        if tail.strip(b"\x00") and not self.tail_is_torn():
-            raise Damaged(
-                f"{self.log_path} ends with {size - whole} bytes at offset {whole} after "
-                f"records that are misaligned (a hand edit or a merge?); nothing was "
-                f"changed.", then=Order("check"))
-        text = tail.strip(b"\x00 ")
-        if text:
-            # Most likely an append that crashed before it was acknowledged,
-            # but it may be the start of a memory cut short: keep a copy.
-            fd = atomic.open_regular(self.recovered_path, follow=False, append=True)
-            try:
-                _write_all(fd, text + b"\n")
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            self.notices.append(
-                f"{self.log_path} ended with {len(tail)} bytes of an unfinished record "
-                f"(offset {whole}); they were cut off and kept in {self.recovered_path}")
-        self._truncate(self.log_path, keep)
+        """``journal.cut_torn_log_tail``."""
+        return appends.cut_torn_log_tail(self)
 
     @staticmethod
     def _truncate(path: str, size: int) -> None:
-        fd = os.open(path, os.O_WRONLY)
-        try:
-            os.ftruncate(fd, size)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        """``journal.truncate``."""
+        return appends.truncate(path, size)
 
     @staticmethod
     def _fsync_dir(path: str) -> None:
-        atomic.sync_folder(path)
+        """``journal.fsync_dir``."""
+        return appends.fsync_dir(path)
 
     def check_last_memory(self) -> None:
         """Raise ``Damaged`` if the last record is bad: never append behind one.
@@ -1236,57 +810,17 @@ class Store:
                               f"{(n - 1) * LOG_RECORD}) {why}, so nothing is appended "
                               f"behind it.", then=Order("check"))
 
-    def append(self, records, total: int) -> int:
-        """Append encoded records (an iterable of ``bytes`` batches holding
-        ``total`` bytes in all); return the first id. Call under ``locked()``.
-
-        The journal makes the append all or nothing: if the process dies or a
-        write fails midway, the bytes already written are removed (now, or by
-        the next writer after a crash).
-        """
-        start = self.log_size()
-        first = start // LOG_RECORD
-        fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND)
-        journal_written = False
-        try:
-            offset = start
-            for batch in records:
-                # Before each batch: which records it holds, so a recovery
-                # can tell them from records another tool appends later.
-                self._write_journal(start, start + total, offset, batch)
-                journal_written = True
-                _write_all(fd, batch)
-                offset += len(batch)
-            os.fsync(fd)
-        except OSError as err:
-            err.filename = err.filename or self.log_path
-            self._undo_append(fd, start, journal_written)
-            raise
-        except BaseException:
-            self._undo_append(fd, start, journal_written)
-            raise
-        os.close(fd)
-        if journal_written:
-            os.unlink(self.journal_path)
-        return first
+    def append(self, records: Iterable[bytes], total: int) -> int:
+        """``journal.append``."""
+        return appends.append(self, records, total)
 
     def _undo_append(self, fd: int, start: int, journal_written: bool) -> None:
-        try:
-            os.ftruncate(fd, start)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-            if journal_written:
-                os.unlink(self.journal_path)
+        """``journal.undo_append``."""
+        return appends.undo_append(self, fd, start, journal_written)
 
     def _write_journal(self, before: int, after: int, start: int, batch: bytes) -> None:
-        """Replace the journal atomically (readers never see half of it):
-        ``v2 <size before> <size after> <batch offset>`` and one short digest
-        per record of the batch about to be written."""
-        digests = " ".join(_record_digest(batch[k:k + LOG_RECORD])
-                           for k in range(0, len(batch), LOG_RECORD))
-        data = f"v2 {before} {after} {start}\n{digests}\n".encode()
-        atomic.replace_file(self.journal_path, data, tmp=self.journal_path + ".tmp")
+        """``journal.write_journal``."""
+        return appends.write_journal(self, before, after, start, batch)
 
     def _prepare_level(self, size: int) -> int:
         """Under the lock: cut a torn tail off ``TREE/<size>``; return its records."""
@@ -1316,7 +850,7 @@ class Store:
         path = self.level_path(size)
         fd = atomic.open_regular(path, follow=False, append=True)
         try:
-            _write_all(fd, encode_summary(text))
+            atomic.write_all(fd, encode_summary(text))
             os.fsync(fd)
         except OSError as err:
             err.filename = err.filename or path
@@ -1352,7 +886,7 @@ class Store:
             return False
         fd = atomic.open_regular(self.recovered_path, follow=False, append=True)
         try:
-            _write_all(fd, b"record #%d before memo check --repair: " % i
+            atomic.write_all(fd, b"record #%d before memo check --repair: " % i
                        + was.rstrip(b" \n") + b"\n")
             os.fsync(fd)
         finally:

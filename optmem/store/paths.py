@@ -24,11 +24,18 @@ person's step (``A person can run: ...``).
 from __future__ import annotations
 
 import os
+from typing import Mapping
 
 from optmem.errors import NoStore
+from optmem.protocol import person_can_run
 
-#: How a person's step is printed (an agent does not follow it).
-PERSON = "A person can run:"
+#: The folder of project memories in the global store (docs/scopes.md), in
+#: the lowest layer every reader of it can import: ``optmem.scope``,
+#: ``optmem.projects``, ``optmem.engine.sync``.
+PROJECTS = "projects"
+
+#: The person's step where ``MEMORY_DIR`` is unset: name a store, create it.
+INIT_STEP = 'export MEMORY_DIR="$HOME/memory" && memo init'
 
 _FROM_ENV = object()
 
@@ -41,7 +48,8 @@ def _example(raw: str) -> str:
     return os.path.normpath(os.path.abspath(guess))
 
 
-def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False) -> str:
+def memory_dir(value: object = _FROM_ENV, name: str = "MEMORY_DIR",
+               creating: bool = False) -> str:
     """The absolute store path that ``value`` names.
 
     ``value`` is the raw setting (``None`` or ``""`` when unset; omitted:
@@ -56,17 +64,17 @@ def memory_dir(value=_FROM_ENV, name: str = "MEMORY_DIR", creating: bool = False
     """
     if value is _FROM_ENV:
         value = os.environ.get("MEMORY_DIR", "")
-    raw = (value or "").strip()
+    raw = (str(value) if value else "").strip()
     if not raw and creating:
         raise NoStore(f"{name} is not set, so memo init does not know where to create the "
                       f"store; nothing was created. Set it to the absolute path of a new or "
                       f"empty directory, then run memo init again. "
-                      f"{PERSON} export MEMORY_DIR=\"$HOME/memory\" && memo init")
+                      f"{person_can_run(INIT_STEP)}")
     if not raw:
         raise NoStore(f"{name} is not set; set it to the absolute path of your memory "
                       f"store (e.g. export MEMORY_DIR=\"$HOME/memory\" in a shell). If no store "
                       f"exists yet, only a person creates one (memo init changes nothing "
-                      f"where one is). {PERSON} export MEMORY_DIR=\"$HOME/memory\" && memo init")
+                      f"where one is). {person_can_run(INIT_STEP)}")
     if "$" in raw or "`" in raw:
         raise NoStore(f"{name} {raw!r} still holds '{'$' if '$' in raw else '`'}': no shell "
                       f"expanded it (settings files pass it as written), so memo cannot "
@@ -85,7 +93,7 @@ def check_memory_dir(raw: str) -> str:
     return memory_dir(raw)
 
 
-def state_dir(environ=None) -> str:
+def state_dir(environ: Mapping[str, str] | None = None) -> str:
     """This user's folder of memo's state, absolute (``$XDG_STATE_HOME/optmem``
     when that is absolute, else ``~/.local/state/optmem``); not created here.
     The hand-over record and ``memo setup``'s manifest live under it."""
